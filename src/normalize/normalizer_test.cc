@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "normalize/normalizer.h"
+
+#include <gtest/gtest.h>
+
+#include "normalize/char_class.h"
+#include "normalize/utf8.h"
+
+namespace neardup::normalize {
+namespace {
+
+std::string Norm(std::string_view in, NormalizerOptions o = {}) {
+  auto n = Normalizer::Create(o);
+  EXPECT_TRUE(n.ok());
+  std::string out;
+  Status s = (*n)->Normalize(in, &out);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out;
+}
+
+TEST(NormalizerTest, FullWidthAndCaseFold) {
+  EXPECT_EQ(Norm("ＡＢＣ１２３ Hello"), "abc123 hello");
+  EXPECT_EQ(Norm("Straße"), "strasse");
+}
+
+TEST(NormalizerTest, PunctuationBecomesSeparator) {
+  EXPECT_EQ(Norm("你好，世界！"), "你好 世界");
+  EXPECT_EQ(Norm("hello,world...  again"), "hello world again");
+  NormalizerOptions keep;
+  keep.drop_punctuation = false;
+  EXPECT_EQ(Norm("你好，世界！", keep), "你好,世界!");
+}
+
+TEST(NormalizerTest, WhitespaceCollapsesAndTrims) {
+  EXPECT_EQ(Norm("  a \t\n b\u3000c  "), "a b c");
+  EXPECT_EQ(Norm(""), "");
+  EXPECT_EQ(Norm(" ，。 "), "");
+}
+
+TEST(NormalizerTest, SentenceBreaksKept) {
+  NormalizerOptions o;
+  o.keep_sentence_breaks = true;
+  EXPECT_EQ(Norm("第一句。第二句，还有！\n第三", o), "第一句\n第二句 还有\n第三");
+}
+
+TEST(NormalizerTest, InvalidUtf8IsAnErrorOrReplaced) {
+  auto n = Normalizer::Create({});
+  ASSERT_TRUE(n.ok());
+  std::string out;
+  Status s = (*n)->Normalize("ab\xFF" "cd", &out);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("byte 2"), std::string::npos);
+  NormalizerOptions o;
+  o.replace_invalid_utf8 = true;
+  o.drop_punctuation = false;
+  EXPECT_EQ(Norm("ab\xFF" "cd", o), "ab\uFFFDcd");
+}
+
+TEST(NormalizerTest, ControlCharactersVanish) {
+  EXPECT_EQ(Norm(std::string("a\0b\x01" "c", 5)), "abc");
+}
+
+TEST(Utf8Test, RejectsOverlongsSurrogatesAndTruncation) {
+  EXPECT_TRUE(ValidateUtf8("plain ascii text that is long enough").ok());
+  EXPECT_TRUE(ValidateUtf8("中文\U0001F600").ok());
+  EXPECT_FALSE(ValidateUtf8("\xC0\xAF").ok());          // overlong '/'
+  EXPECT_FALSE(ValidateUtf8("\xED\xA0\x80").ok());      // surrogate
+  EXPECT_FALSE(ValidateUtf8("\xE4\xB8").ok());          // truncated
+  EXPECT_FALSE(ValidateUtf8("\xF4\x90\x80\x80").ok());  // > U+10FFFF
+  // Maximal subparts: one U+FFFD per subpart.
+  EXPECT_EQ(ReplaceInvalidUtf8("\xE4\xB8x"), "\uFFFDx");
+  EXPECT_EQ(ReplaceInvalidUtf8("\xC0\xAF"), "\uFFFD\uFFFD");
+}
+
+TEST(Utf8Test, DecodeRoundTrip) {
+  std::string s;
+  for (int32_t cp : {0x41, 0xE9, 0x4E2D, 0x1F600}) AppendUtf8(cp, &s);
+  size_t pos = 0;
+  EXPECT_EQ(DecodeUtf8(s, &pos), 0x41);
+  EXPECT_EQ(DecodeUtf8(s, &pos), 0xE9);
+  EXPECT_EQ(DecodeUtf8(s, &pos), 0x4E2D);
+  EXPECT_EQ(DecodeUtf8(s, &pos), 0x1F600);
+  EXPECT_EQ(pos, s.size());
+}
+
+TEST(CharClassTest, Classes) {
+  EXPECT_EQ(Classify(U'中'), CharClass::kNoSpace);
+  EXPECT_EQ(Classify(U'あ'), CharClass::kNoSpace);
+  EXPECT_EQ(Classify(U'a'), CharClass::kWord);
+  EXPECT_EQ(Classify(U'é'), CharClass::kWord);
+  EXPECT_EQ(Classify(U'，'), CharClass::kPunct);
+  EXPECT_EQ(Classify(U'€'), CharClass::kPunct);
+  EXPECT_EQ(Classify(0x3000), CharClass::kSpace);
+}
+
+}  // namespace
+}  // namespace neardup::normalize
