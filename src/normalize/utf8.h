@@ -13,16 +13,15 @@
 #include <string_view>
 
 #include "neardup/status.h"
+#include "neardup/utf8.h"
 
 namespace neardup::normalize {
 
-// OK for valid UTF-8; otherwise InvalidArgument naming the byte offset of the
-// first bad sequence. O(n), with an ASCII fast path.
-Status ValidateUtf8(std::string_view s);
-
-// Copies `s`, replacing each maximal ill-formed subsequence with U+FFFD
-// (the Unicode "substitution of maximal subparts" practice).
-std::string ReplaceInvalidUtf8(std::string_view s);
+// ValidateUtf8 and ReplaceInvalidUtf8 (public, neardup/utf8.h) are
+// implemented in utf8.cc; U+FFFD replacement follows the Unicode
+// "substitution of maximal subparts" practice.
+using ::neardup::ReplaceInvalidUtf8;
+using ::neardup::ValidateUtf8;
 
 // Decodes the code point at s[*pos] and advances *pos. Returns -1 and advances
 // by one byte on an ill-formed sequence. Requires *pos < s.size().
