@@ -97,7 +97,7 @@ std::string ReplaceInvalidUtf8(std::string_view s) {
 
 namespace normalize {
 
-int32_t DecodeUtf8(std::string_view s, size_t* pos) {
+int32_t DecodeUtf8Slow(std::string_view s, size_t* pos) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data()) + *pos;
   const size_t len = WellFormedLength(p, s.size() - *pos);
   switch (len) {
