@@ -136,3 +136,25 @@ TEST(NormalizerTest, FastPathEqualsWholeStringIcu) {
 
 }  // namespace
 }  // namespace neardup::normalize
+
+namespace neardup::normalize {
+namespace {
+
+// Maps 國 to 国 and ！ (after NFKC: !) to a space-separated marker.
+class TestFolder : public TextFolder {
+ public:
+  void Fold(std::string_view in, std::string* out) const override {
+    std::string s(in);
+    for (size_t p; (p = s.find("國")) != std::string::npos;) s.replace(p, 3, "国");
+    *out += s;
+  }
+};
+
+TEST(NormalizerTest, FolderRunsAfterNfkcAndBeforeCleanUp) {
+  NormalizerOptions o;
+  o.folder = std::make_shared<TestFolder>();
+  EXPECT_EQ(Norm("中國ＡＢ，中國", o), "中国ab 中国");
+}
+
+}  // namespace
+}  // namespace neardup::normalize
