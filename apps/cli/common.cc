@@ -192,4 +192,27 @@ int Fail(const std::string& cmd, const Status& status) {
   return kExitBadInput;
 }
 
+std::unique_ptr<Engine> OpenEngine(const std::string& cmd, const PipelineFlags& flags,
+                                   int* exit_code) {
+  auto options = MakeEngineOptions(flags);
+  auto engine = options.ok() ? Engine::Create(*options) : Result<std::unique_ptr<Engine>>(options.status());
+  if (!engine.ok()) {
+    Fail(cmd, engine.status());
+    *exit_code = kExitUsage;
+    return nullptr;
+  }
+  return std::move(engine).value();
+}
+
+bool SkipOrFail(const std::string& cmd, const InputFlags& flags, const Record& rec,
+                const Status& status) {
+  Status s = status.WithContext(rec.file + ":" + std::to_string(rec.line));
+  if (!flags.skip_invalid) {
+    Fail(cmd, s);
+    return false;
+  }
+  if (!flags.quiet) std::cerr << "neardup: skipping " << s.message() << "\n";
+  return true;
+}
+
 }  // namespace neardup::cli

@@ -119,6 +119,17 @@ class Progress {
 // Prints "neardup <cmd>: <message>" to stderr and returns kExitBadInput.
 int Fail(const std::string& cmd, const Status& status);
 
+// Creates the engine for a command. On failure prints the error and returns
+// nullptr with *exit_code set to kExitUsage (bad options are usage errors).
+std::unique_ptr<Engine> OpenEngine(const std::string& cmd, const PipelineFlags& flags,
+                                   int* exit_code);
+
+// Handles a record that failed: returns true to go on (with a warning under
+// --skip-invalid), false after printing the error (then exit with
+// kExitBadInput).
+bool SkipOrFail(const std::string& cmd, const InputFlags& flags, const Record& rec,
+                const Status& status);
+
 }  // namespace neardup::cli
 
 #endif  // NEARDUP_APPS_CLI_COMMON_H_
