@@ -59,8 +59,8 @@ enum class KeepPolicy { kSmallestId, kFirst, kLongest };
 Result<KeepPolicy> ParseKeepPolicy(std::string_view name);
 
 struct KeepInputs {
-  std::span<const uint64_t> id_rank;  // kSmallestId: rank of each element's id
-  std::span<const size_t> length;     // kLongest: text length of each element
+  std::span<const uint64_t> id_rank = {};  // kSmallestId: rank of each element's id
+  std::span<const size_t> length = {};     // kLongest: text length of each element
 };
 
 // For each element, the index of the kept member of its set under `policy`.

@@ -64,7 +64,7 @@ uint64_t LshBandKey(std::span<const uint32_t> signature, const LshParams& params
 }
 
 LshIndex::LshIndex(const LshParams& params, int num_perm)
-    : params_(params), num_perm_(num_perm), buckets_(static_cast<size_t>(params.bands)) {}
+    : params_(params), num_perm_(num_perm), heads_(static_cast<size_t>(params.bands)) {}
 
 Result<LshIndex> LshIndex::Create(const LshParams& params, int num_perm) {
   if (params.bands < 1 || params.rows < 1 || params.bands * params.rows > num_perm) {
@@ -89,15 +89,26 @@ Status LshIndex::Insert(uint64_t id, std::span<const uint32_t> signature) {
     slot = static_cast<uint32_t>(id_of_.size());
     id_of_.push_back(0);
     signatures_.resize(signatures_.size() + static_cast<size_t>(num_perm_));
+    next_.resize(next_.size() + static_cast<size_t>(params_.bands), kNil);
   }
   id_of_[slot] = id;
   std::copy(signature.begin(), signature.end(),
             signatures_.begin() + static_cast<ptrdiff_t>(slot) * num_perm_);
   slot_of_.emplace(id, slot);
   for (int band = 0; band < params_.bands; ++band) {
-    buckets_[band][LshBandKey(signature, params_, band)].push_back(slot);
+    auto [head, inserted] = heads_[band].try_emplace(LshBandKey(signature, params_, band), slot);
+    next_[static_cast<size_t>(slot) * params_.bands + band] = inserted ? kNil : head->second;
+    head->second = slot;
   }
   return Status::OK();
+}
+
+void LshIndex::Reserve(size_t n) {
+  for (auto& h : heads_) h.reserve(n);
+  slot_of_.reserve(n);
+  id_of_.reserve(n);
+  signatures_.reserve(n * static_cast<size_t>(num_perm_));
+  next_.reserve(n * static_cast<size_t>(params_.bands));
 }
 
 Status LshIndex::Remove(uint64_t id) {
@@ -107,14 +118,15 @@ Status LshIndex::Remove(uint64_t id) {
   std::span<const uint32_t> sig(signatures_.data() + static_cast<size_t>(slot) * num_perm_,
                                 static_cast<size_t>(num_perm_));
   for (int band = 0; band < params_.bands; ++band) {
-    auto bucket = buckets_[band].find(LshBandKey(sig, params_, band));
-    NEARDUP_CHECK(bucket != buckets_[band].end());
-    auto& slots = bucket->second;
-    auto pos = std::find(slots.begin(), slots.end(), slot);
-    NEARDUP_CHECK(pos != slots.end());
-    *pos = slots.back();
-    slots.pop_back();
-    if (slots.empty()) buckets_[band].erase(bucket);
+    auto head = heads_[band].find(LshBandKey(sig, params_, band));
+    NEARDUP_CHECK(head != heads_[band].end());
+    uint32_t* link = &head->second;
+    while (*link != slot) {
+      NEARDUP_CHECK(*link != kNil);
+      link = &next_[static_cast<size_t>(*link) * params_.bands + band];
+    }
+    *link = next_[static_cast<size_t>(slot) * params_.bands + band];
+    if (head->second == kNil) heads_[band].erase(head);
   }
   slot_of_.erase(it);
   free_slots_.push_back(slot);
@@ -135,9 +147,11 @@ Result<std::vector<LshCandidate>> LshIndex::Query(std::span<const uint32_t> sign
   }
   std::vector<uint32_t> slots;
   for (int band = 0; band < params_.bands; ++band) {
-    auto bucket = buckets_[band].find(LshBandKey(signature, params_, band));
-    if (bucket != buckets_[band].end()) {
-      slots.insert(slots.end(), bucket->second.begin(), bucket->second.end());
+    auto head = heads_[band].find(LshBandKey(signature, params_, band));
+    if (head == heads_[band].end()) continue;
+    for (uint32_t s = head->second; s != kNil;
+         s = next_[static_cast<size_t>(s) * params_.bands + band]) {
+      slots.push_back(s);
     }
   }
   std::sort(slots.begin(), slots.end());

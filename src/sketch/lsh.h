@@ -13,7 +13,8 @@
 //
 // Thread safety: LshIndex is not internally synchronized: concurrent const
 // calls are safe, a writer needs exclusive access.
-// Memory: P*4 bytes per signature plus b bucket entries per document.
+// Memory: per document P*4 bytes of signature, b*4 bytes of bucket links and
+// at most b hash-map nodes. Insert O(b); Remove O(b * bucket length).
 #ifndef NEARDUP_SKETCH_LSH_H_
 #define NEARDUP_SKETCH_LSH_H_
 
@@ -58,6 +59,8 @@ class LshIndex {
   Status Insert(uint64_t id, std::span<const uint32_t> signature);
   // Errors: NotFound.
   Status Remove(uint64_t id);
+  // Pre-sizes the tables for `n` documents (avoids rehashing in batch loads).
+  void Reserve(size_t n);
 
   // Every stored id sharing at least one band with `signature`, with its
   // estimated Jaccard, best first (ties by id). O(b * bucket size).
@@ -76,8 +79,12 @@ class LshIndex {
 
   LshParams params_;
   int num_perm_;
-  // One bucket map per band: band key -> slots.
-  std::vector<std::unordered_map<uint64_t, std::vector<uint32_t>>> buckets_;
+  static constexpr uint32_t kNil = 0xFFFFFFFFu;
+  // One bucket map per band: band key -> first slot; the bucket continues
+  // through next_[slot * bands + band] (intrusive lists: no per-bucket
+  // allocation). Removal walks the bucket.
+  std::vector<std::unordered_map<uint64_t, uint32_t>> heads_;
+  std::vector<uint32_t> next_;
   std::unordered_map<uint64_t, uint32_t> slot_of_;  // id -> slot
   std::vector<uint64_t> id_of_;                     // slot -> id
   std::vector<uint32_t> signatures_;                // slot * num_perm

@@ -73,6 +73,7 @@ TEST(LshTest, IndexInsertQueryRemove) {
   ASSERT_TRUE(hasher.ok());
   auto index = LshIndex::Create({16, 8}, 128);
   ASSERT_TRUE(index.ok());
+  index->Reserve(10);
   std::mt19937_64 rng(9);
   auto [a, b] = PairWithJaccard(rng, 500, 0.95);
   std::vector<uint64_t> unrelated(250);

@@ -23,7 +23,8 @@ HanSplit SplitHan(std::u32string_view text) {
   for (char32_t c : text) {
     if (IsHan(c)) {
       s.han.push_back(c);
-    } else if (!u_isUWhiteSpace(static_cast<UChar32>(c))) {
+    } else if (!u_isUWhiteSpace(static_cast<UChar32>(c)) &&
+               !(U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_P_MASK)) {
       s.other.push_back(c);
     }
   }

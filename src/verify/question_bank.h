@@ -2,9 +2,10 @@
 //
 // The question-bank rule. Exam questions typed twice differ in wording of the
 // Chinese stem but a changed number, letter or operator is a different
-// question. The text is split into its Han characters and everything else
-// except white space (digits, Latin letters, operators, other scripts), each
-// in order. A pair passes when
+// question. The text is split into its Han characters and the rest: letters,
+// digits and symbols (operators such as + = < >, currency, units) of other
+// scripts, in order; white space and punctuation (general category P*: 。，
+// brackets, quotes) are ignored. A pair passes when
 //   - the other parts have Levenshtein similarity >= other_min (1.0 means
 //     identical, the default), and
 //   - the Han parts have Levenshtein similarity >= han_min (default 0.8).
@@ -25,7 +26,8 @@ struct HanSplit {
   std::u32string other;
 };
 
-// Han = code points of script Han (ICU); other = the rest minus white space.
+// Han = code points of script Han (ICU); other = the rest minus white space
+// and punctuation.
 HanSplit SplitHan(std::u32string_view text);
 
 struct QuestionBankOptions {
