@@ -47,6 +47,11 @@ void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
 
 }  // namespace
 
+uint64_t& CandidateCounter() {
+  thread_local uint64_t count = 0;
+  return count;
+}
+
 uint64_t Run::Table::Value(size_t i, uint64_t bucket) const {
   uint64_t raw;
   std::memcpy(&raw, data.data() + i * width, 8);
@@ -133,6 +138,7 @@ void Run::Search(uint64_t q, int k, const SlotTable& slots, std::vector<HammingH
   if (n_ == 0) return;
   uint32_t idx[kChunk];
   if (design_.linear()) {
+    CandidateCounter() += n_;
     for (size_t off = 0; off < n_; off += kChunk) {
       const size_t len = std::min(kChunk, n_ - off);
       const size_t c = ScanLinear(fps_.data() + off, len, q, k, idx);
@@ -186,6 +192,7 @@ void Run::SearchTable(size_t t, uint64_t q, int k, const std::vector<int>& radii
       }
       hi = a;
     }
+    CandidateCounter() += hi - lo;
     const uint64_t hib = table.width == 8 ? 0 : b << (64 - d);
     const uint64_t low = table.width == 8 ? ~0ULL : table.low;
     for (size_t off = lo; off < hi; off += kChunk) {
@@ -278,6 +285,7 @@ void WriteBuffer::Kill(uint32_t slot) {
 void WriteBuffer::Search(uint64_t q, int k, const SlotTable& slots,
                          std::vector<HammingHit>* out) const {
   const size_t n = count();
+  CandidateCounter() += n;
   uint32_t idx[kChunk];
   for (size_t off = 0; off < n; off += kChunk) {
     const size_t c = ScanLinear(fps_.get() + off, std::min(kChunk, n - off), q, k, idx);

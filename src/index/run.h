@@ -33,6 +33,9 @@ namespace neardup::index {
 
 inline constexpr uint32_t kDeadSlot = 0xFFFFFFFFu;
 
+// Entries verified by searches on the calling thread so far (for benchmarks).
+uint64_t& CandidateCounter();
+
 struct Entry {
   uint64_t fp;
   uint32_t slot;
