@@ -91,8 +91,10 @@ Result<Sweep> ParseSweep(const std::string& spec) {
     if (name == p.name) s.param = &p;
   }
   if (s.param == nullptr || eq == std::string::npos) {
-    return Status::InvalidArgument("--sweep '" + spec + "': expected NAME=A..B[:STEP] or "
-                                   "NAME=V1,V2,... with NAME one of " + known);
+    return Status::InvalidArgument("--sweep '" + spec +
+                                   "': expected NAME=A..B[:STEP] or "
+                                   "NAME=V1,V2,... with NAME one of " +
+                                   known);
   }
   const std::string range = spec.substr(eq + 1);
   s.values.clear();
@@ -158,23 +160,32 @@ Result<eval::GroundTruth> ReadTruth(const std::string& path, const Corpus& c, do
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto j = nlohmann::json::parse(line, nullptr, false);
     const std::string where = path + ":" + std::to_string(n);
-    if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument(where + ": not a JSON object");
+    if (j.is_discarded() || !j.is_object())
+      return Status::InvalidArgument(where + ": not a JSON object");
     auto find = [&](const nlohmann::json& id) -> int64_t {
       auto it = c.index.find(IdKey(id));
       return it == c.index.end() ? -1 : it->second;
     };
     if (j.contains("a") && j.contains("b")) {
       any_pairs = true;
-      if (j.contains("jaccard") && j["jaccard"].is_number() && j["jaccard"].get<double>() < min_j) continue;
+      if (j.contains("jaccard") && j["jaccard"].is_number() && j["jaccard"].get<double>() < min_j)
+        continue;
       const int64_t a = find(j["a"]), b = find(j["b"]);
-      if (a < 0 || b < 0) { ++*unknown; continue; }
+      if (a < 0 || b < 0) {
+        ++*unknown;
+        continue;
+      }
       pairs.emplace_back(a, b);
     } else if (j.contains("id") && (j.contains("cluster") || j.contains("label"))) {
       any_labels = true;
       const int64_t d = find(j["id"]);
-      if (d < 0) { ++*unknown; continue; }
+      if (d < 0) {
+        ++*unknown;
+        continue;
+      }
       const auto& l = j.contains("cluster") ? j["cluster"] : j["label"];
-      labels[d] = label_ids.try_emplace(l.dump(), static_cast<uint32_t>(label_ids.size())).first->second;
+      labels[d] =
+          label_ids.try_emplace(l.dump(), static_cast<uint32_t>(label_ids.size())).first->second;
     } else {
       return Status::InvalidArgument(where + ": expected {\"a\",\"b\"} or {\"id\",\"cluster\"}");
     }
@@ -257,8 +268,8 @@ Status Plot(const std::string& dir, const std::string& name, const std::string& 
 
 void PrintRow(const std::string& param, const Row& r) {
   std::printf("%-10s %-10s %9.4f %9.4f %9.4f %9.4f %10llu %10llu %8.2f %8.1f\n",
-              r.value.empty() ? "-" : r.value.c_str(), r.profile.c_str(), r.q.precision,
-              r.q.recall, r.q.f1, r.q.ari, static_cast<unsigned long long>(r.q.predicted_pairs),
+              r.value.empty() ? "-" : r.value.c_str(), r.profile.c_str(), r.q.precision, r.q.recall,
+              r.q.f1, r.q.ari, static_cast<unsigned long long>(r.q.predicted_pairs),
               static_cast<unsigned long long>(r.q.true_positives), r.seconds,
               r.peak_rss / 1048576.0);
   std::fflush(stdout);
@@ -280,16 +291,17 @@ int RunEval(const EvalFlags& f) {
   auto truth = ReadTruth(f.truth, *corpus, f.truth_min_jaccard, &unknown);
   if (!truth.ok()) return Fail("eval", truth.status());
   if (unknown > 0 && !f.input.quiet) {
-    std::cerr << "neardup eval: " << unknown << " truth entries name ids not in the corpus; ignored\n";
+    std::cerr << "neardup eval: " << unknown
+              << " truth entries name ids not in the corpus; ignored\n";
   }
   const std::string param = sweep->param ? sweep->param->name : "";
   const std::string name = f.name.empty() ? f.truth : f.name;
   std::printf("%s: %zu documents, %zu truth %s\n", name.c_str(), corpus->docs.size(),
               truth->from_pairs ? truth->pairs.size() : truth->labels.size(),
               truth->from_pairs ? "pairs" : "labels");
-  std::printf("%-10s %-10s %9s %9s %9s %9s %10s %10s %8s %8s\n", param.empty() ? "run" : param.c_str(),
-              "profile", "precision", "recall", "F1", "ARI", "pred_pairs", "true_pos", "secs",
-              "peak_MB");
+  std::printf("%-10s %-10s %9s %9s %9s %9s %10s %10s %8s %8s\n",
+              param.empty() ? "run" : param.c_str(), "profile", "precision", "recall", "F1", "ARI",
+              "pred_pairs", "true_pos", "secs", "peak_MB");
   std::vector<Row> rows;
   for (const std::string& value : sweep->values) {
     PipelineFlags pf = f.pipeline;
@@ -312,7 +324,8 @@ int RunEval(const EvalFlags& f) {
     rows.push_back(r);
   }
   const std::string csv = f.out_dir + "/metrics.csv";
-  if (Status s = WriteCsv(csv, name, param, corpus->docs.size(), rows); !s.ok()) return Fail("eval", s);
+  if (Status s = WriteCsv(csv, name, param, corpus->docs.size(), rows); !s.ok())
+    return Fail("eval", s);
   if (!f.no_plot && sweep->param && sweep->param->numeric && rows.size() > 1) {
     if (Status s = Plot(f.out_dir, name, param); !s.ok()) {
       std::cerr << "neardup eval: warning: " << s.message() << " (metrics.csv is written)\n";

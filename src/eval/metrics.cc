@@ -91,7 +91,8 @@ Quality Evaluate(const Labels& predicted, const GroundTruth& truth) {
     q.truth_pairs = PairsWithin(truth.labels);
     q.true_positives = PairsWithinBoth(predicted, truth.labels);
   }
-  if (q.predicted_pairs > 0) q.precision = static_cast<double>(q.true_positives) / q.predicted_pairs;
+  if (q.predicted_pairs > 0)
+    q.precision = static_cast<double>(q.true_positives) / q.predicted_pairs;
   if (q.truth_pairs > 0) q.recall = static_cast<double>(q.true_positives) / q.truth_pairs;
   q.f1 = q.precision + q.recall > 0 ? 2 * q.precision * q.recall / (q.precision + q.recall) : 0;
   q.ari = AdjustedRandIndex(predicted, truth.labels);

@@ -21,8 +21,8 @@ Result<ShingleSpec> ShingleSpec::Parse(std::string_view spec) {
   } else if (kind == "word") {
     s.kind = Kind::kWord;
   } else {
-    return Status::InvalidArgument("shingle kind must be char or word, not '" +
-                                   std::string(kind) + "'");
+    return Status::InvalidArgument("shingle kind must be char or word, not '" + std::string(kind) +
+                                   "'");
   }
   auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), s.n);
   const int max = s.kind == Kind::kChar ? 16 : 8;

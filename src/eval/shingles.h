@@ -38,9 +38,9 @@ struct ShingleSpec {
 
 struct ShinglerOptions {
   ShingleSpec spec;
-  bool t2s = false;           // fold Traditional to Simplified (OpenCC characters)
+  bool t2s = false;  // fold Traditional to Simplified (OpenCC characters)
   bool replace_invalid_utf8 = false;
-  std::string data_dir;       // for --t2s; empty = built-in default
+  std::string data_dir;  // for --t2s; empty = built-in default
 };
 
 class Shingler {

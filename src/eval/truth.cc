@@ -79,13 +79,13 @@ Index BuildIndex(const std::vector<std::vector<uint32_t>>& ranked, size_t tokens
   Index ix;
   ix.order.resize(ranked.size());
   std::iota(ix.order.begin(), ix.order.end(), 0);
-  std::stable_sort(ix.order.begin(), ix.order.end(), [&](uint32_t a, uint32_t b) {
-    return ranked[a].size() < ranked[b].size();
-  });
+  std::stable_sort(ix.order.begin(), ix.order.end(),
+                   [&](uint32_t a, uint32_t b) { return ranked[a].size() < ranked[b].size(); });
   ix.start.assign(tokens + 1, 0);
   for (uint32_t d : ix.order) {
     const auto& s = ranked[d];
-    for (size_t i = 0, p = s.empty() ? 0 : PrefixLength(s.size(), t); i < p; ++i) ++ix.start[s[i] + 1];
+    for (size_t i = 0, p = s.empty() ? 0 : PrefixLength(s.size(), t); i < p; ++i)
+      ++ix.start[s[i] + 1];
   }
   std::partial_sum(ix.start.begin(), ix.start.end(), ix.start.begin());
   ix.postings.resize(ix.start.back());
