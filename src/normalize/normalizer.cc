@@ -111,15 +111,33 @@ class Collector {
   std::string* out_;
 };
 
-// Length of a trivial character at p (ASCII or a CJK ideograph), or 0.
-inline size_t TrivialLength(const unsigned char* p, size_t avail) {
-  if (p[0] < 0x80) return 1;
-  if (p[0] >= 0xE4 && p[0] <= 0xE9 && avail >= 3 && (p[1] & 0xC0) == 0x80 &&
-      (p[2] & 0xC0) == 0x80) {
-    const int32_t cp = ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-    return cp >= 0x4E00 ? 3 : 0;
+// A "trivial" character: NFKC_Casefold maps it without context (copy, or one
+// ASCII character), and normalization always has a boundary before it.
+struct Trivial {
+  uint8_t len = 0;     // bytes in the input; 0 = not trivial
+  char ascii = 0;      // nonzero: the character folds to this ASCII byte
+  bool ideograph = false;
+};
+
+inline Trivial TrivialAt(const unsigned char* p, size_t avail) {
+  if (p[0] < 0x80) {
+    const char c = static_cast<char>(p[0]);
+    return {1, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
   }
-  return 0;
+  if (avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[0] & 0xF0) != 0xE0) return {};
+  const int32_t cp = ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+  if (cp >= 0x4E00 && cp <= 0x9FFF) return {3, 0, true};  // CJK Unified Ideographs
+  if (cp >= 0xFF01 && cp <= 0xFF5E) {                    // full-width ASCII
+    const char c = static_cast<char>(cp - 0xFEE0);
+    return {3, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
+  }
+  if (cp == 0x3000) return {3, ' ', false};  // ideographic space
+  // NFKC-stable CJK and general punctuation: 、。〃 〈〉《》「」『』【】 ‘’“” —
+  if ((cp >= 0x3001 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011) ||
+      (cp >= 0x2018 && cp <= 0x2019) || (cp >= 0x201C && cp <= 0x201D) || cp == 0x2014) {
+    return {3, 0, false};
+  }
+  return {};
 }
 
 // NFKC_Casefold of `in` streamed into `sink`. One trivial character is held
@@ -130,17 +148,20 @@ Status Fold(const icu::Normalizer2* nfkc_cf, std::string_view in, Sink& sink) {
   const auto* p = reinterpret_cast<const unsigned char*>(in.data());
   const size_t n = in.size();
   constexpr size_t kNone = std::string_view::npos;
-  size_t held = kNone, held_len = 0;  // the held-back trivial character
+  size_t held = kNone;  // input offset of the held-back trivial character
+  Trivial held_t;
   size_t span = kNone;                // start of the pending ICU span
   std::string buf;
   auto emit_held = [&] {
     if (held == kNone) return;
-    if (held_len == 1) {
-      char c = static_cast<char>(p[held]);
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-      sink.Char(c, &c, 1);
+    if (held_t.ascii != 0) {
+      sink.Char(held_t.ascii, &held_t.ascii, 1);
+    } else if (held_t.ideograph) {
+      sink.Letter(in.data() + held, 3);
     } else {
-      sink.Letter(in.data() + held, held_len);
+      size_t at = held;
+      const int32_t cp = DecodeUtf8(in, &at);
+      sink.Char(cp, in.data() + held, 3);
     }
     held = kNone;
   };
@@ -157,12 +178,12 @@ Status Fold(const icu::Normalizer2* nfkc_cf, std::string_view in, Sink& sink) {
   };
   size_t pos = 0;
   while (pos < n) {
-    if (const size_t len = TrivialLength(p + pos, n - pos); len > 0) {
+    if (const Trivial t = TrivialAt(p + pos, n - pos); t.len > 0) {
       if (span != kNone) NEARDUP_RETURN_IF_ERROR(flush_span(pos));
       emit_held();
       held = pos;
-      held_len = len;
-      pos += len;
+      held_t = t;
+      pos += t.len;
       continue;
     }
     if (span == kNone) {
