@@ -17,6 +17,10 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "features/tfidf.h"
+#include "features/word_extractor.h"
+#include "normalize/normalizer.h"
+#include "normalize/t2s.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup::cli {
@@ -39,7 +43,33 @@ int Run(const SegmentArgs& args) {
     std::cerr << "neardup segment: " << seg.status().ToString() << "\n";
     return kExitBadInput;
   }
+  // zh-news: the words that profile fingerprints.
+  std::unique_ptr<normalize::Normalizer> normalizer;
+  std::unique_ptr<features::WordExtractor> words;
+  std::shared_ptr<const features::StopWords> stop;
+  if (args.profile == "zh-news") {
+    auto t2s = normalize::T2SFolder::Shared();
+    if (!t2s.ok()) {
+      std::cerr << "neardup segment: " << t2s.status().ToString() << "\n";
+      return kExitBadInput;
+    }
+    normalize::NormalizerOptions no;
+    no.folder = *t2s;
+    auto n = normalize::Normalizer::Create(no);
+    auto w = features::WordExtractor::Create({.segmenter = opts, .min_chars = 2});
+    auto sw = features::StopWords::Load(features::DefaultStopWordsPath());
+    for (const Status& st : {n.status(), w.status(), sw.status()}) {
+      if (!st.ok()) {
+        std::cerr << "neardup segment: " << st.ToString() << "\n";
+        return kExitBadInput;
+      }
+    }
+    normalizer = std::move(*n);
+    words = std::move(*w);
+    stop = *sw;
+  }
   const bool json = args.format == "json";
+  std::string normalized;
   std::vector<std::string> files = args.files;
   if (files.empty()) files.push_back("-");
   std::vector<std::string_view> tokens;
@@ -61,7 +91,15 @@ int Run(const SegmentArgs& args) {
       while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
       tokens.clear();
       Status st;
-      st = (*seg)->Cut(line, &tokens);
+      if (words) {
+        st = normalizer->Normalize(line, &normalized);
+        if (st.ok()) {
+          words->Words(normalized, &tokens);
+          std::erase_if(tokens, [&](std::string_view w) { return stop->ContainsWord(w); });
+        }
+      } else {
+        st = (*seg)->Cut(line, &tokens);
+      }
       if (!st.ok()) {
         std::cerr << "neardup segment: " << (file == "-" ? "<stdin>" : file) << ":" << line_no
                   << ": " << st.ToString() << "\n";
@@ -98,7 +136,7 @@ void Setup(CLI::App* app, int* exit_code) {
                   "jieba-nohmm: the same with HMM=False; zh-news: the words the zh-news profile "
                   "fingerprints (normalized, Traditional folded to Simplified, stop words and "
                   "one-character words dropped)")
-      ->check(CLI::IsMember({"jieba", "jieba-nohmm"}));
+      ->check(CLI::IsMember({"jieba", "jieba-nohmm", "zh-news"}));
   cmd->add_option("--format", args->format,
                   "text: tokens separated by single spaces, white-space tokens verbatim "
                   "(as jieba's CLI); json: one JSON array of tokens per line")
