@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The parent forest: online clustering where every cluster is a tree of
+// height <= 2. The first document of a cluster is its root and the cluster's
+// id; every later member hangs directly under the root. This is the scheme
+// news platforms use for real-time dedup (see docs/design.md):
+//
+//   - A new document near members of exactly one cluster joins it.
+//   - Near several clusters, it joins the one with the most members, then the
+//     earliest created (root arrival time), then the one whose root
+//     fingerprint is smallest, then the one created first (a total order).
+//   - Otherwise it starts a new cluster.
+//   - Trees never merge, so a member's cluster id never changes. The price:
+//     two clusters that drift together stay apart. The gain: stable ids for
+//     clients and no chaining, since a member only joins a cluster it is
+//     directly near (distance to some member <= k), not transitively.
+//
+// Removing a root while members remain leaves a "ghost" root: the cluster
+// keeps its id, the ghost counts for nothing, and the cluster disappears with
+// its last live member. Every node carries a time; touching a member also
+// touches its root, so a root is never older than its leaves and expiry can
+// drop whole trees by root time.
+//
+// Slots are dense 32-bit handles owned by the caller (the engine).
+// Thread safety: none; the engine serializes writers and guards readers.
+// Complexity: O(1) per operation except ChooseCluster (O(matches)) and
+// time-ordered expiry (O(log clusters) per touched root).
+#ifndef NEARDUP_CLUSTER_FOREST_H_
+#define NEARDUP_CLUSTER_FOREST_H_
+
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace neardup::cluster {
+
+using Slot = uint32_t;
+inline constexpr Slot kNoSlot = std::numeric_limits<Slot>::max();
+
+class Forest {
+ public:
+  enum class State : uint8_t { kFree, kLive, kGhost };
+
+  // The cluster a new document joins, given slots of live documents it is
+  // near (duplicates allowed), or kNoSlot for a new cluster.
+  Slot ChooseCluster(std::span<const Slot> near) const;
+
+  // Makes `doc` (a free slot) the root of a new cluster.
+  void AddRoot(Slot doc, uint64_t fingerprint, int64_t time);
+  // Adds `doc` (a free slot) as a member of the cluster rooted at `root`.
+  void AddMember(Slot doc, Slot root, int64_t time);
+
+  // Removes live `doc`. Appends to *released the slots that became free
+  // (the doc itself, unless it is a root that turned ghost; the ghost root
+  // when its last member goes).
+  void Remove(Slot doc, std::vector<Slot>* released);
+
+  // Refreshes the time of `doc` and its root to max(current, time).
+  void Touch(Slot doc, int64_t time);
+
+  // Appends roots of up to `max_trees` clusters whose root time < cutoff,
+  // oldest first. Callers then Remove every live member of each.
+  void ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots) const;
+
+  State state(Slot doc) const { return doc < nodes_.size() ? nodes_[doc].state : State::kFree; }
+  bool IsLive(Slot doc) const { return state(doc) == State::kLive; }
+  Slot RootOf(Slot doc) const { return nodes_[doc].root; }
+  int64_t TimeOf(Slot doc) const { return nodes_[doc].time; }
+  // Live members of the cluster rooted at `root` (excluding a ghost root).
+  uint32_t Size(Slot root) const;
+  int64_t CreatedTime(Slot root) const;
+  // Live members of the cluster in arrival order (root first when live).
+  void Members(Slot root, std::vector<Slot>* out, size_t limit = SIZE_MAX) const;
+
+  size_t clusters() const { return clusters_.size(); }
+  size_t live() const { return live_; }
+  size_t MemoryBytes() const;
+
+ private:
+  struct Node {
+    Slot root = kNoSlot;
+    Slot prev = kNoSlot;  // arrival-ordered member list of the cluster
+    Slot next = kNoSlot;
+    State state = State::kFree;
+    int64_t time = 0;
+  };
+  struct Cluster {
+    uint32_t size = 0;  // live members
+    int64_t created = 0;  // the root's arrival time
+    uint64_t seq = 0;     // creation order: the last, deterministic tie-break
+    uint64_t root_fp = 0;
+    Slot head = kNoSlot, tail = kNoSlot;
+  };
+
+  Node& NodeAt(Slot s);
+  void Link(Slot doc, Cluster& c);
+  void Unlink(Slot doc, Cluster& c);
+  void SetRootTime(Slot root, int64_t time);
+
+  std::vector<Node> nodes_;
+  std::unordered_map<Slot, Cluster> clusters_;
+  std::set<std::pair<int64_t, Slot>> roots_by_time_;
+  uint64_t next_seq_ = 0;
+  size_t live_ = 0;
+};
+
+}  // namespace neardup::cluster
+
+#endif  // NEARDUP_CLUSTER_FOREST_H_

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cluster/forest.h"
+
+#include <gtest/gtest.h>
+
+namespace neardup::cluster {
+namespace {
+
+std::vector<Slot> Members(const Forest& f, Slot root) {
+  std::vector<Slot> m;
+  f.Members(root, &m);
+  return m;
+}
+
+TEST(ForestTest, NoNeighboursStartsACluster) {
+  Forest f;
+  EXPECT_EQ(f.ChooseCluster({}), kNoSlot);
+  f.AddRoot(0, 0xFF, 1);
+  EXPECT_EQ(f.RootOf(0), 0u);
+  EXPECT_EQ(f.Size(0), 1u);
+}
+
+TEST(ForestTest, NearOneClusterJoinsIt) {
+  Forest f;
+  f.AddRoot(0, 1, 1);
+  f.AddMember(1, 0, 2);
+  std::vector<Slot> near = {1};  // near a member, not the root: still joins the root's cluster
+  EXPECT_EQ(f.ChooseCluster(near), 0u);
+  f.AddMember(2, f.ChooseCluster(near), 3);
+  EXPECT_EQ(f.RootOf(2), 0u);  // height stays <= 2
+  EXPECT_EQ(f.Size(0), 3u);
+  EXPECT_EQ(Members(f, 0), (std::vector<Slot>{0, 1, 2}));
+}
+
+TEST(ForestTest, TieBreakMostMembers) {
+  Forest f;
+  f.AddRoot(0, 5, 1);  // created first, small
+  f.AddRoot(1, 1, 2);  // created later, bigger
+  f.AddMember(2, 1, 3);
+  std::vector<Slot> near = {0, 2};
+  EXPECT_EQ(f.ChooseCluster(near), 1u);
+}
+
+TEST(ForestTest, TieBreakEarliestCreated) {
+  Forest f;
+  f.AddRoot(0, 9, 1);  // created earlier, larger fingerprint
+  f.AddRoot(1, 1, 2);
+  std::vector<Slot> near = {1, 0};
+  EXPECT_EQ(f.ChooseCluster(near), 0u);
+}
+
+TEST(ForestTest, TieBreakSmallestRootFingerprint) {
+  Forest f;
+  f.AddRoot(10, 0x20, 7);  // same size, same creation time
+  f.AddRoot(11, 0x10, 7);
+  std::vector<Slot> near = {10, 11};
+  EXPECT_EQ(f.ChooseCluster(near), 11u);
+  EXPECT_EQ(f.CreatedTime(10), f.CreatedTime(11));
+}
+
+TEST(ForestTest, TieBreakIsATotalOrder) {
+  Forest f;
+  f.AddRoot(3, 0x10, 7);  // identical size, time and fingerprint: first created wins
+  f.AddRoot(4, 0x10, 7);
+  std::vector<Slot> a = {4, 3}, b = {3, 4};
+  EXPECT_EQ(f.ChooseCluster(a), 3u);
+  EXPECT_EQ(f.ChooseCluster(b), 3u);
+}
+
+TEST(ForestTest, ClusterIdsNeverChangeAndTreesNeverMerge) {
+  Forest f;
+  f.AddRoot(0, 1, 1);
+  f.AddRoot(1, 2, 1);
+  // A document near both clusters joins one; the other keeps its members.
+  std::vector<Slot> near = {0, 1};
+  const Slot chosen = f.ChooseCluster(near);
+  f.AddMember(2, chosen, 2);
+  EXPECT_EQ(f.clusters(), 2u);
+  EXPECT_EQ(f.RootOf(0), 0u);
+  EXPECT_EQ(f.RootOf(1), 1u);
+}
+
+TEST(ForestTest, RemovingRootLeavesGhostUntilLastMember) {
+  Forest f;
+  f.AddRoot(0, 1, 1);
+  f.AddMember(1, 0, 2);
+  f.AddMember(2, 0, 3);
+  std::vector<Slot> released;
+  f.Remove(0, &released);
+  EXPECT_TRUE(released.empty());
+  EXPECT_EQ(f.state(0), Forest::State::kGhost);
+  EXPECT_EQ(f.Size(0), 2u);
+  EXPECT_EQ(f.RootOf(1), 0u);
+  EXPECT_EQ(Members(f, 0), (std::vector<Slot>{1, 2}));
+  f.Remove(1, &released);
+  EXPECT_EQ(released, (std::vector<Slot>{1}));
+  f.Remove(2, &released);
+  EXPECT_EQ(released, (std::vector<Slot>{1, 2, 0}));
+  EXPECT_EQ(f.clusters(), 0u);
+  EXPECT_EQ(f.state(0), Forest::State::kFree);
+}
+
+TEST(ForestTest, TouchRefreshesRootSoRootNeverExpiresFirst) {
+  Forest f;
+  f.AddRoot(0, 1, 100);
+  f.AddMember(1, 0, 150);
+  f.AddRoot(5, 2, 120);
+  EXPECT_EQ(f.TimeOf(0), 150);  // joining refreshed the root
+  f.Touch(1, 400);
+  EXPECT_EQ(f.TimeOf(0), 400);
+  std::vector<Slot> roots;
+  f.ExpiredRoots(300, 10, &roots);
+  EXPECT_EQ(roots, (std::vector<Slot>{5}));
+  roots.clear();
+  f.ExpiredRoots(1000, 10, &roots);
+  EXPECT_EQ(roots, (std::vector<Slot>{5, 0}));  // oldest first
+  roots.clear();
+  f.ExpiredRoots(1000, 1, &roots);  // bounded work
+  EXPECT_EQ(roots.size(), 1u);
+}
+
+}  // namespace
+}  // namespace neardup::cluster

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "neardup/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+namespace neardup {
+namespace {
+
+constexpr char kStory[] =
+    "国家统计局今天发布数据显示，十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点零，"
+    "农村上涨百分之二点三；食品价格上涨百分之三点八，非食品价格上涨百分之一点七。"
+    "一至十月平均，全国居民消费价格比去年同期上涨百分之二点零。";
+constexpr char kReprint[] =
+    "国家统计局今天发布数据显示：十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点零，"
+    "农村上涨百分之二点三；食品价格上涨百分之三点八，非食品价格上涨百分之一点七。"
+    "一至十月平均，全国居民消费价格比去年同期上涨百分之二点零";
+constexpr char kOther[] =
+    "北京时间昨晚，中国女排在世界杯比赛中以三比零战胜对手，取得开门红，主教练赛后表示球队状态良好，"
+    "将全力备战下一场比赛。";
+
+std::unique_ptr<Engine> NewEngine(EngineOptions o = {}) {
+  auto e = Engine::Create(o);
+  EXPECT_TRUE(e.ok()) << e.status().ToString();
+  return std::move(e).value();
+}
+
+TEST(EngineTest, ReprintJoinsTheOriginalsCluster) {
+  auto e = NewEngine();
+  auto a = e->Add({"a", kStory});
+  ASSERT_TRUE(a.ok());
+  EXPECT_FALSE(a->duplicate);
+  EXPECT_EQ(a->cluster, "a");
+  EXPECT_EQ(a->cluster_size, 1u);
+  EXPECT_TRUE(a->matches.empty());
+
+  auto b = e->Add({"b", kReprint});
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->duplicate);
+  EXPECT_EQ(b->cluster, "a");
+  EXPECT_EQ(b->cluster_size, 2u);
+  ASSERT_EQ(b->matches.size(), 1u);
+  EXPECT_EQ(b->matches[0].id, "a");
+  EXPECT_LE(b->matches[0].distance, 3);
+
+  auto c = e->Add({"c", kOther});
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->duplicate);
+  EXPECT_EQ(c->cluster, "c");
+
+  auto sim = e->Similar("a");
+  ASSERT_TRUE(sim.ok());
+  ASSERT_EQ(sim->size(), 1u);
+  EXPECT_EQ((*sim)[0].id, "b");
+
+  auto cl = e->ClusterOf("b");
+  ASSERT_TRUE(cl.ok());
+  EXPECT_EQ(cl->id, "a");
+  EXPECT_EQ(cl->members, (std::vector<std::string>{"a", "b"}));
+
+  EngineStats st = e->Stats();
+  EXPECT_EQ(st.documents, 3u);
+  EXPECT_EQ(st.clusters, 2u);
+  EXPECT_EQ(st.duplicates, 1u);
+}
+
+TEST(EngineTest, QueryInsertsNothing) {
+  auto e = NewEngine();
+  ASSERT_TRUE(e->Add({"a", kStory}).ok());
+  auto q = e->Query(kReprint);
+  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(q->cluster.has_value());
+  EXPECT_EQ(*q->cluster, "a");
+  auto q2 = e->Query(kOther);
+  ASSERT_TRUE(q2.ok());
+  EXPECT_FALSE(q2->cluster.has_value());
+  EXPECT_EQ(e->Stats().documents, 1u);
+  EXPECT_EQ(e->Query(kStory, 4).status().code(), StatusCode::kOutOfRange);
+}
+
+TEST(EngineTest, Errors) {
+  auto e = NewEngine();
+  ASSERT_TRUE(e->Add({"a", kStory}).ok());
+  EXPECT_TRUE(e->Add({"a", kOther}).status().IsAlreadyExists());
+  EXPECT_TRUE(e->Add({"", kOther}).status().IsInvalidArgument());
+  EXPECT_TRUE(e->Add({"x", "bad \xC3\x28 utf8"}).status().IsInvalidArgument());
+  EXPECT_TRUE(e->Similar("nope").status().IsNotFound());
+  EXPECT_TRUE(e->Remove("nope").IsNotFound());
+  EngineOptions small;
+  small.max_document_bytes = 10;
+  auto e2 = NewEngine(small);
+  EXPECT_EQ(e2->Add({"big", std::string(11, 'a')}).status().code(), StatusCode::kOutOfRange);
+  EXPECT_TRUE(e2->Add({"empty", ""}).ok());  // empty text is a valid (empty) document
+  EngineOptions bad;
+  bad.max_distance = 40;
+  EXPECT_FALSE(Engine::Create(bad).ok());
+  bad.max_distance = 3;
+  bad.ngram = 0;
+  EXPECT_FALSE(Engine::Create(bad).ok());
+}
+
+TEST(EngineTest, RemovedRootKeepsClusterId) {
+  auto e = NewEngine();
+  ASSERT_TRUE(e->Add({"a", kStory}).ok());
+  ASSERT_TRUE(e->Add({"b", kReprint}).ok());
+  ASSERT_TRUE(e->Remove("a").ok());
+  EXPECT_TRUE(e->Get("a").status().IsNotFound());
+  auto cl = e->ClusterOf("b");
+  ASSERT_TRUE(cl.ok());
+  EXPECT_EQ(cl->id, "a");
+  EXPECT_TRUE(cl->root_removed);
+  EXPECT_EQ(cl->size, 1u);
+  // The ghost's id stays reserved while its cluster lives.
+  EXPECT_TRUE(e->Add({"a", kOther}).status().IsAlreadyExists());
+  // A new reprint still joins cluster "a" through member "b".
+  auto c = e->Add({"c", kStory});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->cluster, "a");
+  ASSERT_TRUE(e->Remove("b").ok());
+  ASSERT_TRUE(e->Remove("c").ok());
+  EXPECT_EQ(e->Stats().clusters, 0u);
+  EXPECT_TRUE(e->Add({"a", kOther}).ok());  // the id is free again
+}
+
+TEST(EngineTest, ConcurrentIdenticalAddsMakeOneCluster) {
+  auto e = NewEngine();
+  constexpr int kThreads = 16;
+  std::atomic<int> non_duplicates{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      while (!go.load()) std::this_thread::yield();
+      for (int i = 0; i < 20; ++i) {
+        auto r = e->Add({"t" + std::to_string(t) + "_" + std::to_string(i), kStory});
+        ASSERT_TRUE(r.ok());
+        if (!r->duplicate) non_duplicates.fetch_add(1);
+        (void)e->Query(kStory);
+      }
+    });
+  }
+  go = true;
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(non_duplicates.load(), 1);
+  EXPECT_EQ(e->Stats().clusters, 1u);
+  EXPECT_EQ(e->Stats().documents, static_cast<uint64_t>(kThreads * 20));
+}
+
+TEST(EngineTest, AddBatchMatchesSequentialAdds) {
+  std::vector<Document> docs;
+  for (int i = 0; i < 300; ++i) {
+    docs.push_back({"d" + std::to_string(i), i % 3 == 0 ? kStory : (i % 3 == 1 ? kReprint : kOther)});
+  }
+  docs.push_back({"d5", kOther});  // duplicate id fails alone
+  auto batch = NewEngine();
+  auto seq = NewEngine();
+  auto results = batch->AddBatch(docs);
+  ASSERT_EQ(results.size(), docs.size());
+  for (size_t i = 0; i + 1 < docs.size(); ++i) {
+    auto s = seq->Add(docs[i]);
+    ASSERT_TRUE(results[i].ok());
+    EXPECT_EQ(results[i]->cluster, s->cluster);
+    EXPECT_EQ(results[i]->cluster_size, s->cluster_size);
+  }
+  EXPECT_TRUE(results.back().status().IsAlreadyExists());
+}
+
+TEST(EngineTest, FingerprintIsStableAcrossVersions) {
+  // The fingerprint is part of the on-disk format (docs/design.md). If this
+  // changes, stored fingerprints become incompatible: bump the format version.
+  auto e = NewEngine();
+  EXPECT_EQ(FingerprintHex(e->Fingerprint("hello world").value()),
+            FingerprintHex(e->Fingerprint("Hello,  WORLD!").value()));
+  // Value computed independently by scripts/reference_simhash.py (Python, xxhash).
+  EXPECT_EQ(FingerprintHex(e->Fingerprint(kStory).value()), "85fcee3c861174c1");
+}
+
+}  // namespace
+}  // namespace neardup
