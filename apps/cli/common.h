@@ -32,6 +32,11 @@ struct PipelineFlags {
   bool replace_invalid_utf8 = false;
   int threads = 0;
   std::string data_dir;
+  std::optional<std::string> features;  // char-ngram | words | longest-sentence[:N]
+  std::optional<std::string> weights;   // tf | tfidf
+  std::optional<int> top_n;
+  std::optional<bool> t2s;
+  std::vector<std::string> user_dicts;
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);
 // The profile's options with the explicit flags applied on top.

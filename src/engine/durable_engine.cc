@@ -19,7 +19,17 @@ std::string FingerprintOptions(const EngineOptions& o) {
   char buf[256];
   std::snprintf(buf, sizeof(buf), "profile=%s ngram=%d word_ngram=%d drop_punctuation=%d",
                 o.profile.c_str(), o.ngram, o.word_ngram, o.drop_punctuation ? 1 : 0);
-  return buf;
+  std::string s = buf;
+  // Chinese-text options, only when they differ from the default pipeline so
+  // stores written before they existed still open.
+  if (o.fold_t2s || o.features != "char-ngram" || o.weights != "tf" || o.drop_stop_words ||
+      o.min_word_chars != 1 || o.top_n != 0 || !o.user_dicts.empty() || o.profile == "auto") {
+    s += " t2s=" + std::to_string(o.fold_t2s) + " features=" + o.features + " weights=" + o.weights +
+         " stop=" + std::to_string(o.drop_stop_words) + " min_word=" + std::to_string(o.min_word_chars) +
+         " top_n=" + std::to_string(o.top_n) + " user_dicts=" + std::to_string(o.user_dicts.size());
+    if (o.profile == "auto") s += " auto_long=" + std::to_string(o.auto_long_chars);
+  }
+  return s;
 }
 
 Status CheckStoreOptions(store::DocStore& st, const EngineOptions& o) {
