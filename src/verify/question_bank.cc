@@ -16,15 +16,27 @@ bool IsHan(char32_t c) {
   return uscript_getScript(static_cast<UChar32>(c), &err) == USCRIPT_HAN && U_SUCCESS(err);
 }
 
+bool IsDigit(char32_t c) { return c >= U'0' && c <= U'9'; }
+
+// White space and punctuation are dropped, except the punctuation that is
+// arithmetic: - (minus) / % * and a '.' between two digits (decimal point).
+bool KeepInOther(std::u32string_view text, size_t i) {
+  const char32_t c = text[i];
+  if (u_isUWhiteSpace(static_cast<UChar32>(c))) return false;
+  if (!(U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_P_MASK)) return true;
+  if (c == U'-' || c == U'/' || c == U'%' || c == U'*') return true;
+  return c == U'.' && i > 0 && i + 1 < text.size() && IsDigit(text[i - 1]) && IsDigit(text[i + 1]);
+}
+
 }  // namespace
 
 HanSplit SplitHan(std::u32string_view text) {
   HanSplit s;
-  for (char32_t c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char32_t c = text[i];
     if (IsHan(c)) {
       s.han.push_back(c);
-    } else if (!u_isUWhiteSpace(static_cast<UChar32>(c)) &&
-               !(U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_P_MASK)) {
+    } else if (KeepInOther(text, i)) {
       s.other.push_back(c);
     }
   }

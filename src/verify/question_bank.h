@@ -4,8 +4,9 @@
 // Chinese stem but a changed number, letter or operator is a different
 // question. The text is split into its Han characters and the rest: letters,
 // digits and symbols (operators such as + = < >, currency, units) of other
-// scripts, in order; white space and punctuation (general category P*: 。，
-// brackets, quotes) are ignored. A pair passes when
+// scripts, in order. White space and punctuation (general category P*: 。，
+// brackets, quotes) are ignored, except the arithmetic ones: - (minus), /, %,
+// * and a '.' between two digits (decimal point). A pair passes when
 //   - the other parts have Levenshtein similarity >= other_min (1.0 means
 //     identical, the default), and
 //   - the Han parts have Levenshtein similarity >= han_min (default 0.8).
@@ -27,7 +28,7 @@ struct HanSplit {
 };
 
 // Han = code points of script Han (ICU); other = the rest minus white space
-// and punctuation.
+// and non-arithmetic punctuation.
 HanSplit SplitHan(std::u32string_view text);
 
 struct QuestionBankOptions {

@@ -105,9 +105,12 @@ TEST(VerifierTest, QuestionBankRule) {
   EXPECT_FALSE(d->passed);
   // White space does not count in the other part.
   EXPECT_TRUE((*qb)->Verify(a, "已知函数 f(x) = 2x + 3, 求f(1)的值是多少")->passed);
-  const HanSplit s = SplitHan(U"求f(1)+x 的值。");
+  const HanSplit s = SplitHan(U"求f(1)+x-2.5 的值。A.1");
   EXPECT_EQ(s.han, U"求的值");
-  EXPECT_EQ(s.other, U"f1+x");  // punctuation (brackets, 。) and spaces ignored
+  // Brackets, 。 and spaces are ignored; minus and the decimal point are kept.
+  EXPECT_EQ(s.other, U"f1+x-2.5A1");
+  // A sign change is a different question.
+  EXPECT_FALSE((*qb)->Verify("最小的数是 A. -3 D. -1", "最小的数是 A. -3 D. 1")->passed);
   auto loose = CreateVerifier("qbank:0.5,other=0.5");
   ASSERT_TRUE(loose.ok());
   EXPECT_TRUE((*loose)->Verify(a, "已知函数f(x)=2x+5,求f(1)的值是多少")->passed);

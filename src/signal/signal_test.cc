@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "signal/signal.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "features/char_ngram.h"
+#include "normalize/normalizer.h"
+
+namespace neardup::signal {
+namespace {
+
+// An English story written for this test, a light edit of it, and an
+// unrelated text.
+constexpr std::string_view kStory =
+    "The city council said on Tuesday that the old river bridge will close for repairs next "
+    "month. Engineers found that the steel beams under the east lane were badly corroded, and "
+    "the council has decided to replace them before winter. Buses will take a detour through "
+    "the market district, and the ferry will run every twenty minutes during the morning rush. "
+    "The mayor said the work is expected to take about eleven weeks and that the bridge will "
+    "reopen to cyclists first. Shop owners near the bridge are worried that there will be fewer "
+    "customers while it is closed.";
+constexpr std::string_view kUnrelated =
+    "A new species of frog was described by biologists working in the cloud forests of the "
+    "southern mountains. The tiny animal is the size of a fingernail and has bright orange "
+    "spots on its back. The researchers said that the frog is found only on a single ridge and "
+    "that its habitat is threatened by farming. They have asked the government to protect the "
+    "area, which is also home to rare orchids and several birds that live nowhere else.";
+
+std::string Edited() {
+  std::string s(kStory);
+  s.replace(s.find("eleven"), 6, "twelve");
+  return s + " Reporting by the local desk.";
+}
+
+struct Prepared {
+  std::string normalized;
+  std::vector<features::Feature> features;
+  SignalInput input() const { return {normalized, features}; }
+};
+
+Prepared Prepare(std::string_view text) {
+  auto n = normalize::Normalizer::Create({}).value();
+  auto ex = features::CharNgramExtractor::Create({}).value();
+  Prepared p;
+  EXPECT_TRUE(n->Normalize(text, &p.normalized).ok());
+  EXPECT_TRUE(ex->Extract(p.normalized, &p.features).ok());
+  return p;
+}
+
+std::shared_ptr<const sketch::IMatcher> Lexicon() {
+  // Every word of the three texts with an idf by word length, so the band
+  // keeps the middle lengths.
+  const std::string path = ::testing::TempDir() + "/neardup_idf.txt";
+  std::ofstream out(path);
+  for (auto text : {std::string(kStory), std::string(kUnrelated), Edited()}) {
+    const Prepared p = Prepare(text);
+    size_t start = 0;
+    while (start < p.normalized.size()) {
+      size_t end = p.normalized.find(' ', start);
+      if (end == std::string::npos) end = p.normalized.size();
+      out << p.normalized.substr(start, end - start) << ' ' << (end - start) << ".0\n";
+      start = end + 1;
+    }
+  }
+  out.close();
+  auto m = LoadIMatchLexicon(path, {.drop_low = 0.2, .drop_high = 0.05, .extra_lexicons = 3});
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return *m;
+}
+
+class SignalTest : public ::testing::TestWithParam<Algorithm> {};
+
+TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
+  SignalOptions o;
+  o.imatch = Lexicon();
+  o.spotsig_threshold = 0.4;
+  // The edit is at distance 4; the unrelated story, full of the same function
+  // words, is only 11 away (SimHash's weakness on short texts).
+  o.simhash_max_distance = 6;
+  auto sig = CreateSignal(GetParam(), o);
+  ASSERT_TRUE(sig.ok()) << sig.status().ToString();
+  Signal& s = **sig;
+  EXPECT_EQ(s.name(), AlgorithmName(GetParam()));
+  const auto story = s.Compute(Prepare(kStory).input());
+  const auto other = s.Compute(Prepare(kUnrelated).input());
+  const auto empty = s.Compute(Prepare("").input());
+  ASSERT_TRUE(story.ok() && other.ok() && empty.ok());
+  ASSERT_TRUE(s.Insert(1, *story).ok());
+  ASSERT_TRUE(s.Insert(2, *other).ok());
+  ASSERT_TRUE(s.Insert(3, *empty).ok());
+  EXPECT_FALSE(s.Insert(1, *story).ok());
+
+  const std::string query_text =
+      GetParam() == Algorithm::kExact ? std::string(kStory) + "!!" : Edited();
+  auto q = s.Compute(Prepare(query_text).input());
+  ASSERT_TRUE(q.ok());
+  std::vector<Candidate> cands;
+  ASSERT_TRUE(s.Query(*q, &cands).ok());
+  ASSERT_EQ(cands.size(), 1u) << AlgorithmName(GetParam());
+  EXPECT_EQ(cands[0].slot, 1u);
+  EXPECT_GT(cands[0].similarity, 0.0);  // I-Match: 1 of 4 lexicons agrees
+  EXPECT_LE(cands[0].similarity, 1.0);
+
+  ASSERT_TRUE(s.Remove(1).ok());
+  ASSERT_TRUE(s.Remove(3).ok());
+  EXPECT_FALSE(s.Remove(1).ok());
+  cands.clear();
+  ASSERT_TRUE(s.Query(*q, &cands).ok());
+  EXPECT_TRUE(cands.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSignals, SignalTest,
+                         ::testing::Values(Algorithm::kExact, Algorithm::kSimHash,
+                                           Algorithm::kMinHash, Algorithm::kSuperShingle,
+                                           Algorithm::kIMatch, Algorithm::kSpotSig),
+                         [](const auto& info) { return std::string(AlgorithmName(info.param)); });
+
+TEST(SignalTest, EvidenceCarriesDistances) {
+  SignalOptions o;
+  o.simhash_max_distance = 6;
+  auto sim = CreateSignal(Algorithm::kSimHash, o);
+  ASSERT_TRUE(sim.ok());
+  const auto a = (*sim)->Compute(Prepare(kStory).input());
+  const auto b = (*sim)->Compute(Prepare(Edited()).input());
+  ASSERT_TRUE((*sim)->Insert(7, *a).ok());
+  std::vector<Candidate> c;
+  ASSERT_TRUE((*sim)->Query(*b, &c).ok());
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].distance, __builtin_popcountll(a->u64[0] ^ b->u64[0]));
+  EXPECT_DOUBLE_EQ(c[0].similarity, 1.0 - c[0].distance / 64.0);
+}
+
+TEST(SignalTest, ParseAndOptions) {
+  auto list = ParseAlgorithms("exact,simhash,minhash");
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(*list,
+            (std::vector<Algorithm>{Algorithm::kExact, Algorithm::kSimHash, Algorithm::kMinHash}));
+  EXPECT_FALSE(ParseAlgorithms("exact,exact").ok());
+  EXPECT_FALSE(ParseAlgorithms("simhash,").ok());
+  EXPECT_FALSE(ParseAlgorithm("bloom").ok());
+  EXPECT_FALSE(CreateSignal(Algorithm::kIMatch, {}).ok());  // no lexicon
+  SignalOptions o;
+  o.spotsig_stop_words = "/nonexistent/stop_words.utf8";
+  EXPECT_FALSE(CreateSignal(Algorithm::kSpotSig, o).ok());
+  EXPECT_FALSE(LoadIMatchLexicon("/nonexistent", {}).ok());
+}
+
+}  // namespace
+}  // namespace neardup::signal
