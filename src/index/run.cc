@@ -135,101 +135,133 @@ void Run::BuildTable(size_t t, const std::vector<Entry>& entries) {
 }
 
 void Run::Search(uint64_t q, int k, const SlotTable& slots, std::vector<HammingHit>* out) const {
-  if (n_ == 0) return;
+  SearchGroup(&q, 1, k, slots, &out);
+}
+
+void Run::SearchLinear(uint64_t q, int k, const SlotTable& slots,
+                       std::vector<HammingHit>* out) const {
   uint32_t idx[kChunk];
-  if (design_.linear()) {
-    CandidateCounter() += n_;
-    for (size_t off = 0; off < n_; off += kChunk) {
-      const size_t len = std::min(kChunk, n_ - off);
-      const size_t c = ScanLinear(fps_.data() + off, len, q, k, idx);
-      for (size_t j = 0; j < c; ++j) {
-        const size_t i = off + idx[j];
-        if (Live(slots_[i], slots))
-          out->push_back({slots_[i], static_cast<uint32_t>(HammingDistance(fps_[i], q))});
-      }
+  CandidateCounter() += n_;
+  for (size_t off = 0; off < n_; off += kChunk) {
+    const size_t len = std::min(kChunk, n_ - off);
+    const size_t c = ScanLinear(fps_.data() + off, len, q, k, idx);
+    for (size_t j = 0; j < c; ++j) {
+      const size_t i = off + idx[j];
+      if (Live(slots_[i], slots))
+        out->push_back({slots_[i], static_cast<uint32_t>(HammingDistance(fps_[i], q))});
     }
-    return;
-  }
-  const std::vector<int>& radii = radii_[std::min(k, 64)];
-  for (size_t t = 0; t < tables_.size(); ++t) {
-    if (radii[tables_[t].spec->group] >= 0) SearchTable(t, q, k, radii, slots, out);
   }
 }
 
-void Run::SearchTable(size_t t, uint64_t q, int k, const std::vector<int>& radii,
-                      const SlotTable& slots, std::vector<HammingHit>* out) const {
-  const Table& table = tables_[t];
-  const int r = radii[table.spec->group];
-  const uint64_t qp = table.spec->permute.Apply(q);
-  const uint64_t own = TopMask(table.spec->key_bits);
-  const int d = table.d;
-  const uint64_t qb = d == 0 ? 0 : qp >> (64 - d);
-  const uint64_t full = d == 0 ? 1 : (uint64_t{1} << d);
-  uint32_t idx[kChunk];
-
-  auto scan_bucket = [&](uint64_t b) {
-    size_t lo = table.dir[b], hi = table.dir[b + 1];
-    if (r == 0 && table.spec->key_bits > d &&
-        hi - lo > 32) {  // second level: binary search the key
-      const uint64_t key = qp & own;
-      auto less = [&](size_t i, uint64_t v) { return table.Value(i, b) < v; };
-      size_t a = lo, z = hi;
-      while (a < z) {
-        const size_t m = (a + z) / 2;
-        if (less(m, key))
-          a = m + 1;
-        else
-          z = m;
-      }
-      lo = a;
-      z = hi;
-      while (a < z) {
-        const size_t m = (a + z) / 2;
-        if (table.Value(m, b) <= (key | ~own))
-          a = m + 1;
-        else
-          z = m;
-      }
-      hi = a;
+// Probes are gathered for a group of queries and run in three passes over the
+// list (prefetch the directory, prefetch the bucket, scan), so the random
+// memory accesses of different tables and queries overlap.
+void Run::SearchGroup(const uint64_t* qs, size_t nq, int k, const SlotTable& slots,
+                      std::vector<HammingHit>* const* outs) const {
+  if (n_ == 0) return;
+  if (design_.linear()) {
+    for (size_t i = 0; i < nq; ++i) SearchLinear(qs[i], k, slots, outs[i]);
+    return;
+  }
+  const std::vector<int>& radii = radii_[std::min(k, 64)];
+  constexpr size_t kFlush = 64;
+  Probe probes[kFlush];
+  size_t np = 0;
+  auto flush = [&] {
+    for (size_t i = 0; i < np; ++i)
+      __builtin_prefetch(&tables_[probes[i].table].dir[probes[i].bucket]);
+    for (size_t i = 0; i < np; ++i) {
+      Probe& p = probes[i];
+      const Table& table = tables_[p.table];
+      p.lo = table.dir[p.bucket];
+      p.hi = table.dir[p.bucket + 1];
+      const uint8_t* first = table.data.data() + size_t{p.lo} * table.width;
+      const uint8_t* last = table.data.data() + size_t{p.hi} * table.width;
+      for (const uint8_t* a = first; a < last && a < first + 256; a += 64) __builtin_prefetch(a);
     }
-    CandidateCounter() += hi - lo;
-    const uint64_t hib = table.width == 8 ? 0 : b << (64 - d);
-    const uint64_t low = table.width == 8 ? ~0ULL : table.low;
-    for (size_t off = lo; off < hi; off += kChunk) {
-      const size_t end = std::min(hi, off + kChunk);
-      const size_t c = ScanPacked(table.data.data(), table.width, off, end, hib, low, qp, k, idx);
-      for (size_t j = 0; j < c; ++j) {
-        const size_t i = idx[j];
-        const uint64_t v = table.Value(i, b);
-        const uint64_t x = qp ^ v;
-        if (__builtin_popcountll(x & own) > r) continue;
-        bool earlier = false;
-        for (size_t e = 0; e < t && !earlier; ++e) {
-          const int re = radii[tables_[e].spec->group];
-          earlier = re >= 0 && __builtin_popcountll(x & table.cross[e]) <= re;
-        }
-        if (earlier) continue;
-        const uint32_t dist = static_cast<uint32_t>(__builtin_popcountll(x));
-        if (t == 0) {
-          if (Live(slots_[i], slots)) out->push_back({slots_[i], dist});
-        } else if (i == lo || table.Value(i - 1, b) != v) {  // equal values: resolve once
-          EmitFromTable0(table.spec->unpermute.Apply(v), static_cast<int>(dist), slots, out);
-        }
-      }
-    }
+    for (size_t i = 0; i < np; ++i) ScanProbe(probes[i], k, radii, slots, outs[probes[i].query]);
+    np = 0;
   };
-
-  // Every bucket within radius r of qb over d bits.
-  const int rr = std::min(r, d);
-  for (int j = 0; j <= rr; ++j) {
-    if (j == 0) {
-      scan_bucket(qb);
-      continue;
+  for (size_t qi = 0; qi < nq; ++qi) {
+    for (size_t t = 0; t < tables_.size(); ++t) {
+      const Table& table = tables_[t];
+      const int r = radii[table.spec->group];
+      if (r < 0) continue;
+      const uint64_t qp = table.spec->permute.Apply(qs[qi]);
+      const int d = table.d;
+      const uint64_t qb = d == 0 ? 0 : qp >> (64 - d);
+      auto add = [&](uint64_t b) {
+        probes[np++] = {static_cast<uint32_t>(qi), static_cast<uint32_t>(t), r, b, qp, 0, 0};
+        if (np == kFlush) flush();
+      };
+      // Every bucket within radius r of qb over d bits (Gosper's hack per weight).
+      const uint64_t full = d == 0 ? 1 : (uint64_t{1} << d);
+      add(qb);
+      for (int j = 1; j <= std::min(r, d); ++j) {
+        for (uint64_t m = (uint64_t{1} << j) - 1; m < full;) {
+          add(qb ^ m);
+          const uint64_t c = m & -m, n = m + c;
+          m = (((n ^ m) >> 2) / c) | n;
+        }
+      }
     }
-    for (uint64_t m = (uint64_t{1} << j) - 1; m < full;) {
-      scan_bucket(qb ^ m);
-      const uint64_t c = m & -m, n = m + c;  // Gosper's hack: next mask with j bits
-      m = (((n ^ m) >> 2) / c) | n;
+  }
+  flush();
+}
+
+void Run::ScanProbe(const Probe& p, int k, const std::vector<int>& radii, const SlotTable& slots,
+                    std::vector<HammingHit>* out) const {
+  const Table& table = tables_[p.table];
+  const size_t t = p.table;
+  const int r = p.radius, d = table.d;
+  const uint64_t qp = p.qp, b = p.bucket;
+  const uint64_t own = TopMask(table.spec->key_bits);
+  size_t lo = p.lo, hi = p.hi;
+  if (r == 0 && table.spec->key_bits > d && hi - lo > 32) {  // second level: binary search the key
+    const uint64_t first = qp & own, last = first | ~own;
+    size_t a = lo, z = hi;
+    while (a < z) {
+      const size_t m = (a + z) / 2;
+      if (table.Value(m, b) < first)
+        a = m + 1;
+      else
+        z = m;
+    }
+    lo = a;
+    z = hi;
+    while (a < z) {
+      const size_t m = (a + z) / 2;
+      if (table.Value(m, b) <= last)
+        a = m + 1;
+      else
+        z = m;
+    }
+    hi = a;
+  }
+  CandidateCounter() += hi - lo;
+  const uint64_t hib = table.width == 8 ? 0 : b << (64 - d);
+  const uint64_t low = table.width == 8 ? ~0ULL : table.low;
+  uint32_t idx[kChunk];
+  for (size_t off = lo; off < hi; off += kChunk) {
+    const size_t end = std::min(hi, off + kChunk);
+    const size_t c = ScanPacked(table.data.data(), table.width, off, end, hib, low, qp, k, idx);
+    for (size_t j = 0; j < c; ++j) {
+      const size_t i = idx[j];
+      const uint64_t v = table.Value(i, b);
+      const uint64_t x = qp ^ v;
+      if (__builtin_popcountll(x & own) > r) continue;
+      bool earlier = false;
+      for (size_t e = 0; e < t && !earlier; ++e) {
+        const int re = radii[tables_[e].spec->group];
+        earlier = re >= 0 && __builtin_popcountll(x & table.cross[e]) <= re;
+      }
+      if (earlier) continue;
+      const uint32_t dist = static_cast<uint32_t>(__builtin_popcountll(x));
+      if (t == 0) {
+        if (Live(slots_[i], slots)) out->push_back({slots_[i], dist});
+      } else if (i == lo || table.Value(i - 1, b) != v) {  // equal values: resolve once
+        EmitFromTable0(table.spec->unpermute.Apply(v), static_cast<int>(dist), slots, out);
+      }
     }
   }
 }

@@ -60,6 +60,10 @@ class Run {
 
   // Appends every live entry within distance k of q (k <= 64).
   void Search(uint64_t q, int k, const SlotTable& slots, std::vector<HammingHit>* out) const;
+  // The same for nq queries at once (outs[i] receives query i's hits); the
+  // random accesses of all queries overlap, which pays for batches.
+  void SearchGroup(const uint64_t* qs, size_t nq, int k, const SlotTable& slots,
+                   std::vector<HammingHit>* const* outs) const;
   // Appends every live entry.
   void Gather(const SlotTable& slots, std::vector<Entry>* out) const;
   size_t MemoryBytes() const;
@@ -77,12 +81,18 @@ class Run {
     std::vector<uint64_t> cross;  // every table's key mask in this table's permuted space
     uint64_t Value(size_t i, uint64_t bucket) const;
   };
-  struct Probe;
+  struct Probe {
+    uint32_t query, table;
+    int radius;
+    uint64_t bucket, qp;
+    uint32_t lo, hi;
+  };
 
   Run() = default;
   void BuildTable(size_t t, const std::vector<Entry>& entries);
-  void SearchTable(size_t t, uint64_t q, int k, const std::vector<int>& radii,
-                   const SlotTable& slots, std::vector<HammingHit>* out) const;
+  void SearchLinear(uint64_t q, int k, const SlotTable& slots, std::vector<HammingHit>* out) const;
+  void ScanProbe(const Probe& p, int k, const std::vector<int>& radii, const SlotTable& slots,
+                 std::vector<HammingHit>* out) const;
   void EmitFromTable0(uint64_t fp, int dist, const SlotTable& slots,
                       std::vector<HammingHit>* out) const;
 
