@@ -45,6 +45,85 @@ void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
   for (auto& t : pool) t.join();
 }
 
+// Sorts v[lo, hi) (and s alongside, if given) by value, then slot.
+void SortRange(uint64_t* v, uint32_t* s, size_t lo, size_t hi) {
+  if (hi - lo < 2) return;
+  if (hi - lo <= 24) {  // insertion sort: buckets are small
+    for (size_t i = lo + 1; i < hi; ++i) {
+      const uint64_t x = v[i];
+      const uint32_t y = s != nullptr ? s[i] : 0;
+      size_t j = i;
+      for (; j > lo && (v[j - 1] > x || (v[j - 1] == x && s != nullptr && s[j - 1] > y)); --j) {
+        v[j] = v[j - 1];
+        if (s != nullptr) s[j] = s[j - 1];
+      }
+      v[j] = x;
+      if (s != nullptr) s[j] = y;
+    }
+    return;
+  }
+  if (s == nullptr) {
+    std::sort(v + lo, v + hi);
+    return;
+  }
+  std::vector<std::pair<uint64_t, uint32_t>> tmp;
+  for (size_t i = lo; i < hi; ++i) tmp.emplace_back(v[i], s[i]);
+  std::sort(tmp.begin(), tmp.end());
+  for (size_t i = lo; i < hi; ++i) std::tie(v[i], s[i]) = tmp[i - lo];
+}
+
+// Sorts *v (and *s alongside) and fills dir (2^d + 1 offsets: bucket b is
+// [dir[b], dir[b+1]) by the top d bits). Two-pass MSD radix sort: first by
+// the top P <= 11 bits into partitions that fit in cache, then each partition
+// by the remaining d - P bits, then each bucket by value.
+template <typename Slots, typename Dir>
+void SortByTopBits(int d, std::vector<uint64_t>* v, Slots* s, Dir* dir) {
+  const size_t n = v->size();
+  dir->assign((size_t{1} << d) + 1, 0);
+  if (d == 0) {
+    (*dir)[1] = static_cast<uint32_t>(n);
+    SortRange(v->data(), s ? s->data() : nullptr, 0, n);
+    return;
+  }
+  const int p = std::min(d, 11), rest = d - p;
+  std::vector<uint32_t> part((size_t{1} << p) + 1, 0);
+  for (uint64_t x : *v) ++part[(x >> (64 - p)) + 1];
+  for (size_t i = 1; i < part.size(); ++i) part[i] += part[i - 1];
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> tv(n);
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> ts(s ? n : 0);
+  {
+    std::vector<uint32_t> fill(part.begin(), part.end() - 1);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t pos = fill[(*v)[i] >> (64 - p)]++;
+      tv[pos] = (*v)[i];
+      if (s) ts[pos] = (*s)[i];
+    }
+  }
+  const uint64_t rest_mask = (uint64_t{1} << rest) - 1;
+  std::vector<uint32_t> fill(size_t{1} << rest);
+  for (size_t q = 0; q + 1 < part.size(); ++q) {
+    const size_t a = part[q], z = part[q + 1];
+    uint32_t* local = dir->data() + (q << rest);  // local[b] = start of bucket (q, b)
+    std::fill(fill.begin(), fill.end(), 0);
+    for (size_t i = a; i < z; ++i) ++fill[(tv[i] >> (64 - d)) & rest_mask];
+    uint32_t off = static_cast<uint32_t>(a);
+    for (size_t b = 0; b <= rest_mask; ++b) {
+      local[b] = off;
+      off += fill[b];
+      fill[b] = local[b];
+    }
+    for (size_t i = a; i < z; ++i) {
+      const uint32_t pos = fill[(tv[i] >> (64 - d)) & rest_mask]++;
+      (*v)[pos] = tv[i];
+      if (s) (*s)[pos] = ts[i];
+    }
+    for (size_t b = 0; b <= rest_mask; ++b) {
+      SortRange(v->data(), s ? s->data() : nullptr, local[b], fill[b]);
+    }
+  }
+  (*dir)[size_t{1} << d] = static_cast<uint32_t>(n);
+}
+
 }  // namespace
 
 uint64_t& CandidateCounter() {
@@ -93,41 +172,14 @@ void Run::BuildTable(size_t t, const std::vector<Entry>& entries) {
   table.d = DirectoryBits(n, table.spec->key_bits);
   table.width = table.d >= 16 ? 6 : 8;
   table.low = table.d == 0 ? ~0ULL : (~0ULL >> table.d);
-  const int shift = 64 - table.d;
-  auto bucket_of = [&](uint64_t v) -> size_t { return table.d == 0 ? 0 : v >> shift; };
-
-  // Counting sort by the top d bits; dir[b] ends as the first entry of bucket b.
-  std::vector<uint64_t> perm(n);
-  table.dir.assign((size_t{1} << table.d) + 1, 0);
-  for (size_t i = 0; i < n; ++i) {
-    perm[i] = table.spec->permute.Apply(entries[i].fp);
-    ++table.dir[bucket_of(perm[i]) + 1];
+  std::vector<uint64_t> sorted(n);  // (std::allocator: SortByTopBits takes std::vector)
+  for (size_t i = 0; i < n; ++i) sorted[i] = table.spec->permute.Apply(entries[i].fp);
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> slots;
+  if (t == 0) {
+    slots.resize(n);
+    for (size_t i = 0; i < n; ++i) slots[i] = entries[i].slot;
   }
-  for (size_t b = 1; b < table.dir.size(); ++b) table.dir[b] += table.dir[b - 1];
-  std::vector<uint32_t> fill(table.dir.begin(), table.dir.end() - 1);
-  std::vector<uint64_t> sorted(n);
-  std::vector<uint32_t> slots(t == 0 ? n : 0);
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t pos = fill[bucket_of(perm[i])]++;
-    sorted[pos] = perm[i];
-    if (t == 0) slots[pos] = entries[i].slot;
-  }
-  perm = {};
-  fill = {};
-  // Sort each bucket by value (and slot, for table 0, to keep builds deterministic).
-  std::vector<std::pair<uint64_t, uint32_t>> tmp;
-  for (size_t b = 0; b + 1 < table.dir.size(); ++b) {
-    const size_t lo = table.dir[b], hi = table.dir[b + 1];
-    if (hi - lo < 2) continue;
-    if (t != 0) {
-      std::sort(sorted.begin() + lo, sorted.begin() + hi);
-      continue;
-    }
-    tmp.clear();
-    for (size_t i = lo; i < hi; ++i) tmp.emplace_back(sorted[i], slots[i]);
-    std::sort(tmp.begin(), tmp.end());
-    for (size_t i = lo; i < hi; ++i) std::tie(sorted[i], slots[i]) = tmp[i - lo];
-  }
+  SortByTopBits(table.d, &sorted, t == 0 ? &slots : nullptr, &table.dir);
   table.data.assign(n * table.width + 8, 0);
   for (size_t i = 0; i < n; ++i)
     std::memcpy(table.data.data() + i * table.width, &sorted[i], table.width);
@@ -177,7 +229,7 @@ void Run::SearchGroup(const uint64_t* qs, size_t nq, int k, const SlotTable& slo
       p.hi = table.dir[p.bucket + 1];
       const uint8_t* first = table.data.data() + size_t{p.lo} * table.width;
       const uint8_t* last = table.data.data() + size_t{p.hi} * table.width;
-      for (const uint8_t* a = first; a < last && a < first + 256; a += 64) __builtin_prefetch(a);
+      for (const uint8_t* a = first; a < last && a < first + 1024; a += 64) __builtin_prefetch(a);
     }
     for (size_t i = 0; i < np; ++i) ScanProbe(probes[i], k, radii, slots, outs[probes[i].query]);
     np = 0;

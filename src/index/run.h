@@ -27,6 +27,7 @@
 
 #include "index/design.h"
 #include "index/hamming_index.h"
+#include "index/huge_alloc.h"
 #include "index/slot_table.h"
 
 namespace neardup::index {
@@ -76,8 +77,8 @@ class Run {
     int d = 0;             // directory bits
     int width = 8;         // bytes per packed entry
     uint64_t low = ~0ULL;  // bits stored per entry below the directory bits
-    std::vector<uint32_t> dir;
-    std::vector<uint8_t> data;    // n * width + 8 bytes of padding
+    std::vector<uint32_t, HugePageAllocator<uint32_t>> dir;
+    std::vector<uint8_t, HugePageAllocator<uint8_t>> data;  // n * width + 8 bytes of padding
     std::vector<uint64_t> cross;  // every table's key mask in this table's permuted space
     uint64_t Value(size_t i, uint64_t bucket) const;
   };
@@ -101,8 +102,8 @@ class Run {
   Design design_;
   std::vector<std::vector<int>> radii_;  // design_.Radii(k) for k = 0..64
   std::vector<Table> tables_;
-  std::vector<uint64_t> fps_;    // linear runs only
-  std::vector<uint32_t> slots_;  // beside table 0, or beside fps_ for linear runs
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> fps_;    // linear runs only
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> slots_;  // beside table 0 or fps_
 };
 
 // The append-only front of the index. One writer appends; readers scan the
