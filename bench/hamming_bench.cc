@@ -71,22 +71,37 @@ bool Parse(int argc, char** argv, Args* a) {
     const std::string f = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
-    if (f == "--json") a->json = true;
-    else if (f == "--compact") a->compact = true;
-    else if (f == "--no-faiss") a->faiss = false;
-    else if (f == "--linear") a->linear = true;
-    else if ((v = next()) == nullptr) return false;
-    else if (f == "--n") a->n = std::strtoull(v, nullptr, 10);
-    else if (f == "--k") a->k = std::atoi(v);
-    else if (f == "--queries") a->queries = std::strtoull(v, nullptr, 10);
-    else if (f == "--threads") a->threads = std::atoi(v);
-    else if (f == "--stream") a->stream = std::strtoull(v, nullptr, 10);
-    else if (f == "--faiss-queries") a->faiss_queries = std::strtoull(v, nullptr, 10);
-    else if (f == "--budget") a->budget = std::atof(v);
-    else if (f == "--seed") a->seed = std::strtoull(v, nullptr, 10);
+    if (f == "--json")
+      a->json = true;
+    else if (f == "--compact")
+      a->compact = true;
+    else if (f == "--no-faiss")
+      a->faiss = false;
+    else if (f == "--linear")
+      a->linear = true;
+    else if ((v = next()) == nullptr)
+      return false;
+    else if (f == "--n")
+      a->n = std::strtoull(v, nullptr, 10);
+    else if (f == "--k")
+      a->k = std::atoi(v);
+    else if (f == "--queries")
+      a->queries = std::strtoull(v, nullptr, 10);
+    else if (f == "--threads")
+      a->threads = std::atoi(v);
+    else if (f == "--stream")
+      a->stream = std::strtoull(v, nullptr, 10);
+    else if (f == "--faiss-queries")
+      a->faiss_queries = std::strtoull(v, nullptr, 10);
+    else if (f == "--budget")
+      a->budget = std::atof(v);
+    else if (f == "--seed")
+      a->seed = std::strtoull(v, nullptr, 10);
     else if (f == "--layout") {
-      if (std::sscanf(v, "%d,%d,%d", &a->layout[0], &a->layout[1], &a->layout[2]) != 3) return false;
-    } else return false;
+      if (std::sscanf(v, "%d,%d,%d", &a->layout[0], &a->layout[1], &a->layout[2]) != 3)
+        return false;
+    } else
+      return false;
   }
   return a->n > 0 && a->k >= 0 && a->k <= 32 && a->queries > 0;
 }
@@ -115,7 +130,8 @@ using ResultSets = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
 ResultSets Normalise(const std::vector<HammingHit>& hits, const std::vector<uint32_t>& offsets) {
   ResultSets out(offsets.size() - 1);
   for (size_t q = 0; q + 1 < offsets.size(); ++q) {
-    for (uint32_t i = offsets[q]; i < offsets[q + 1]; ++i) out[q].push_back({hits[i].doc, hits[i].distance});
+    for (uint32_t i = offsets[q]; i < offsets[q + 1]; ++i)
+      out[q].push_back({hits[i].doc, hits[i].distance});
     std::sort(out[q].begin(), out[q].end());
   }
   return out;
@@ -132,7 +148,8 @@ double FaissQuery(Index& index, const std::vector<uint64_t>& queries, size_t cou
     faiss::RangeSearchResult res(1);
     index.range_search(1, reinterpret_cast<const uint8_t*>(&queries[q]), k + 1, &res);
     for (size_t i = res.lims[0]; i < res.lims[1]; ++i)
-      (*sets)[q].push_back({static_cast<uint32_t>(res.labels[i]), static_cast<uint32_t>(res.distances[i])});
+      (*sets)[q].push_back(
+          {static_cast<uint32_t>(res.labels[i]), static_cast<uint32_t>(res.distances[i])});
   }
   const double s = Seconds(t0, Clock::now());
   for (auto& v : *sets) std::sort(v.begin(), v.end());
@@ -162,7 +179,8 @@ int main(int argc, char** argv) {
     fps[i] = (i % 100 == 99) ? FlipBits(fps[rng() % i], rng() % (a.k + 1), rng) : rng();
   }
   std::vector<uint64_t> queries(a.queries);
-  for (auto& q : queries) q = rng() % 2 ? FlipBits(fps[rng() % a.n], rng() % (a.k + 2), rng) : rng();
+  for (auto& q : queries)
+    q = rng() % 2 ? FlipBits(fps[rng() % a.n], rng() % (a.k + 2), rng) : rng();
 
   // ---- build ----
   neardup::index::HammingIndexOptions opt;
@@ -170,8 +188,8 @@ int main(int argc, char** argv) {
   opt.threads = a.threads;
   opt.compact = a.compact;
   opt.bytes_per_doc = a.budget;
-  opt.layout = {.blocks = a.layout[0], .groups = a.layout[1], .key_blocks = a.layout[2],
-                .linear = a.linear};
+  opt.layout = {
+      .blocks = a.layout[0], .groups = a.layout[1], .key_blocks = a.layout[2], .linear = a.linear};
   auto created = HammingIndex::Create(opt);
   if (!created.ok()) {
     std::fprintf(stderr, "%s\n", created.status().ToString().c_str());
@@ -222,7 +240,8 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> idx(a.n);
     size_t found = 0;
     t0 = Clock::now();
-    for (size_t q = 0; q < nq; ++q) found += neardup::index::ScanLinear(fps.data(), a.n, queries[q], a.k, idx.data());
+    for (size_t q = 0; q < nq; ++q)
+      found += neardup::index::ScanLinear(fps.data(), a.n, queries[q], a.k, idx.data());
     out["linear_scan_qps"] = nq / Seconds(t0, Clock::now());
     out["linear_scan_hits"] = found;
   }
@@ -239,7 +258,8 @@ int main(int argc, char** argv) {
     t0 = Clock::now();
     mh.add(a.n, reinterpret_cast<const uint8_t*>(fps.data()));
     out["faiss_build_s"] = Seconds(t0, Clock::now());
-    out["faiss_index"] = "IndexBinaryMultiHash nhash=" + std::to_string(a.k + 1) + " b=" + std::to_string(b);
+    out["faiss_index"] =
+        "IndexBinaryMultiHash nhash=" + std::to_string(a.k + 1) + " b=" + std::to_string(b);
     ResultSets theirs;
     const double fqps = FaissQuery(mh, queries, fq, a.k, &theirs);
     out["faiss_qps"] = fqps;
@@ -276,7 +296,8 @@ int main(int argc, char** argv) {
     std::vector<uint64_t> fresh(a.stream);
     for (auto& f : fresh) f = rng();
     const auto s0 = Clock::now();
-    for (size_t i = 0; i < a.stream; ++i) (void)index->Insert(static_cast<uint32_t>(a.n + i), fresh[i]);
+    for (size_t i = 0; i < a.stream; ++i)
+      (void)index->Insert(static_cast<uint32_t>(a.n + i), fresh[i]);
     const auto s1 = Clock::now();
     for (size_t i = 0; i < a.stream; ++i) (void)index->Remove(static_cast<uint32_t>(i));
     const auto s2 = Clock::now();
@@ -301,7 +322,8 @@ int main(int argc, char** argv) {
     for (size_t q = 0; q < 20; ++q) {
       hits.clear();
       (void)index->Search(queries[q], a.k, &hits);
-      const size_t c = neardup::index::ScanLinear(live.data(), live.size(), queries[q], a.k, idx.data());
+      const size_t c =
+          neardup::index::ScanLinear(live.data(), live.size(), queries[q], a.k, idx.data());
       bad += c != hits.size();
     }
     out["stream_exact"] = bad == 0;

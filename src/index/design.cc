@@ -21,7 +21,7 @@ constexpr int kMaxTables = 64;
 constexpr int kMaxBlocks = 24;        // the cost model's search range
 constexpr double kProbeNsFar = 45;    // directory + bucket miss in DRAM
 constexpr double kProbeNsNear = 8;    // the same in cache
-constexpr double kCandidateNs = 0.8;  // one verified entry
+constexpr double kCandidateNs = 1.1;  // one verified entry, bucket prefetched
 constexpr double kScanNs = 0.3;       // one fingerprint of a linear scan
 constexpr double kCacheBytes = 8 << 20;
 

@@ -20,8 +20,8 @@
 //  - Search(), SearchBatch(), Get(), size(), MemoryBytes() and Stats() may run
 //    from any number of threads at any time, including during Insert(),
 //    Remove(), InsertBatch() and background merges. They never wait for a
-//    merge or a writer: they read an immutable snapshot (an atomically
-//    published shared_ptr) plus atomics.
+//    merge or a writer's work: they copy a shared_ptr to an immutable snapshot
+//    (under a mutex held only for that copy) and then read it plus atomics.
 //  - Insert(), Remove(), InsertBatch() and Compact() are serialised
 //    internally (a writer mutex), so concurrent writers are safe; one writer
 //    is the intended use. A writer waits only when the background merger is

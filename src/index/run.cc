@@ -45,6 +45,85 @@ void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
   for (auto& t : pool) t.join();
 }
 
+// Sorts v[lo, hi) (and s alongside, if given) by value, then slot.
+void SortRange(uint64_t* v, uint32_t* s, size_t lo, size_t hi) {
+  if (hi - lo < 2) return;
+  if (hi - lo <= 24) {  // insertion sort: buckets are small
+    for (size_t i = lo + 1; i < hi; ++i) {
+      const uint64_t x = v[i];
+      const uint32_t y = s != nullptr ? s[i] : 0;
+      size_t j = i;
+      for (; j > lo && (v[j - 1] > x || (v[j - 1] == x && s != nullptr && s[j - 1] > y)); --j) {
+        v[j] = v[j - 1];
+        if (s != nullptr) s[j] = s[j - 1];
+      }
+      v[j] = x;
+      if (s != nullptr) s[j] = y;
+    }
+    return;
+  }
+  if (s == nullptr) {
+    std::sort(v + lo, v + hi);
+    return;
+  }
+  std::vector<std::pair<uint64_t, uint32_t>> tmp;
+  for (size_t i = lo; i < hi; ++i) tmp.emplace_back(v[i], s[i]);
+  std::sort(tmp.begin(), tmp.end());
+  for (size_t i = lo; i < hi; ++i) std::tie(v[i], s[i]) = tmp[i - lo];
+}
+
+// Sorts *v (and *s alongside) and fills dir (2^d + 1 offsets: bucket b is
+// [dir[b], dir[b+1]) by the top d bits). Two-pass MSD radix sort: first by
+// the top P <= 11 bits into partitions that fit in cache, then each partition
+// by the remaining d - P bits, then each bucket by value.
+template <typename Slots, typename Dir>
+void SortByTopBits(int d, std::vector<uint64_t>* v, Slots* s, Dir* dir) {
+  const size_t n = v->size();
+  dir->assign((size_t{1} << d) + 1, 0);
+  if (d == 0) {
+    (*dir)[1] = static_cast<uint32_t>(n);
+    SortRange(v->data(), s ? s->data() : nullptr, 0, n);
+    return;
+  }
+  const int p = std::min(d, 11), rest = d - p;
+  std::vector<uint32_t> part((size_t{1} << p) + 1, 0);
+  for (uint64_t x : *v) ++part[(x >> (64 - p)) + 1];
+  for (size_t i = 1; i < part.size(); ++i) part[i] += part[i - 1];
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> tv(n);
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> ts(s ? n : 0);
+  {
+    std::vector<uint32_t> fill(part.begin(), part.end() - 1);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t pos = fill[(*v)[i] >> (64 - p)]++;
+      tv[pos] = (*v)[i];
+      if (s) ts[pos] = (*s)[i];
+    }
+  }
+  const uint64_t rest_mask = (uint64_t{1} << rest) - 1;
+  std::vector<uint32_t> fill(size_t{1} << rest);
+  for (size_t q = 0; q + 1 < part.size(); ++q) {
+    const size_t a = part[q], z = part[q + 1];
+    uint32_t* local = dir->data() + (q << rest);  // local[b] = start of bucket (q, b)
+    std::fill(fill.begin(), fill.end(), 0);
+    for (size_t i = a; i < z; ++i) ++fill[(tv[i] >> (64 - d)) & rest_mask];
+    uint32_t off = static_cast<uint32_t>(a);
+    for (size_t b = 0; b <= rest_mask; ++b) {
+      local[b] = off;
+      off += fill[b];
+      fill[b] = local[b];
+    }
+    for (size_t i = a; i < z; ++i) {
+      const uint32_t pos = fill[(tv[i] >> (64 - d)) & rest_mask]++;
+      (*v)[pos] = tv[i];
+      if (s) (*s)[pos] = ts[i];
+    }
+    for (size_t b = 0; b <= rest_mask; ++b) {
+      SortRange(v->data(), s ? s->data() : nullptr, local[b], fill[b]);
+    }
+  }
+  (*dir)[size_t{1} << d] = static_cast<uint32_t>(n);
+}
+
 }  // namespace
 
 uint64_t& CandidateCounter() {
@@ -93,41 +172,14 @@ void Run::BuildTable(size_t t, const std::vector<Entry>& entries) {
   table.d = DirectoryBits(n, table.spec->key_bits);
   table.width = table.d >= 16 ? 6 : 8;
   table.low = table.d == 0 ? ~0ULL : (~0ULL >> table.d);
-  const int shift = 64 - table.d;
-  auto bucket_of = [&](uint64_t v) -> size_t { return table.d == 0 ? 0 : v >> shift; };
-
-  // Counting sort by the top d bits; dir[b] ends as the first entry of bucket b.
-  std::vector<uint64_t> perm(n);
-  table.dir.assign((size_t{1} << table.d) + 1, 0);
-  for (size_t i = 0; i < n; ++i) {
-    perm[i] = table.spec->permute.Apply(entries[i].fp);
-    ++table.dir[bucket_of(perm[i]) + 1];
+  std::vector<uint64_t> sorted(n);  // (std::allocator: SortByTopBits takes std::vector)
+  for (size_t i = 0; i < n; ++i) sorted[i] = table.spec->permute.Apply(entries[i].fp);
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> slots;
+  if (t == 0) {
+    slots.resize(n);
+    for (size_t i = 0; i < n; ++i) slots[i] = entries[i].slot;
   }
-  for (size_t b = 1; b < table.dir.size(); ++b) table.dir[b] += table.dir[b - 1];
-  std::vector<uint32_t> fill(table.dir.begin(), table.dir.end() - 1);
-  std::vector<uint64_t> sorted(n);
-  std::vector<uint32_t> slots(t == 0 ? n : 0);
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t pos = fill[bucket_of(perm[i])]++;
-    sorted[pos] = perm[i];
-    if (t == 0) slots[pos] = entries[i].slot;
-  }
-  perm = {};
-  fill = {};
-  // Sort each bucket by value (and slot, for table 0, to keep builds deterministic).
-  std::vector<std::pair<uint64_t, uint32_t>> tmp;
-  for (size_t b = 0; b + 1 < table.dir.size(); ++b) {
-    const size_t lo = table.dir[b], hi = table.dir[b + 1];
-    if (hi - lo < 2) continue;
-    if (t != 0) {
-      std::sort(sorted.begin() + lo, sorted.begin() + hi);
-      continue;
-    }
-    tmp.clear();
-    for (size_t i = lo; i < hi; ++i) tmp.emplace_back(sorted[i], slots[i]);
-    std::sort(tmp.begin(), tmp.end());
-    for (size_t i = lo; i < hi; ++i) std::tie(sorted[i], slots[i]) = tmp[i - lo];
-  }
+  SortByTopBits(table.d, &sorted, t == 0 ? &slots : nullptr, &table.dir);
   table.data.assign(n * table.width + 8, 0);
   for (size_t i = 0; i < n; ++i)
     std::memcpy(table.data.data() + i * table.width, &sorted[i], table.width);
@@ -135,101 +187,133 @@ void Run::BuildTable(size_t t, const std::vector<Entry>& entries) {
 }
 
 void Run::Search(uint64_t q, int k, const SlotTable& slots, std::vector<HammingHit>* out) const {
-  if (n_ == 0) return;
+  SearchGroup(&q, 1, k, slots, &out);
+}
+
+void Run::SearchLinear(uint64_t q, int k, const SlotTable& slots,
+                       std::vector<HammingHit>* out) const {
   uint32_t idx[kChunk];
-  if (design_.linear()) {
-    CandidateCounter() += n_;
-    for (size_t off = 0; off < n_; off += kChunk) {
-      const size_t len = std::min(kChunk, n_ - off);
-      const size_t c = ScanLinear(fps_.data() + off, len, q, k, idx);
-      for (size_t j = 0; j < c; ++j) {
-        const size_t i = off + idx[j];
-        if (Live(slots_[i], slots))
-          out->push_back({slots_[i], static_cast<uint32_t>(HammingDistance(fps_[i], q))});
-      }
+  CandidateCounter() += n_;
+  for (size_t off = 0; off < n_; off += kChunk) {
+    const size_t len = std::min(kChunk, n_ - off);
+    const size_t c = ScanLinear(fps_.data() + off, len, q, k, idx);
+    for (size_t j = 0; j < c; ++j) {
+      const size_t i = off + idx[j];
+      if (Live(slots_[i], slots))
+        out->push_back({slots_[i], static_cast<uint32_t>(HammingDistance(fps_[i], q))});
     }
-    return;
-  }
-  const std::vector<int>& radii = radii_[std::min(k, 64)];
-  for (size_t t = 0; t < tables_.size(); ++t) {
-    if (radii[tables_[t].spec->group] >= 0) SearchTable(t, q, k, radii, slots, out);
   }
 }
 
-void Run::SearchTable(size_t t, uint64_t q, int k, const std::vector<int>& radii,
-                      const SlotTable& slots, std::vector<HammingHit>* out) const {
-  const Table& table = tables_[t];
-  const int r = radii[table.spec->group];
-  const uint64_t qp = table.spec->permute.Apply(q);
-  const uint64_t own = TopMask(table.spec->key_bits);
-  const int d = table.d;
-  const uint64_t qb = d == 0 ? 0 : qp >> (64 - d);
-  const uint64_t full = d == 0 ? 1 : (uint64_t{1} << d);
-  uint32_t idx[kChunk];
-
-  auto scan_bucket = [&](uint64_t b) {
-    size_t lo = table.dir[b], hi = table.dir[b + 1];
-    if (r == 0 && table.spec->key_bits > d &&
-        hi - lo > 32) {  // second level: binary search the key
-      const uint64_t key = qp & own;
-      auto less = [&](size_t i, uint64_t v) { return table.Value(i, b) < v; };
-      size_t a = lo, z = hi;
-      while (a < z) {
-        const size_t m = (a + z) / 2;
-        if (less(m, key))
-          a = m + 1;
-        else
-          z = m;
-      }
-      lo = a;
-      z = hi;
-      while (a < z) {
-        const size_t m = (a + z) / 2;
-        if (table.Value(m, b) <= (key | ~own))
-          a = m + 1;
-        else
-          z = m;
-      }
-      hi = a;
+// Probes are gathered for a group of queries and run in three passes over the
+// list (prefetch the directory, prefetch the bucket, scan), so the random
+// memory accesses of different tables and queries overlap.
+void Run::SearchGroup(const uint64_t* qs, size_t nq, int k, const SlotTable& slots,
+                      std::vector<HammingHit>* const* outs) const {
+  if (n_ == 0) return;
+  if (design_.linear()) {
+    for (size_t i = 0; i < nq; ++i) SearchLinear(qs[i], k, slots, outs[i]);
+    return;
+  }
+  const std::vector<int>& radii = radii_[std::min(k, 64)];
+  constexpr size_t kFlush = 64;
+  Probe probes[kFlush];
+  size_t np = 0;
+  auto flush = [&] {
+    for (size_t i = 0; i < np; ++i)
+      __builtin_prefetch(&tables_[probes[i].table].dir[probes[i].bucket]);
+    for (size_t i = 0; i < np; ++i) {
+      Probe& p = probes[i];
+      const Table& table = tables_[p.table];
+      p.lo = table.dir[p.bucket];
+      p.hi = table.dir[p.bucket + 1];
+      const uint8_t* first = table.data.data() + size_t{p.lo} * table.width;
+      const uint8_t* last = table.data.data() + size_t{p.hi} * table.width;
+      for (const uint8_t* a = first; a < last && a < first + 1024; a += 64) __builtin_prefetch(a);
     }
-    CandidateCounter() += hi - lo;
-    const uint64_t hib = table.width == 8 ? 0 : b << (64 - d);
-    const uint64_t low = table.width == 8 ? ~0ULL : table.low;
-    for (size_t off = lo; off < hi; off += kChunk) {
-      const size_t end = std::min(hi, off + kChunk);
-      const size_t c = ScanPacked(table.data.data(), table.width, off, end, hib, low, qp, k, idx);
-      for (size_t j = 0; j < c; ++j) {
-        const size_t i = idx[j];
-        const uint64_t v = table.Value(i, b);
-        const uint64_t x = qp ^ v;
-        if (__builtin_popcountll(x & own) > r) continue;
-        bool earlier = false;
-        for (size_t e = 0; e < t && !earlier; ++e) {
-          const int re = radii[tables_[e].spec->group];
-          earlier = re >= 0 && __builtin_popcountll(x & table.cross[e]) <= re;
-        }
-        if (earlier) continue;
-        const uint32_t dist = static_cast<uint32_t>(__builtin_popcountll(x));
-        if (t == 0) {
-          if (Live(slots_[i], slots)) out->push_back({slots_[i], dist});
-        } else if (i == lo || table.Value(i - 1, b) != v) {  // equal values: resolve once
-          EmitFromTable0(table.spec->unpermute.Apply(v), static_cast<int>(dist), slots, out);
-        }
-      }
-    }
+    for (size_t i = 0; i < np; ++i) ScanProbe(probes[i], k, radii, slots, outs[probes[i].query]);
+    np = 0;
   };
-
-  // Every bucket within radius r of qb over d bits.
-  const int rr = std::min(r, d);
-  for (int j = 0; j <= rr; ++j) {
-    if (j == 0) {
-      scan_bucket(qb);
-      continue;
+  for (size_t qi = 0; qi < nq; ++qi) {
+    for (size_t t = 0; t < tables_.size(); ++t) {
+      const Table& table = tables_[t];
+      const int r = radii[table.spec->group];
+      if (r < 0) continue;
+      const uint64_t qp = table.spec->permute.Apply(qs[qi]);
+      const int d = table.d;
+      const uint64_t qb = d == 0 ? 0 : qp >> (64 - d);
+      auto add = [&](uint64_t b) {
+        probes[np++] = {static_cast<uint32_t>(qi), static_cast<uint32_t>(t), r, b, qp, 0, 0};
+        if (np == kFlush) flush();
+      };
+      // Every bucket within radius r of qb over d bits (Gosper's hack per weight).
+      const uint64_t full = d == 0 ? 1 : (uint64_t{1} << d);
+      add(qb);
+      for (int j = 1; j <= std::min(r, d); ++j) {
+        for (uint64_t m = (uint64_t{1} << j) - 1; m < full;) {
+          add(qb ^ m);
+          const uint64_t c = m & -m, n = m + c;
+          m = (((n ^ m) >> 2) / c) | n;
+        }
+      }
     }
-    for (uint64_t m = (uint64_t{1} << j) - 1; m < full;) {
-      scan_bucket(qb ^ m);
-      const uint64_t c = m & -m, n = m + c;  // Gosper's hack: next mask with j bits
-      m = (((n ^ m) >> 2) / c) | n;
+  }
+  flush();
+}
+
+void Run::ScanProbe(const Probe& p, int k, const std::vector<int>& radii, const SlotTable& slots,
+                    std::vector<HammingHit>* out) const {
+  const Table& table = tables_[p.table];
+  const size_t t = p.table;
+  const int r = p.radius, d = table.d;
+  const uint64_t qp = p.qp, b = p.bucket;
+  const uint64_t own = TopMask(table.spec->key_bits);
+  size_t lo = p.lo, hi = p.hi;
+  if (r == 0 && table.spec->key_bits > d && hi - lo > 32) {  // second level: binary search the key
+    const uint64_t first = qp & own, last = first | ~own;
+    size_t a = lo, z = hi;
+    while (a < z) {
+      const size_t m = (a + z) / 2;
+      if (table.Value(m, b) < first)
+        a = m + 1;
+      else
+        z = m;
+    }
+    lo = a;
+    z = hi;
+    while (a < z) {
+      const size_t m = (a + z) / 2;
+      if (table.Value(m, b) <= last)
+        a = m + 1;
+      else
+        z = m;
+    }
+    hi = a;
+  }
+  CandidateCounter() += hi - lo;
+  const uint64_t hib = table.width == 8 ? 0 : b << (64 - d);
+  const uint64_t low = table.width == 8 ? ~0ULL : table.low;
+  uint32_t idx[kChunk];
+  for (size_t off = lo; off < hi; off += kChunk) {
+    const size_t end = std::min(hi, off + kChunk);
+    const size_t c = ScanPacked(table.data.data(), table.width, off, end, hib, low, qp, k, idx);
+    for (size_t j = 0; j < c; ++j) {
+      const size_t i = idx[j];
+      const uint64_t v = table.Value(i, b);
+      const uint64_t x = qp ^ v;
+      if (__builtin_popcountll(x & own) > r) continue;
+      bool earlier = false;
+      for (size_t e = 0; e < t && !earlier; ++e) {
+        const int re = radii[tables_[e].spec->group];
+        earlier = re >= 0 && __builtin_popcountll(x & table.cross[e]) <= re;
+      }
+      if (earlier) continue;
+      const uint32_t dist = static_cast<uint32_t>(__builtin_popcountll(x));
+      if (t == 0) {
+        if (Live(slots_[i], slots)) out->push_back({slots_[i], dist});
+      } else if (i == lo || table.Value(i - 1, b) != v) {  // equal values: resolve once
+        EmitFromTable0(table.spec->unpermute.Apply(v), static_cast<int>(dist), slots, out);
+      }
     }
   }
 }

@@ -27,6 +27,7 @@
 
 #include "index/design.h"
 #include "index/hamming_index.h"
+#include "index/huge_alloc.h"
 #include "index/slot_table.h"
 
 namespace neardup::index {
@@ -60,6 +61,10 @@ class Run {
 
   // Appends every live entry within distance k of q (k <= 64).
   void Search(uint64_t q, int k, const SlotTable& slots, std::vector<HammingHit>* out) const;
+  // The same for nq queries at once (outs[i] receives query i's hits); the
+  // random accesses of all queries overlap, which pays for batches.
+  void SearchGroup(const uint64_t* qs, size_t nq, int k, const SlotTable& slots,
+                   std::vector<HammingHit>* const* outs) const;
   // Appends every live entry.
   void Gather(const SlotTable& slots, std::vector<Entry>* out) const;
   size_t MemoryBytes() const;
@@ -72,17 +77,23 @@ class Run {
     int d = 0;             // directory bits
     int width = 8;         // bytes per packed entry
     uint64_t low = ~0ULL;  // bits stored per entry below the directory bits
-    std::vector<uint32_t> dir;
-    std::vector<uint8_t> data;    // n * width + 8 bytes of padding
+    std::vector<uint32_t, HugePageAllocator<uint32_t>> dir;
+    std::vector<uint8_t, HugePageAllocator<uint8_t>> data;  // n * width + 8 bytes of padding
     std::vector<uint64_t> cross;  // every table's key mask in this table's permuted space
     uint64_t Value(size_t i, uint64_t bucket) const;
   };
-  struct Probe;
+  struct Probe {
+    uint32_t query, table;
+    int radius;
+    uint64_t bucket, qp;
+    uint32_t lo, hi;
+  };
 
   Run() = default;
   void BuildTable(size_t t, const std::vector<Entry>& entries);
-  void SearchTable(size_t t, uint64_t q, int k, const std::vector<int>& radii,
-                   const SlotTable& slots, std::vector<HammingHit>* out) const;
+  void SearchLinear(uint64_t q, int k, const SlotTable& slots, std::vector<HammingHit>* out) const;
+  void ScanProbe(const Probe& p, int k, const std::vector<int>& radii, const SlotTable& slots,
+                 std::vector<HammingHit>* out) const;
   void EmitFromTable0(uint64_t fp, int dist, const SlotTable& slots,
                       std::vector<HammingHit>* out) const;
 
@@ -91,8 +102,8 @@ class Run {
   Design design_;
   std::vector<std::vector<int>> radii_;  // design_.Radii(k) for k = 0..64
   std::vector<Table> tables_;
-  std::vector<uint64_t> fps_;    // linear runs only
-  std::vector<uint32_t> slots_;  // beside table 0, or beside fps_ for linear runs
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> fps_;    // linear runs only
+  std::vector<uint32_t, HugePageAllocator<uint32_t>> slots_;  // beside table 0 or fps_
 };
 
 // The append-only front of the index. One writer appends; readers scan the

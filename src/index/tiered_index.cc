@@ -3,8 +3,8 @@
 // TieredIndex: the HammingIndex implementation. A write buffer in front of
 // immutable runs merged size-tiered in the background, in the manner of a
 // log-structured merge tree (O'Neil et al., "The Log-Structured Merge-Tree",
-// 1996). Readers load an immutable Version (runs + buffer) from an atomic
-// shared_ptr and never take a lock; the writer and the merger publish new
+// 1996). Readers copy the shared_ptr to an immutable Version (runs + buffer)
+// and search it with no further locking; the writer and the merger publish new
 // Versions under a mutex. Run ids order runs by age; a merge replaces a
 // contiguous stretch of runs by one run covering their id range, so a slot's
 // run id (the tombstone) stays meaningful across merges (see run.h).
@@ -43,7 +43,7 @@ class TieredIndex final : public HammingIndex {
     opt_.buffer_capacity = std::max<size_t>(opt_.buffer_capacity, 1);
     auto v = std::make_shared<Version>();
     v->buffer = std::make_shared<WriteBuffer>(next_id_++, opt_.buffer_capacity);
-    version_.store(std::move(v));
+    Publish(std::move(v));
   }
 
   ~TieredIndex() override {
@@ -101,7 +101,7 @@ class TieredIndex final : public HammingIndex {
       auto next = std::make_shared<Version>(*Snapshot());
       next->runs.push_back(std::move(run));
       next->buffer = std::make_shared<WriteBuffer>(next_id_++, opt_.buffer_capacity);
-      version_.store(std::move(next));
+      Publish(std::move(next));
     }
     size_.fetch_add(docs.size(), std::memory_order_relaxed);
     AfterPublish();
@@ -176,9 +176,17 @@ class TieredIndex final : public HammingIndex {
   }
 
  private:
+  // The current version. The pointer copy is guarded by a mutex held for a
+  // few nanoseconds (std::atomic<std::shared_ptr> of GCC 12 is not visible to
+  // ThreadSanitizer); no reader ever waits for a merge or a writer's work.
   std::shared_ptr<const Version> Snapshot() const {
-    return version_.load(std::memory_order_acquire);
+    std::lock_guard lk(snapshot_mu_);
+    return current_;
   }
+  void Publish(std::shared_ptr<const Version> v) {
+    std::lock_guard lk(snapshot_mu_);
+    current_.swap(v);
+  }  // the old version is released outside the lock, by `v`'s destructor
 
   Status CheckK(int k) const {
     if (k < 0 || k > opt_.max_distance) {
@@ -201,7 +209,8 @@ class TieredIndex final : public HammingIndex {
   double budget_ = 64;
   int threads_ = 1;
   SlotTable slots_;
-  std::atomic<std::shared_ptr<const Version>> version_;
+  mutable std::mutex snapshot_mu_;  // guards current_ only
+  std::shared_ptr<const Version> current_;
   std::mutex write_mu_;  // serialises writers; guards next_id_
   uint32_t next_id_ = 1;
   std::mutex version_mu_;       // publishing versions; guards the fields below
@@ -227,7 +236,7 @@ void TieredIndex::FreezeBuffer() {
         Run::Build(std::move(entries), Design::Linear(), cur->buffer->id(), cur->buffer->id(), 1));
   }
   next->buffer = std::make_shared<WriteBuffer>(next_id_++, opt_.buffer_capacity);
-  version_.store(std::move(next));
+  Publish(std::move(next));
   vl.unlock();
   AfterPublish();
 }
@@ -351,7 +360,7 @@ void TieredIndex::Install(const std::vector<std::shared_ptr<const Run>>& inputs,
     next->runs.assign(cur->runs.begin(), first);
     if (merged != nullptr) next->runs.push_back(std::move(merged));
     next->runs.insert(next->runs.end(), first + inputs.size(), cur->runs.end());
-    version_.store(std::move(next));
+    Publish(std::move(next));
     merging_ = false;
     merges_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -372,7 +381,7 @@ Status TieredIndex::Compact() {
                                       cur->buffer->id(), 1));
     }
     next->buffer = std::make_shared<WriteBuffer>(next_id_++, opt_.buffer_capacity);
-    version_.store(std::move(next));
+    Publish(std::move(next));
   }
   MergeOnce(true);
   return Status::OK();
@@ -387,14 +396,21 @@ Status TieredIndex::SearchBatch(std::span<const uint64_t> queries, int k,
   const size_t workers = std::clamp<size_t>(n / 256, 1, threads_);
   std::vector<std::vector<HammingHit>> part_hits(workers);
   std::vector<std::vector<uint32_t>> part_counts(workers);
+  constexpr size_t kGroup = 8;
   auto work = [&](size_t w) {
     const size_t begin = n * w / workers, end = n * (w + 1) / workers;
-    auto& out = part_hits[w];
-    for (size_t i = begin; i < end; ++i) {
-      const size_t before = out.size();
-      for (const auto& run : v->runs) run->Search(queries[i], k, slots_, &out);
-      v->buffer->Search(queries[i], k, slots_, &out);
-      part_counts[w].push_back(static_cast<uint32_t>(out.size() - before));
+    std::vector<HammingHit> local[kGroup];
+    std::vector<HammingHit>* outs[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) outs[g] = &local[g];
+    for (size_t i = begin; i < end; i += kGroup) {
+      const size_t m = std::min(kGroup, end - i);
+      for (size_t g = 0; g < m; ++g) local[g].clear();
+      for (const auto& run : v->runs) run->SearchGroup(&queries[i], m, k, slots_, outs);
+      for (size_t g = 0; g < m; ++g) {
+        v->buffer->Search(queries[i + g], k, slots_, &local[g]);
+        part_hits[w].insert(part_hits[w].end(), local[g].begin(), local[g].end());
+        part_counts[w].push_back(static_cast<uint32_t>(local[g].size()));
+      }
     }
   };
   std::vector<std::thread> pool;
