@@ -56,6 +56,14 @@ void HttpService::Impl::Route(const std::string& method, const std::string& patt
   auto wrapped = [this, route, handler = std::move(handler)](const httplib::Request& req,
                                                               httplib::Response& res) {
     const auto start = std::chrono::steady_clock::now();
+    // Authentication happens here, after httplib has read the body, so a
+    // rejected request leaves the keep-alive connection in a clean state.
+    if (!Authorized(req)) {
+      res.set_header("WWW-Authenticate", "Bearer realm=\"neardup\"");
+      Fail(res, 401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is required");
+      metrics.Record("unauthorized", 401, 0);
+      return;
+    }
     try {
       handler(req, res);
     } catch (const std::exception& e) {
@@ -71,6 +79,14 @@ void HttpService::Impl::Route(const std::string& method, const std::string& patt
   else if (method == "DELETE") http.Delete(pattern, wrapped);
   else if (method == "PUT") http.Put(pattern, wrapped);
   else if (method == "PATCH") http.Patch(pattern, wrapped);
+}
+
+bool HttpService::Impl::Authorized(const httplib::Request& req) const {
+  if (options.token.empty() || req.path == "/healthz") return true;
+  const std::string auth = req.get_header_value("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  return auth.size() > kBearer.size() && auth.compare(0, kBearer.size(), kBearer) == 0 &&
+         ConstantTimeEquals(std::string_view(auth).substr(kBearer.size()), options.token);
 }
 
 void HttpService::Impl::OtherMethods(const std::string& pattern, const std::string& allowed) {
@@ -94,21 +110,6 @@ HttpService::HttpService(DurableEngine* engine, ServerOptions options)
   impl->http.set_keep_alive_max_count(100000);
   impl->http.set_tcp_nodelay(true);
   impl->http.set_read_timeout(30, 0);
-  impl->http.set_pre_routing_handler([impl](const httplib::Request& req, httplib::Response& res) {
-    if (impl->options.token.empty() || req.path == "/healthz") {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    const std::string auth = req.get_header_value("Authorization");
-    constexpr std::string_view kBearer = "Bearer ";
-    const bool ok = auth.size() > kBearer.size() && auth.compare(0, kBearer.size(), kBearer) == 0 &&
-                    ConstantTimeEquals(std::string_view(auth).substr(kBearer.size()),
-                                       impl->options.token);
-    if (ok) return httplib::Server::HandlerResponse::Unhandled;
-    res.set_header("WWW-Authenticate", "Bearer realm=\"neardup\"");
-    Impl::Fail(res, 401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is required");
-    impl->metrics.Record("unauthorized", 401, 0);
-    return httplib::Server::HandlerResponse::Handled;
-  });
   // Statuses httplib sets itself (unknown path, body too large, bad request
   // line) get the JSON error shape too.
   impl->http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {

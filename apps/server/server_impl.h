@@ -32,6 +32,9 @@ struct HttpService::Impl {
   // Answers 405 for the methods of `pattern` that are not in `allowed`.
   void OtherMethods(const std::string& pattern, const std::string& allowed);
   void RegisterRoutes();  // routes.cc
+  // True when no token is configured, for /healthz, or with the right
+  // bearer token (compared in constant time).
+  bool Authorized(const httplib::Request& req) const;
 
   // Writes a JSON body with `status`.
   static void Reply(httplib::Response& res, int status, const Json& body);
