@@ -57,10 +57,11 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& s) {
   const size_t colon = s.rfind(':');
   if (colon == std::string::npos) return Status::InvalidArgument("--listen wants HOST:PORT");
   std::string host = s.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   const std::string port = s.substr(colon + 1);
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(port) > 65535) {
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
     return Status::InvalidArgument("bad port in --listen '" + s + "'");
   }
   return std::make_pair(host, std::stoi(port));
@@ -146,8 +147,8 @@ int Serve(const ServeFlags& f) {
 
 void Setup(CLI::App* app, int* exit_code) {
   auto flags = std::make_shared<ServeFlags>();
-  CLI::App* cmd = app->add_subcommand(
-      "serve", "Run the durable HTTP service (JSON API v1, see docs/api.md).");
+  CLI::App* cmd =
+      app->add_subcommand("serve", "Run the durable HTTP service (JSON API v1, see docs/api.md).");
   cmd->add_option("--data", flags->data, "Store directory (created if missing)")->required();
   cmd->add_option("--listen", flags->listen, "HOST:PORT to bind; port 0 picks a free one")
       ->capture_default_str();

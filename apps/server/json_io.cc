@@ -14,12 +14,16 @@ int NestingDepth(std::string_view s, int limit) {
   bool in_string = false, escaped = false;
   for (char c : s) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       max_depth = std::max(max_depth, ++depth);
       if (max_depth > limit) return max_depth;
@@ -77,7 +81,8 @@ Result<IncomingDocument> ParseDocument(const Json& j, const Limits& limits) {
     } else if (t->is_number_integer() && t->get<int64_t>() >= 0 && t->get<int64_t>() < kMax) {
       d.time = t->get<int64_t>();
     } else {
-      return Status::InvalidArgument("'time' must be an integer of ms since the epoch in [0, 2^53)");
+      return Status::InvalidArgument(
+          "'time' must be an integer of ms since the epoch in [0, 2^53)");
     }
   }
   if (auto m = j.find("meta"); m != j.end() && !m->is_null()) {
@@ -98,8 +103,8 @@ Status ParseBatch(std::string_view body, const Limits& limits,
     NEARDUP_ASSIGN_OR_RETURN(Json j, ParseBody(body, limits));
     if (!j.is_array()) return Status::InvalidArgument("batch must be a JSON array or NDJSON");
     if (j.size() > limits.max_batch) {
-      return Status::OutOfRange("batch of " + std::to_string(j.size()) + " documents; the limit is " +
-                                std::to_string(limits.max_batch));
+      return Status::OutOfRange("batch of " + std::to_string(j.size()) +
+                                " documents; the limit is " + std::to_string(limits.max_batch));
     }
     for (const auto& item : j) docs->push_back(ParseDocument(item, limits));
     return Status::OK();
@@ -154,15 +159,24 @@ std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_hand
 
 int HttpStatus(const Status& s) {
   switch (s.code()) {
-    case StatusCode::kOk: return 200;
-    case StatusCode::kInvalidArgument: return 400;
-    case StatusCode::kNotFound: return 404;
-    case StatusCode::kAlreadyExists: return 409;
-    case StatusCode::kOutOfRange: return 413;
-    case StatusCode::kFailedPrecondition: return 409;
-    case StatusCode::kResourceExhausted: return 507;
-    case StatusCode::kUnavailable: return 503;
-    default: return 500;
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kAlreadyExists:
+      return 409;
+    case StatusCode::kOutOfRange:
+      return 413;
+    case StatusCode::kFailedPrecondition:
+      return 409;
+    case StatusCode::kResourceExhausted:
+      return 507;
+    case StatusCode::kUnavailable:
+      return 503;
+    default:
+      return 500;
   }
 }
 

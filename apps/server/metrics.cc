@@ -22,7 +22,8 @@ void RequestMetrics::Render(std::string* out) const {
   out->append("# HELP neardup_http_requests_total HTTP requests by route and status.\n");
   out->append("# TYPE neardup_http_requests_total counter\n");
   for (const auto& [key, n] : requests_) {
-    std::snprintf(buf, sizeof(buf), "neardup_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
+    std::snprintf(buf, sizeof(buf),
+                  "neardup_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
                   key.first.c_str(), key.second, static_cast<unsigned long long>(n));
     out->append(buf);
   }

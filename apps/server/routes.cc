@@ -3,8 +3,8 @@
 // validates, calls the DurableEngine, and writes JSON.
 #include <unistd.h>
 
-#include <cstdio>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 
 #include "server/server_impl.h"
@@ -65,8 +65,8 @@ void HttpService::Impl::RegisterRoutes() {
         where.push_back(i);
       }
     }
-    auto results = eng.AddBatch(docs, WantsUpsert(req) ? OnConflict::kReturnExisting
-                                                        : OnConflict::kError);
+    auto results =
+        eng.AddBatch(docs, WantsUpsert(req) ? OnConflict::kReturnExisting : OnConflict::kError);
     Json out = Json::array();
     size_t next = 0, failed = 0;
     for (size_t i = 0; i < parsed.size(); ++i) {
@@ -96,8 +96,8 @@ void HttpService::Impl::RegisterRoutes() {
     }
     const std::string& text = (*body)["text"].get_ref<const std::string&>();
     if (text.size() > limits.max_doc_bytes) {
-      return Fail(res, Status::OutOfRange("text over " + std::to_string(limits.max_doc_bytes) +
-                                          " bytes"));
+      return Fail(
+          res, Status::OutOfRange("text over " + std::to_string(limits.max_doc_bytes) + " bytes"));
     }
     int k = -1;
     if (auto m = body->find("max_distance"); m != body->end() && !m->is_null()) {
@@ -199,7 +199,8 @@ void HttpService::Impl::RegisterRoutes() {
       const std::string cur = req.get_param_value("cursor");
       const size_t colon = cur.find(':');
       int64_t key = 0;
-      auto [p, ec] = std::from_chars(cur.data(), cur.data() + (colon == std::string::npos ? 0 : colon), key);
+      auto [p, ec] =
+          std::from_chars(cur.data(), cur.data() + (colon == std::string::npos ? 0 : colon), key);
       if (colon == std::string::npos || ec != std::errc() || p != cur.data() + colon) {
         return Fail(res, 400, "invalid_argument", "bad cursor");
       }
@@ -210,17 +211,18 @@ void HttpService::Impl::RegisterRoutes() {
     Json list = Json::array();
     for (const auto& c : page) {
       auto meta = eng.Meta(c.representative);
-      list.push_back({{"id", c.id},
-                      {"size", c.size},
-                      {"time", c.time},
-                      {"representative",
-                       {{"id", c.representative},
-                        {"meta", meta.ok() ? MetaJson(*meta) : Json(nullptr)}}}});
+      list.push_back(
+          {{"id", c.id},
+           {"size", c.size},
+           {"time", c.time},
+           {"representative",
+            {{"id", c.representative}, {"meta", meta.ok() ? MetaJson(*meta) : Json(nullptr)}}}});
     }
     Json next = nullptr;
     if (!page.empty() && page.size() == *limit) {
       const auto& last = page.back();
-      next = std::to_string(by == ClusterSort::kSize ? int64_t{last.size} : last.time) + ":" + last.id;
+      next =
+          std::to_string(by == ClusterSort::kSize ? int64_t{last.size} : last.time) + ":" + last.id;
     }
     Reply(res, 200, {{"clusters", list}, {"next_cursor", next}});
   });
@@ -235,7 +237,8 @@ void HttpService::Impl::RegisterRoutes() {
       if (!body->is_object()) return Fail(res, 400, "invalid_argument", "body must be an object");
       if (auto b = body->find("before"); b != body->end() && !b->is_null()) {
         if (!b->is_number_integer()) {
-          return Fail(res, 400, "invalid_argument", "'before' must be an integer (ms since the epoch)");
+          return Fail(res, 400, "invalid_argument",
+                      "'before' must be an integer (ms since the epoch)");
         }
         before = b->get<int64_t>();
         have = true;

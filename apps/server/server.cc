@@ -24,14 +24,22 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 
 const char* CodeForStatus(int status) {
   switch (status) {
-    case 400: return "bad_request";
-    case 401: return "unauthorized";
-    case 404: return "not_found";
-    case 405: return "method_not_allowed";
-    case 413: return "payload_too_large";
-    case 414: return "uri_too_long";
-    case 503: return "unavailable";
-    default: return status >= 500 ? "internal" : "bad_request";
+    case 400:
+      return "bad_request";
+    case 401:
+      return "unauthorized";
+    case 404:
+      return "not_found";
+    case 405:
+      return "method_not_allowed";
+    case 413:
+      return "payload_too_large";
+    case 414:
+      return "uri_too_long";
+    case 503:
+      return "unavailable";
+    default:
+      return status >= 500 ? "internal" : "bad_request";
   }
 }
 
@@ -54,7 +62,7 @@ void HttpService::Impl::Fail(httplib::Response& res, int status, std::string_vie
 void HttpService::Impl::Route(const std::string& method, const std::string& pattern,
                               const std::string& route, Handler handler) {
   auto wrapped = [this, route, handler = std::move(handler)](const httplib::Request& req,
-                                                              httplib::Response& res) {
+                                                             httplib::Response& res) {
     const auto start = std::chrono::steady_clock::now();
     // Authentication happens here, after httplib has read the body, so a
     // rejected request leaves the keep-alive connection in a clean state.
@@ -74,11 +82,16 @@ void HttpService::Impl::Route(const std::string& method, const std::string& patt
     metrics.Record(route, res.status,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   };
-  if (method == "GET") http.Get(pattern, wrapped);
-  else if (method == "POST") http.Post(pattern, wrapped);
-  else if (method == "DELETE") http.Delete(pattern, wrapped);
-  else if (method == "PUT") http.Put(pattern, wrapped);
-  else if (method == "PATCH") http.Patch(pattern, wrapped);
+  if (method == "GET")
+    http.Get(pattern, wrapped);
+  else if (method == "POST")
+    http.Post(pattern, wrapped);
+  else if (method == "DELETE")
+    http.Delete(pattern, wrapped);
+  else if (method == "PUT")
+    http.Put(pattern, wrapped);
+  else if (method == "PATCH")
+    http.Patch(pattern, wrapped);
 }
 
 bool HttpService::Impl::Authorized(const httplib::Request& req) const {
@@ -92,10 +105,12 @@ bool HttpService::Impl::Authorized(const httplib::Request& req) const {
 void HttpService::Impl::OtherMethods(const std::string& pattern, const std::string& allowed) {
   for (const char* m : {"GET", "POST", "DELETE", "PUT", "PATCH"}) {
     if (allowed.find(m) != std::string::npos) continue;
-    Route(m, pattern, "method_not_allowed", [allowed](const httplib::Request& req, httplib::Response& res) {
-      res.set_header("Allow", allowed);
-      Fail(res, 405, "method_not_allowed", req.method + " is not allowed here; use " + allowed);
-    });
+    Route(m, pattern, "method_not_allowed",
+          [allowed](const httplib::Request& req, httplib::Response& res) {
+            res.set_header("Allow", allowed);
+            Fail(res, 405, "method_not_allowed",
+                 req.method + " is not allowed here; use " + allowed);
+          });
   }
 }
 

@@ -25,7 +25,7 @@ namespace neardup::server {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8080;  // 0 picks a free port
+  int port = 8080;    // 0 picks a free port
   std::string token;  // empty: no authentication
   Limits limits;
   int threads = 64;  // connection threads (each keep-alive connection holds one)

@@ -62,19 +62,32 @@ std::string Edit(std::mt19937_64& rng, std::string s) {
 bool Parse(int argc, char** argv, Flags* f) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--host") f->host = v;
-    else if (k == "--port") f->port = std::stoi(v);
-    else if (k == "--mode") f->mode = v;
-    else if (k == "--connections") f->connections = std::stoi(v);
-    else if (k == "--duration") f->duration = std::stod(v);
-    else if (k == "--rate") f->rate = std::stod(v);
-    else if (k == "--batch") f->batch = std::stoi(v);
-    else if (k == "--doc-bytes") f->doc_bytes = std::stoi(v);
-    else if (k == "--dup-rate") f->dup_rate = std::stod(v);
-    else if (k == "--prefix") f->prefix = v;
-    else if (k == "--token") f->token = v;
-    else if (k == "--pool") f->pool = std::stoi(v);
-    else return false;
+    if (k == "--host")
+      f->host = v;
+    else if (k == "--port")
+      f->port = std::stoi(v);
+    else if (k == "--mode")
+      f->mode = v;
+    else if (k == "--connections")
+      f->connections = std::stoi(v);
+    else if (k == "--duration")
+      f->duration = std::stod(v);
+    else if (k == "--rate")
+      f->rate = std::stod(v);
+    else if (k == "--batch")
+      f->batch = std::stoi(v);
+    else if (k == "--doc-bytes")
+      f->doc_bytes = std::stoi(v);
+    else if (k == "--dup-rate")
+      f->dup_rate = std::stod(v);
+    else if (k == "--prefix")
+      f->prefix = v;
+    else if (k == "--token")
+      f->token = v;
+    else if (k == "--pool")
+      f->pool = std::stoi(v);
+    else
+      return false;
   }
   return (argc % 2) == 1;
 }
@@ -144,7 +157,8 @@ int main(int argc, char** argv) {
           n = f.batch;
           r = c.Post("/v1/documents:batch", headers, body, "application/x-ndjson");
         } else if (f.mode == "query") {
-          r = c.Post("/v1/query", headers, Json{{"text", pool[rng() % pool.size()].substr(0, f.doc_bytes)}}.dump(),
+          r = c.Post("/v1/query", headers,
+                     Json{{"text", pool[rng() % pool.size()].substr(0, f.doc_bytes)}}.dump(),
                      "application/json");
         } else {  // get: ids of an earlier ingest run with the same prefix and connections
           const std::string id = f.prefix + "-" + std::to_string(rng() % f.connections) + "-" +
@@ -152,8 +166,8 @@ int main(int argc, char** argv) {
           r = c.Get(("/v1/documents/" + id).c_str(), headers);
         }
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - next).count();
-        const bool ok = r && (r->status == 200 || r->status == 201 ||
-                              (f.mode == "get" && r->status == 404));
+        const bool ok =
+            r && (r->status == 200 || r->status == 201 || (f.mode == "get" && r->status == 404));
         if (ok) {
           lat.push_back(ms);
           ++requests;
@@ -163,7 +177,8 @@ int main(int argc, char** argv) {
           if (!r) c.stop();
         }
         if (interval > 0) {
-          next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval));
+          next +=
+              std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval));
         }
       }
     });
@@ -173,7 +188,9 @@ int main(int argc, char** argv) {
   std::vector<double> all;
   for (auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end());
-  auto pct = [&](double p) { return all.empty() ? 0.0 : all[std::min(all.size() - 1, size_t(p * all.size()))]; };
+  auto pct = [&](double p) {
+    return all.empty() ? 0.0 : all[std::min(all.size() - 1, size_t(p * all.size()))];
+  };
   Json out = {{"mode", f.mode},
               {"connections", f.connections},
               {"target_rate", f.rate},

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
@@ -17,13 +17,16 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr char kStory[] =
-    "国家统计局今天发布数据显示，十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点零，"
+    "国家统计局今天发布数据显示，十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点"
+    "零，"
     "农村上涨百分之二点三；食品价格上涨百分之三点八，非食品价格上涨百分之一点七。";
 constexpr char kReprint[] =
-    "国家统计局今天发布数据显示：十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点零，"
+    "国家统计局今天发布数据显示：十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点"
+    "零，"
     "农村上涨百分之二点三；食品价格上涨百分之三点八，非食品价格上涨百分之一点七";
 constexpr char kOther[] =
-    "北京时间昨晚，中国女排在世界杯比赛中以三比零战胜对手，取得开门红，主教练赛后表示球队状态良好。";
+    "北京时间昨晚，中国女排在世界杯比赛中以三比零战胜对手，取得开门红，主教练赛后表示球队状态良好"
+    "。";
 
 class ApiTest : public ::testing::Test {
  protected:
@@ -47,7 +50,7 @@ class ApiTest : public ::testing::Test {
     httplib::Result r = method == "GET"      ? client_->Get(path.c_str())
                         : method == "DELETE" ? client_->Delete(path.c_str())
                         : method == "PUT"    ? client_->Put(path.c_str(), body, "application/json")
-                                             : client_->Post(path.c_str(), body, "application/json");
+                                          : client_->Post(path.c_str(), body, "application/json");
     EXPECT_TRUE(r) << method << " " << path;
     if (!r) return {0, Json()};
     Json j = Json::parse(r->body, nullptr, false);
@@ -60,7 +63,8 @@ class ApiTest : public ::testing::Test {
     EXPECT_EQ(r.second["error"]["code"], code) << r.second.dump();
     EXPECT_TRUE(r.second["error"]["message"].is_string());
   }
-  static std::string Doc(const std::string& id, const std::string& text, const Json& meta = nullptr) {
+  static std::string Doc(const std::string& id, const std::string& text,
+                         const Json& meta = nullptr) {
     Json j = {{"id", id}, {"text", text}};
     if (!meta.is_null()) j["meta"] = meta;
     return j.dump();
@@ -72,7 +76,8 @@ class ApiTest : public ::testing::Test {
 };
 
 TEST_F(ApiTest, AddReprintQueryGetSimilarClusterDelete) {
-  auto a = Call("POST", "/v1/documents", Doc("add-a", kStory, {{"title", "CPI"}, {"source", "xinhua"}}));
+  auto a =
+      Call("POST", "/v1/documents", Doc("add-a", kStory, {{"title", "CPI"}, {"source", "xinhua"}}));
   ASSERT_EQ(a.first, 201) << a.second.dump();
   EXPECT_EQ(a.second["cluster"], "add-a");
   EXPECT_EQ(a.second["duplicate"], false);
@@ -145,8 +150,7 @@ TEST_F(ApiTest, RepeatedIdIsConflictUnlessUpsertWhichReturnsTheStoredAnswer) {
 TEST_F(ApiTest, BatchAcceptsArrayAndNdjsonWithOneResultPerDocumentInOrder) {
   Json arr = Json::array({Json::parse(Doc("bat-1", std::string(kStory) + "批")),
                           Json::parse(Doc("bat-2", std::string(kStory) + "批")),
-                          Json{{"id", 5}, {"text", "x"}},
-                          Json::parse(Doc("bat-1", "dup id"))});
+                          Json{{"id", 5}, {"text", "x"}}, Json::parse(Doc("bat-1", "dup id"))});
   auto r = Call("POST", "/v1/documents:batch", arr.dump());
   ASSERT_EQ(r.first, 200) << r.second.dump();
   auto& res = r.second["results"];
@@ -159,7 +163,8 @@ TEST_F(ApiTest, BatchAcceptsArrayAndNdjsonWithOneResultPerDocumentInOrder) {
   EXPECT_EQ(res[3]["status"], 409);
   EXPECT_EQ(r.second["failed"], 2);
 
-  const std::string nd = Doc("bat-3", kOther) + "\n\n{broken\n" + Doc("bat-4", "第四篇文章的内容") + "\n";
+  const std::string nd =
+      Doc("bat-3", kOther) + "\n\n{broken\n" + Doc("bat-4", "第四篇文章的内容") + "\n";
   r = Call("POST", "/v1/documents:batch", nd);
   ASSERT_EQ(r.first, 200);
   ASSERT_EQ(r.second["results"].size(), 3u);
@@ -238,10 +243,16 @@ TEST_F(ApiTest, BadInputsGetClearErrorsAndNeverCrashTheServer) {
 
 TEST_F(ApiTest, ClusterListPagesCoverEveryClusterOnceInOrder) {
   // Three families of sizes 3, 2, 1 plus whatever other tests added.
-  const std::string f1 = "第一组新闻：央行宣布下调存款准备金率零点五个百分点，释放长期资金约一万亿元，支持实体经济发展。";
-  const std::string f2 = "第二组新闻：气象台发布暴雨橙色预警，预计未来三小时内城区将出现五十毫米以上的强降水，请注意防范。";
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(Call("POST", "/v1/documents", Doc("p1-" + std::to_string(i), f1)).first, 201);
-  for (int i = 0; i < 2; ++i) ASSERT_EQ(Call("POST", "/v1/documents", Doc("p2-" + std::to_string(i), f2)).first, 201);
+  const std::string f1 =
+      "第一组新闻：央行宣布下调存款准备金率零点五个百分点，释放长期资金约一万亿元，支持实体经济发展"
+      "。";
+  const std::string f2 =
+      "第二组新闻：气象台发布暴雨橙色预警，预计未来三小时内城区将出现五十毫米以上的强降水，请注意防"
+      "范。";
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(Call("POST", "/v1/documents", Doc("p1-" + std::to_string(i), f1)).first, 201);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(Call("POST", "/v1/documents", Doc("p2-" + std::to_string(i), f2)).first, 201);
   for (const char* sort : {"size", "recent"}) {
     for (const char* order : {"desc", "asc"}) {
       std::vector<std::pair<int64_t, std::string>> keys;
@@ -252,15 +263,17 @@ TEST_F(ApiTest, ClusterListPagesCoverEveryClusterOnceInOrder) {
         auto r = Call("GET", path);
         ASSERT_EQ(r.first, 200) << r.second.dump();
         for (const auto& c : r.second["clusters"]) {
-          keys.emplace_back(std::string(sort) == "size" ? c["size"].get<int64_t>() : c["time"].get<int64_t>(),
-                            c["id"].get<std::string>());
+          keys.emplace_back(
+              std::string(sort) == "size" ? c["size"].get<int64_t>() : c["time"].get<int64_t>(),
+              c["id"].get<std::string>());
           EXPECT_TRUE(c["representative"]["id"].is_string());
         }
         if (r.second["next_cursor"].is_null()) break;
         cursor = r.second["next_cursor"];
       }
       std::set<std::string> ids;
-      for (const auto& k : keys) EXPECT_TRUE(ids.insert(k.second).second) << "repeated " << k.second;
+      for (const auto& k : keys)
+        EXPECT_TRUE(ids.insert(k.second).second) << "repeated " << k.second;
       auto sorted = keys;
       std::sort(sorted.begin(), sorted.end());
       if (std::string(order) == "desc") std::reverse(sorted.begin(), sorted.end());
@@ -275,9 +288,16 @@ TEST_F(ApiTest, ClusterListPagesCoverEveryClusterOnceInOrder) {
 }
 
 TEST_F(ApiTest, ExpireByHandRemovesOldTreesOnly) {
-  const std::string old_text = "很久以前的一条旧闻：某地举办了传统庙会活动，吸引了大量游客前来参观游玩，现场热闹非凡。";
-  ASSERT_EQ(Call("POST", "/v1/documents", Json{{"id", "old-1"}, {"text", old_text}, {"time", 1000}}.dump()).first, 201);
-  ASSERT_EQ(Call("POST", "/v1/documents", Json{{"id", "old-2"}, {"text", old_text}, {"time", 2000}}.dump()).first, 201);
+  const std::string old_text =
+      "很久以前的一条旧闻：某地举办了传统庙会活动，吸引了大量游客前来参观游玩，现场热闹非凡。";
+  ASSERT_EQ(Call("POST", "/v1/documents",
+                 Json{{"id", "old-1"}, {"text", old_text}, {"time", 1000}}.dump())
+                .first,
+            201);
+  ASSERT_EQ(Call("POST", "/v1/documents",
+                 Json{{"id", "old-2"}, {"text", old_text}, {"time", 2000}}.dump())
+                .first,
+            201);
   auto r = Call("POST", "/v1/expire", R"({"before": 1500})");
   ASSERT_EQ(r.first, 200);
   EXPECT_EQ(r.second["trees"], 0);  // old-2 joined at 2000 and refreshed the root
@@ -335,9 +355,11 @@ TEST(ServerAuthTest, TokenRequiredEverywhereButHealthz) {
 }
 
 TEST(ServerCliTest, BadFlagsAreUsageErrors) {
-  const std::string cmd = std::string(NEARDUP_BINARY) + " serve --data /tmp/x --ttl 5parsecs 2>/dev/null";
+  const std::string cmd =
+      std::string(NEARDUP_BINARY) + " serve --data /tmp/x --ttl 5parsecs 2>/dev/null";
   EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 2);
-  const std::string cmd2 = std::string(NEARDUP_BINARY) + " serve --data /tmp/x --listen nohost 2>/dev/null";
+  const std::string cmd2 =
+      std::string(NEARDUP_BINARY) + " serve --data /tmp/x --listen nohost 2>/dev/null";
   EXPECT_EQ(WEXITSTATUS(std::system(cmd2.c_str())), 2);
 }
 

@@ -27,8 +27,8 @@ ServerProcess::~ServerProcess() { Kill(); }
 bool ServerProcess::Start() {
   const std::string port_file = data_ + ".port";
   std::filesystem::remove(port_file);
-  std::vector<std::string> args = {NEARDUP_BINARY, "serve", "--data", data_, "--listen",
-                                   "127.0.0.1:0", "--port-file", port_file};
+  std::vector<std::string> args = {NEARDUP_BINARY, "serve",       "--data",      data_,
+                                   "--listen",     "127.0.0.1:0", "--port-file", port_file};
   args.insert(args.end(), extra_.begin(), extra_.end());
   pid_ = fork();
   if (pid_ == 0) {
