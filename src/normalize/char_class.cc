@@ -4,23 +4,9 @@
 #include <unicode/uchar.h>
 #include <unicode/uscript.h>
 
-#include <array>
 
 namespace neardup::normalize {
 namespace {
-
-constexpr std::array<CharClass, 128> MakeAsciiTable() {
-  std::array<CharClass, 128> t{};
-  for (int c = 0; c < 128; ++c) {
-    if (c == ' ' || (c >= 9 && c <= 13)) t[c] = CharClass::kSpace;
-    else if (c < 32 || c == 127) t[c] = CharClass::kControl;
-    else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-      t[c] = CharClass::kWord;
-    else t[c] = CharClass::kPunct;
-  }
-  return t;
-}
-constexpr std::array<CharClass, 128> kAscii = MakeAsciiTable();
 
 bool IsNoSpaceScript(UScriptCode s) {
   switch (s) {
@@ -35,9 +21,8 @@ bool IsNoSpaceScript(UScriptCode s) {
 
 }  // namespace
 
-CharClass Classify(int32_t cp) {
-  if (cp < 128) return kAscii[cp];
-  // CJK Unified Ideographs and Extension A: the bulk of Chinese text.
+CharClass ClassifySlow(int32_t cp) {
+  if (cp < 128) return kAsciiClass[cp];
   if ((cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF)) return CharClass::kNoSpace;
   if (u_isUWhiteSpace(cp)) return CharClass::kSpace;
   const uint32_t mask = U_GET_GC_MASK(cp);

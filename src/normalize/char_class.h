@@ -8,6 +8,7 @@
 #ifndef NEARDUP_NORMALIZE_CHAR_CLASS_H_
 #define NEARDUP_NORMALIZE_CHAR_CLASS_H_
 
+#include <array>
 #include <cstdint>
 
 namespace neardup::normalize {
@@ -20,7 +21,30 @@ enum class CharClass : uint8_t {
   kWord,      // letters, digits and marks of scripts written with spaces
 };
 
-CharClass Classify(int32_t cp);
+// Slow path of Classify: asks ICU (char_class.cc).
+CharClass ClassifySlow(int32_t cp);
+
+constexpr std::array<CharClass, 128> MakeAsciiClassTable() {
+  std::array<CharClass, 128> t{};
+  for (int c = 0; c < 128; ++c) {
+    if (c == ' ' || (c >= 9 && c <= 13)) t[c] = CharClass::kSpace;
+    else if (c < 32 || c == 127) t[c] = CharClass::kControl;
+    else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+      t[c] = CharClass::kWord;
+    else t[c] = CharClass::kPunct;
+  }
+  return t;
+}
+inline constexpr std::array<CharClass, 128> kAsciiClass = MakeAsciiClassTable();
+
+inline CharClass Classify(int32_t cp) {
+  if (cp < 128) return kAsciiClass[cp];
+  // CJK Unified Ideographs: the bulk of Chinese text.
+  if (cp >= 0x4E00 && cp <= 0x9FFF) return CharClass::kNoSpace;
+  // Common CJK punctuation: 、。〃 〈〉《》「」『』【】
+  if ((cp >= 0x3001 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011)) return CharClass::kPunct;
+  return ClassifySlow(cp);
+}
 
 // True for the sentence terminators used by longest-sentence features:
 // 。！？；!?; and the line breaks.

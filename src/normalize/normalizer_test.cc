@@ -2,6 +2,10 @@
 #include "normalize/normalizer.h"
 
 #include <gtest/gtest.h>
+#include <unicode/bytestream.h>
+#include <unicode/normalizer2.h>
+
+#include <random>
 
 #include "normalize/char_class.h"
 #include "normalize/utf8.h"
@@ -91,6 +95,74 @@ TEST(CharClassTest, Classes) {
   EXPECT_EQ(Classify(U'，'), CharClass::kPunct);
   EXPECT_EQ(Classify(U'€'), CharClass::kPunct);
   EXPECT_EQ(Classify(0x3000), CharClass::kSpace);
+}
+
+}  // namespace
+}  // namespace neardup::normalize
+
+namespace neardup::normalize {
+namespace {
+
+// The fast path (ASCII and CJK copied, the rest through ICU in spans) must
+// equal ICU's NFKC_Casefold of the whole string, including marks that
+// compose with a preceding ASCII or CJK base.
+TEST(NormalizerTest, FastPathEqualsWholeStringIcu) {
+  UErrorCode err = U_ZERO_ERROR;
+  const icu::Normalizer2* icu_nfkc_cf = icu::Normalizer2::getNFKCCasefoldInstance(err);
+  ASSERT_TRUE(U_SUCCESS(err));
+  const std::vector<std::string> pool = {
+      "a", "Z", "e", "中", "文", "\u0301", "\u0308", "\u0323", "Ａ", "ｂ", "ﬁ", "ß", "Σ", "①",
+      "\u212A", "\u1100", "\u1161", "\u11A8", "가", "ｶ", "ﾞ", "\uF900", "é", "Å", "\u3099",
+      "か", "7", "x", "，", "。", "、", "《", "」", "　", "“", "”", "—", "…", "！", "Ｚ",
+      "〃", "々", "’", "～", "｟", "｡", "〒"};
+  NormalizerOptions o;
+  o.drop_punctuation = false;
+  auto n = Normalizer::Create(o);
+  ASSERT_TRUE(n.ok());
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string s;
+    const int len = rng() % 12;
+    for (int i = 0; i < len; ++i) s += pool[rng() % pool.size()];
+    std::string want;
+    icu::StringByteSink<std::string> sink(&want);
+    err = U_ZERO_ERROR;
+    icu_nfkc_cf->normalizeUTF8(0, icu::StringPiece(s.data(), s.size()), sink, nullptr, err);
+    ASSERT_TRUE(U_SUCCESS(err));
+    // Clean-up collapses and trims the spaces NFKC makes (U+3000 -> ' ').
+    std::string collapsed;
+    for (char c : want) {
+      if (c == ' ' && (collapsed.empty() || collapsed.back() == ' ')) continue;
+      collapsed += c;
+    }
+    if (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
+    want = collapsed;
+    std::string got;
+    ASSERT_TRUE((*n)->Normalize(s, &got).ok());
+    ASSERT_EQ(got, want) << "input: " << s;
+  }
+}
+
+}  // namespace
+}  // namespace neardup::normalize
+
+namespace neardup::normalize {
+namespace {
+
+// Maps 國 to 国 and ！ (after NFKC: !) to a space-separated marker.
+class TestFolder : public TextFolder {
+ public:
+  void Fold(std::string_view in, std::string* out) const override {
+    std::string s(in);
+    for (size_t p; (p = s.find("國")) != std::string::npos;) s.replace(p, 3, "国");
+    *out += s;
+  }
+};
+
+TEST(NormalizerTest, FolderRunsAfterNfkcAndBeforeCleanUp) {
+  NormalizerOptions o;
+  o.folder = std::make_shared<TestFolder>();
+  EXPECT_EQ(Norm("中國ＡＢ，中國", o), "中国ab 中国");
 }
 
 }  // namespace

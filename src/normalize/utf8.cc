@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-namespace neardup::normalize {
+namespace neardup {
 namespace {
 
 // Length of the well-formed sequence starting at p (Unicode Table 3-7), or 0.
@@ -95,7 +95,9 @@ std::string ReplaceInvalidUtf8(std::string_view s) {
   return out;
 }
 
-int32_t DecodeUtf8(std::string_view s, size_t* pos) {
+namespace normalize {
+
+int32_t DecodeUtf8Slow(std::string_view s, size_t* pos) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data()) + *pos;
   const size_t len = WellFormedLength(p, s.size() - *pos);
   switch (len) {
@@ -127,4 +129,5 @@ void AppendUtf8(int32_t cp, std::string* out) {
   }
 }
 
-}  // namespace neardup::normalize
+}  // namespace normalize
+}  // namespace neardup

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Pieces shared by the batch subcommands: engine flags, JSONL input with
+// file:line error reporting, output files and a progress line on stderr.
+#ifndef NEARDUP_APPS_CLI_COMMON_H_
+#define NEARDUP_APPS_CLI_COMMON_H_
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "neardup/engine.h"
+#include "neardup/options.h"
+
+namespace neardup::cli {
+
+// Flags that shape the pipeline; shared by dedup, fingerprint, query, eval.
+struct PipelineFlags {
+  std::string profile = "default";
+  std::optional<int> max_distance;
+  std::optional<int> ngram;
+  std::optional<int> word_ngram;
+  bool keep_punctuation = false;
+  bool replace_invalid_utf8 = false;
+  int threads = 0;
+  std::string data_dir;
+};
+void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);
+// The profile's options with the explicit flags applied on top.
+Result<EngineOptions> MakeEngineOptions(const PipelineFlags& flags);
+
+// Where to find fields in each JSONL record.
+struct InputFlags {
+  std::vector<std::string> files;  // empty or "-" means stdin
+  std::string text_field = "text";
+  std::string id_field = "id";
+  bool skip_invalid = false;
+  bool quiet = false;
+  bool replace_invalid_utf8 = false;  // set from PipelineFlags by the command
+};
+void AddInputFlags(CLI::App* cmd, InputFlags* flags);
+
+struct Record {
+  std::string file;
+  uint64_t line = 0;     // 1-based line number within the file
+  nlohmann::json id;     // the id field, or the line number when absent
+  std::string text;
+  std::string raw;       // the input line, only when requested
+};
+
+// Reads JSONL records in batches. Bad records (malformed JSON, missing or
+// non-string text, non-scalar id) are errors naming file and line, or are
+// skipped with a warning under --skip-invalid.
+class JsonlReader {
+ public:
+  JsonlReader(const InputFlags& flags, bool keep_raw);
+  // Fills *batch with up to `max` records. Returns false at the end of input.
+  // Errors: InvalidArgument (bad record), IOError/NotFound (unreadable file).
+  Result<bool> Next(size_t max, std::vector<Record>* batch);
+  uint64_t skipped() const { return skipped_; }
+  uint64_t bytes_read() const { return bytes_read_; }
+  uint64_t total_bytes() const { return total_bytes_; }  // 0 when unknown (stdin)
+
+ private:
+  Status OpenNext();
+  Status Parse(std::string&& line, Record* rec);
+
+  InputFlags flags_;
+  bool keep_raw_;
+  size_t file_index_ = 0;
+  std::string current_name_;
+  std::unique_ptr<std::ifstream> file_;
+  std::istream* in_ = nullptr;
+  uint64_t line_ = 0;
+  uint64_t skipped_ = 0;
+  uint64_t bytes_read_ = 0;
+  uint64_t total_bytes_ = 0;
+};
+
+// Engine ids are strings: the id's JSON serialization, so 1 and "1" differ.
+inline std::string IdKey(const nlohmann::json& id) { return id.dump(); }
+
+// Output to a file (-o) or stdout.
+class Output {
+ public:
+  // Errors: IOError if the file cannot be created.
+  static Result<std::unique_ptr<Output>> Open(const std::string& path);
+  std::ostream& stream() { return *out_; }
+  // Errors: IOError if any write failed (e.g. disk full).
+  Status Close();
+
+ private:
+  std::string path_;
+  std::unique_ptr<std::ofstream> file_;
+  std::ostream* out_ = nullptr;
+};
+
+// A progress line on stderr, shown only when stderr is a terminal.
+class Progress {
+ public:
+  Progress(std::string label, bool enabled);
+  void Update(uint64_t bytes, uint64_t total_bytes, uint64_t docs);
+  void Finish();
+
+ private:
+  std::string label_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+// Prints "neardup <cmd>: <message>" to stderr and returns kExitBadInput.
+int Fail(const std::string& cmd, const Status& status);
+
+// Creates the engine for a command. On failure prints the error and returns
+// nullptr with *exit_code set to kExitUsage (bad options are usage errors).
+std::unique_ptr<Engine> OpenEngine(const std::string& cmd, const PipelineFlags& flags,
+                                   int* exit_code);
+
+// Handles a record that failed: returns true to go on (with a warning under
+// --skip-invalid), false after printing the error (then exit with
+// kExitBadInput).
+bool SkipOrFail(const std::string& cmd, const InputFlags& flags, const Record& rec,
+                const Status& status);
+
+}  // namespace neardup::cli
+
+#endif  // NEARDUP_APPS_CLI_COMMON_H_

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// GroupClusterer (include/neardup/group_cluster.h): verify the pairs of
+// external candidate groups, then union-find under a size cap, best pairs
+// first, so the result does not depend on group order except through ties.
+#include "neardup/group_cluster.h"
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cluster/union_find.h"
+#include "normalize/normalizer.h"
+#include "verify/verifier.h"
+
+namespace neardup {
+namespace {
+
+bool IsInteger(std::string_view s) {
+  if (!s.empty() && s[0] == '-') s.remove_prefix(1);
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Compares two integer strings numerically without overflow.
+bool IntegerLess(std::string_view a, std::string_view b) {
+  const bool na = a[0] == '-', nb = b[0] == '-';
+  if (na != nb) return na;
+  if (na) return IntegerLess(b.substr(1), a.substr(1));
+  a.remove_prefix(std::min(a.find_first_not_of('0'), a.size() - 1));
+  b.remove_prefix(std::min(b.find_first_not_of('0'), b.size() - 1));
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+uint64_t PairKey(uint32_t a, uint32_t b) {
+  return (static_cast<uint64_t>(std::min(a, b)) << 32) | std::max(a, b);
+}
+
+}  // namespace
+
+bool GroupIdLess(std::string_view a, std::string_view b) {
+  const bool ia = IsInteger(a), ib = IsInteger(b);
+  if (ia != ib) return ia;
+  return ia ? IntegerLess(a, b) : a < b;
+}
+
+struct GroupClusterer::Impl {
+  GroupClusterOptions options;
+  cluster::KeepPolicy keep = cluster::KeepPolicy::kFirst;
+  std::unique_ptr<normalize::Normalizer> normalizer;
+  std::unique_ptr<verify::Verifier> verifier;  // null: accept every pair
+
+  std::unordered_set<std::string> wanted;  // empty: keep every text
+  std::unordered_map<std::string, uint32_t> member_of;
+  std::vector<std::string> ids, texts;
+  std::vector<size_t> lengths;  // code points of the original text
+
+  struct Passed {
+    uint32_t a, b;
+    double similarity;
+  };
+  std::vector<Passed> passed;
+  std::unordered_set<uint64_t> passed_keys;
+  GroupClusterStats stats;
+
+  // Verifies the pairs of groups[begin, end) into *out; counts into *st.
+  Status VerifyRange(std::span<const std::vector<std::string>> groups, size_t begin, size_t end,
+                     std::vector<Passed>* out, GroupClusterStats* st) const {
+    std::vector<uint32_t> members;
+    for (size_t g = begin; g < end; ++g) {
+      members.clear();
+      size_t missing = 0;
+      for (const auto& id : groups[g]) {
+        if (members.size() + missing >= options.max_group_size) break;
+        auto it = member_of.find(id);
+        if (it == member_of.end()) {
+          ++missing;
+        } else if (std::find(members.begin(), members.end(), it->second) == members.end()) {
+          members.push_back(it->second);
+        }
+      }
+      const size_t total = members.size() + missing;
+      st->pairs_missing_text += total * (total - 1) / 2 - members.size() * (members.size() - 1) / 2;
+      for (size_t i = 0; i < members.size(); ++i) {
+        for (size_t j = i + 1; j < members.size(); ++j) {
+          const uint32_t a = std::min(members[i], members[j]), b = std::max(members[i], members[j]);
+          if (passed_keys.contains(PairKey(a, b))) continue;  // passed in an earlier batch
+          double sim = 1.0;
+          bool ok = true;
+          if (verifier) {
+            NEARDUP_ASSIGN_OR_RETURN(verify::Verdict v, verifier->Verify(texts[a], texts[b]));
+            sim = v.similarity;
+            ok = v.passed;
+            ++st->pairs_verified;
+          }
+          if (ok) out->push_back({a, b, sim});
+        }
+      }
+    }
+    return Status::OK();
+  }
+};
+
+GroupClusterer::GroupClusterer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GroupClusterer::~GroupClusterer() = default;
+
+Result<std::unique_ptr<GroupClusterer>> GroupClusterer::Create(const GroupClusterOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  NEARDUP_ASSIGN_OR_RETURN(impl->keep, cluster::ParseKeepPolicy(options.keep));
+  if (options.max_group_size < 2) return Status::InvalidArgument("max_group_size must be >= 2");
+  bool qbank = false;
+  if (options.verify != "none") {
+    NEARDUP_ASSIGN_OR_RETURN(impl->verifier, verify::CreateVerifier(options.verify));
+    qbank = impl->verifier->name().starts_with("qbank");
+  }
+  normalize::NormalizerOptions n;
+  n.drop_punctuation = options.drop_punctuation.value_or(!qbank);
+  n.replace_invalid_utf8 = options.replace_invalid_utf8;
+  NEARDUP_ASSIGN_OR_RETURN(impl->normalizer, normalize::Normalizer::Create(n));
+  return std::unique_ptr<GroupClusterer>(new GroupClusterer(std::move(impl)));
+}
+
+void GroupClusterer::Want(std::span<const std::string> ids) {
+  for (const auto& id : ids) impl_->wanted.insert(id);
+}
+
+Status GroupClusterer::AddText(const std::string& id, std::string_view text) {
+  if (id.empty()) return Status::InvalidArgument("empty id");
+  if (!impl_->wanted.empty() && !impl_->wanted.contains(id)) return Status::OK();
+  std::string normalized;
+  NEARDUP_RETURN_IF_ERROR(impl_->normalizer->Normalize(text, &normalized));
+  auto [it, inserted] = impl_->member_of.try_emplace(id, static_cast<uint32_t>(impl_->ids.size()));
+  if (!inserted) return Status::AlreadyExists("id " + id + " has two texts");
+  size_t cps = 0;
+  for (unsigned char c : text) cps += (c & 0xC0) != 0x80;
+  impl_->ids.push_back(id);
+  impl_->texts.push_back(std::move(normalized));
+  impl_->lengths.push_back(cps);
+  return Status::OK();
+}
+
+Status GroupClusterer::AddGroups(std::span<const std::vector<std::string>> groups) {
+  Impl& m = *impl_;
+  m.stats.groups += groups.size();
+  int threads = m.options.threads > 0 ? m.options.threads
+                                      : static_cast<int>(std::thread::hardware_concurrency());
+  threads =
+      static_cast<int>(std::clamp<size_t>(threads, 1, std::max<size_t>(1, groups.size() / 16)));
+  std::vector<std::vector<Impl::Passed>> found(threads);
+  std::vector<GroupClusterStats> st(threads);
+  std::vector<Status> status(threads);
+  const size_t chunk = (groups.size() + threads - 1) / threads;
+  auto work = [&](int t) {
+    const size_t begin = std::min(groups.size(), t * chunk);
+    status[t] =
+        m.VerifyRange(groups, begin, std::min(groups.size(), begin + chunk), &found[t], &st[t]);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) {
+    NEARDUP_RETURN_IF_ERROR(status[t]);
+    m.stats.pairs_verified += st[t].pairs_verified;
+    m.stats.pairs_missing_text += st[t].pairs_missing_text;
+    for (const auto& p : found[t]) {
+      if (m.passed_keys.insert(PairKey(p.a, p.b)).second) m.passed.push_back(p);
+    }
+  }
+  return Status::OK();
+}
+
+GroupClustering GroupClusterer::Finish() {
+  Impl& m = *impl_;
+  GroupClustering r;
+  // Best first; ties by member order so the result is deterministic.
+  std::sort(m.passed.begin(), m.passed.end(), [](const auto& x, const auto& y) {
+    if (x.similarity != y.similarity) return x.similarity > y.similarity;
+    return x.a != y.a ? x.a < y.a : x.b < y.b;
+  });
+  cluster::CappedUnionFind uf(m.ids.size(), m.options.max_cluster_size);
+  for (const auto& p : m.passed) {
+    const cluster::UnionResult u = uf.Union(p.a, p.b);
+    const PairOutcome o = u == cluster::UnionResult::kJoined    ? PairOutcome::kJoined
+                          : u == cluster::UnionResult::kSameSet ? PairOutcome::kSameCluster
+                                                                : PairOutcome::kCapExceeded;
+    r.pairs.push_back({p.a, p.b, p.similarity, o});
+    r.stats.joins += o == PairOutcome::kJoined;
+    r.stats.refused_by_cap += o == PairOutcome::kCapExceeded;
+  }
+  std::vector<uint64_t> rank(m.ids.size());
+  if (m.keep == cluster::KeepPolicy::kSmallestId) {
+    std::vector<uint32_t> order(m.ids.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t x, uint32_t y) { return GroupIdLess(m.ids[x], m.ids[y]); });
+    for (size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+  }
+  auto kept = cluster::KeptMembers(uf, m.keep, {.id_rank = rank, .length = m.lengths});
+  NEARDUP_CHECK(kept.ok());
+  auto first = cluster::KeptMembers(uf, cluster::KeepPolicy::kFirst, {.id_rank = {}, .length = {}});
+  NEARDUP_CHECK(first.ok());
+  r.ids = m.ids;
+  r.kept.assign(kept->begin(), kept->end());
+  r.cluster.assign(first->begin(), first->end());
+  r.cluster_size.resize(m.ids.size());
+  for (size_t i = 0; i < m.ids.size(); ++i)
+    r.cluster_size[i] = static_cast<uint32_t>(uf.SetSize(i));
+  r.stats.groups = m.stats.groups;
+  r.stats.pairs_verified = m.stats.pairs_verified;
+  r.stats.pairs_passed = m.passed.size();
+  r.stats.pairs_missing_text = m.stats.pairs_missing_text;
+  return r;
+}
+
+}  // namespace neardup

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sketch/minhash.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <unordered_set>
+
+#include "sketch/exact_hash.h"
+
+namespace neardup::sketch {
+namespace {
+
+struct SetPair {
+  std::vector<uint64_t> a, b;
+  double jaccard;
+};
+
+// |A u B| = uni, |A n B| = inter; the rest split evenly between A and B.
+SetPair MakePair(std::mt19937_64& rng, size_t uni, size_t inter) {
+  SetPair p;
+  std::unordered_set<uint64_t> seen;
+  for (size_t i = 0; i < uni; ++i) {
+    uint64_t v;
+    do v = rng();
+    while (!seen.insert(v).second);
+    if (i < inter) {
+      p.a.push_back(v);
+      p.b.push_back(v);
+    } else if ((i - inter) % 2 == 0) {
+      p.a.push_back(v);
+    } else {
+      p.b.push_back(v);
+    }
+  }
+  p.jaccard = static_cast<double>(inter) / static_cast<double>(uni);
+  return p;
+}
+
+// Over many random pairs the estimate stays within 3 sigma = 3*sqrt(J(1-J)/P)
+// except for a small fraction (ideal: 0.27%), and it is unbiased.
+void CheckThreeSigma(const MinHashOptions& options) {
+  auto hasher = MinHasher::Create(options);
+  ASSERT_TRUE(hasher.ok());
+  std::mt19937_64 rng(options.seed * 31 + 7);
+  const int kPairs = 400;
+  int outside = 0;
+  double bias_sum = 0, var_sum = 0;
+  for (int t = 0; t < kPairs; ++t) {
+    const size_t uni = 50 + rng() % 400;
+    const size_t inter = rng() % (uni + 1);
+    SetPair p = MakePair(rng, uni, inter);
+    const double est = EstimateJaccard(hasher->Sketch(p.a), hasher->Sketch(p.b));
+    const double var = p.jaccard * (1 - p.jaccard) / options.num_perm;
+    if (std::abs(est - p.jaccard) > 3 * std::sqrt(var) + 1e-12) ++outside;
+    bias_sum += est - p.jaccard;
+    var_sum += var;
+  }
+  EXPECT_LE(outside, kPairs / 50) << "more than 2% of estimates outside 3 sigma";
+  // The mean error of kPairs independent estimates has sd sqrt(var_sum)/kPairs.
+  EXPECT_LE(std::abs(bias_sum / kPairs), 4 * std::sqrt(var_sum) / kPairs);
+}
+
+TEST(MinHashTest, MultiplyShiftWithinThreeSigma) { CheckThreeSigma({.num_perm = 128}); }
+TEST(MinHashTest, Mersenne61WithinThreeSigma) {
+  CheckThreeSigma({.num_perm = 128, .seed = 5, .family = MinHashFamily::kMersenne61});
+}
+TEST(MinHashTest, OnePermutationWithinThreeSigma) {
+  CheckThreeSigma({.num_perm = 128, .seed = 9, .scheme = MinHashScheme::kOnePermutation});
+}
+TEST(MinHashTest, OddPermutationCountWithinThreeSigma) { CheckThreeSigma({.num_perm = 84}); }
+
+TEST(MinHashTest, MatchesDefinitionOfMultiplyShift) {
+  // Recompute the family from its definition with the same coefficient stream.
+  auto hasher = MinHasher::Create({.num_perm = 40, .seed = 3});
+  ASSERT_TRUE(hasher.ok());
+  std::mt19937_64 rng(1);
+  std::vector<uint64_t> set(300);
+  for (auto& v : set) v = rng();
+  const auto sig = hasher->Sketch(set);
+  uint64_t state = 3;
+  auto splitmix = [&]() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  };
+  for (int i = 0; i < 40; ++i) {
+    const uint64_t a = splitmix(), b = splitmix();
+    uint32_t best = 0xFFFFFFFFu;
+    for (uint64_t s : set) {
+      const uint64_t x = (s ^ (s >> 32)) & 0xFFFFFFFFULL;
+      best = std::min(best, static_cast<uint32_t>((a * x + b) >> 32));
+    }
+    EXPECT_EQ(sig[i], best) << "permutation " << i;
+  }
+}
+
+TEST(MinHashTest, DuplicatesAndOrderDoNotMatter) {
+  for (auto scheme : {MinHashScheme::kPermutations, MinHashScheme::kOnePermutation}) {
+    auto hasher = MinHasher::Create({.num_perm = 64, .scheme = scheme});
+    ASSERT_TRUE(hasher.ok());
+    std::vector<uint64_t> a = {5, 9, 1, 77, 1234567890123ULL};
+    std::vector<uint64_t> b = {1234567890123ULL, 77, 9, 9, 5, 1, 5};
+    EXPECT_EQ(hasher->Sketch(a), hasher->Sketch(b));
+  }
+}
+
+TEST(MinHashTest, EmptySetAndBadOptions) {
+  auto hasher = MinHasher::Create({.num_perm = 16});
+  ASSERT_TRUE(hasher.ok());
+  EXPECT_EQ(hasher->Sketch({}), std::vector<uint32_t>(16, kEmptyMinHash));
+  EXPECT_FALSE(MinHasher::Create({.num_perm = 0}).ok());
+  EXPECT_FALSE(MinHasher::Create({.num_perm = 5000}).ok());
+}
+
+TEST(MinHashTest, OnePermutationDensifiesSmallSets) {
+  auto hasher = MinHasher::Create({.num_perm = 128, .scheme = MinHashScheme::kOnePermutation});
+  ASSERT_TRUE(hasher.ok());
+  std::vector<uint64_t> three = {11, 22, 33};
+  const auto sig = hasher->Sketch(three);
+  std::unordered_set<uint32_t> values(sig.begin(), sig.end());
+  EXPECT_LE(values.size(), 3u);  // every bin copies one of the three values
+  EXPECT_FALSE(values.contains(kEmptyMinHash));
+}
+
+TEST(MinHashTest, BBitEstimateWithinBound) {
+  auto hasher = MinHasher::Create({.num_perm = 256, .seed = 11});
+  ASSERT_TRUE(hasher.ok());
+  std::mt19937_64 rng(2);
+  for (int bits : {1, 2, 4, 8, 16, 32}) {
+    double err_sum = 0;
+    const int kPairs = 60;
+    for (int t = 0; t < kPairs; ++t) {
+      SetPair p = MakePair(rng, 300, rng() % 301);
+      auto pa = PackBBit(hasher->Sketch(p.a), bits);
+      auto pb = PackBBit(hasher->Sketch(p.b), bits);
+      ASSERT_TRUE(pa.ok() && pb.ok());
+      err_sum += std::abs(EstimateJaccardBBit(*pa, *pb, 256, bits) - p.jaccard);
+    }
+    // b-bit variance grows as bits shrink: ~ (1-J)(J + 2^-b)/((1-2^-b)^2 P).
+    const double c = std::ldexp(1.0, -bits);
+    const double bound = 3 * std::sqrt((1 + c) / ((1 - c) * (1 - c) * 256.0));
+    EXPECT_LE(err_sum / kPairs, bound) << bits << " bits";
+  }
+  EXPECT_FALSE(PackBBit(std::vector<uint32_t>(8), 3).ok());
+}
+
+TEST(ExactHashTest, EqualTextEqualHashAndHexRoundTrip) {
+  const Hash128 a = ExactHash("同一段文字 same text");
+  EXPECT_EQ(a, ExactHash("同一段文字 same text"));
+  EXPECT_NE(a, ExactHash("同一段文字 same text!"));
+  EXPECT_NE(ExactHash(""), ExactHash(" "));
+  const std::string hex = a.ToHex();
+  EXPECT_EQ(hex.size(), 32u);
+  auto back = Hash128::FromHex(hex);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(*back, a);
+  EXPECT_FALSE(Hash128::FromHex("xyz").has_value());
+  EXPECT_FALSE(Hash128::FromHex(std::string(32, 'g')).has_value());
+}
+
+}  // namespace
+}  // namespace neardup::sketch

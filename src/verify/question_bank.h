@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The question-bank rule. Exam questions typed twice differ in wording of the
+// Chinese stem but a changed number, letter or operator is a different
+// question. The text is split into its Han characters and the rest: letters,
+// digits and symbols (operators such as + = < >, currency, units) of other
+// scripts, in order; white space and punctuation (general category P*: 。，
+// brackets, quotes) are ignored. A pair passes when
+//   - the other parts have Levenshtein similarity >= other_min (1.0 means
+//     identical, the default), and
+//   - the Han parts have Levenshtein similarity >= han_min (default 0.8).
+// The text should be normalized with punctuation kept (operators are symbols),
+// i.e. NormalizerOptions::drop_punctuation = false.
+//
+// Thread safety: pure functions.
+#ifndef NEARDUP_VERIFY_QUESTION_BANK_H_
+#define NEARDUP_VERIFY_QUESTION_BANK_H_
+
+#include <string>
+#include <string_view>
+
+namespace neardup::verify {
+
+struct HanSplit {
+  std::u32string han;
+  std::u32string other;
+};
+
+// Han = code points of script Han (ICU); other = the rest minus white space
+// and punctuation.
+HanSplit SplitHan(std::u32string_view text);
+
+struct QuestionBankOptions {
+  double han_min = 0.8;
+  double other_min = 1.0;
+};
+
+struct QuestionBankResult {
+  double han_similarity;
+  double other_similarity;
+  bool passed;
+};
+
+QuestionBankResult QuestionBankCompare(std::string_view a, std::string_view b,
+                                       const QuestionBankOptions& options);
+
+}  // namespace neardup::verify
+
+#endif  // NEARDUP_VERIFY_QUESTION_BANK_H_

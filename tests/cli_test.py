@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""End-to-end tests of the `neardup` CLI on the committed reprint fixture.
+
+testdata/reprints.jsonl holds three stories (two Chinese, one English), each
+with reprints made by hand: punctuation and spacing changes, digits for
+numerals, an added tag line or headline, a changed phrase; plus unrelated
+documents. The expected clusters follow from how the reprints were made.
+Usage: cli_test.py NEARDUP_BINARY SOURCE_DIR CASE
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN, SRC, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+FIXTURE = os.path.join(SRC, "testdata", "reprints.jsonl")
+
+
+def run(args, stdin=None, code=0):
+    p = subprocess.run([BIN] + args, input=stdin, capture_output=True, text=True)
+    assert p.returncode == code, "exit %d (want %d) for %s\nstderr: %s" % (
+        p.returncode, code, args, p.stderr)
+    return p
+
+
+def jsonl(text):
+    return [json.loads(l) for l in text.splitlines() if l.strip()]
+
+
+def clusters(args):
+    out = jsonl(run(["dedup", FIXTURE, "--emit", "clusters", "-q"] + args).stdout)
+    return sorted(sorted(c["members"]) for c in out)
+
+
+def test_clusters_default_k3():
+    # At k=3 the light edits cluster; "昨晚"->"昨天晚上" (6) and a new English
+    # headline (11) move the fingerprint further and stay apart.
+    assert clusters([]) == [[1, 4, 9], [2, 10], [3, 7]], clusters([])
+
+
+def test_clusters_k6():
+    # At k=6 every reprint joins its story and unrelated documents stay apart.
+    assert clusters(["-k", "6"]) == [[1, 4, 9], [2, 6, 10], [3, 7, 11]], clusters(["-k", "6"])
+
+
+def test_emit_all_and_keep_policies():
+    rows = jsonl(run(["dedup", FIXTURE, "-k", "6", "-q"]).stdout)
+    assert [r["id"] for r in rows] == list(range(1, 13))  # input order
+    by = {r["id"]: r for r in rows}
+    assert by[9]["cluster"] == 1 and by[9]["cluster_size"] == 3  # final size
+    assert by[1]["duplicate_of"] is None and by[4]["duplicate_of"] == 1
+    assert by[5]["cluster_size"] == 1 and by[5]["duplicate_of"] is None
+    texts = {json.loads(l)["id"]: json.loads(l)["text"] for l in open(FIXTURE, encoding="utf-8")}
+    longest = jsonl(run(["dedup", FIXTURE, "-k", "6", "-q", "--keep", "longest"]).stdout)
+    by = {r["id"]: r for r in longest}
+    # Story 3's longest member is 7 (it gained a trailer line): the others point to it.
+    assert max([3, 7, 11], key=lambda i: len(texts[i])) == 7
+    assert by[7]["duplicate_of"] is None and by[3]["duplicate_of"] == 7 and by[11]["duplicate_of"] == 7
+
+
+def test_keep_smallest_id_with_reordered_input():
+    lines = open(FIXTURE, encoding="utf-8").read().splitlines()
+    reordered = "\n".join(reversed(lines)) + "\n"
+    rows = jsonl(run(["dedup", "-", "-q", "--keep", "smallest-id"], stdin=reordered).stdout)
+    by = {r["id"]: r for r in rows}
+    assert by[9]["cluster"] == 9  # first arrival roots the cluster...
+    assert by[1]["duplicate_of"] is None and by[9]["duplicate_of"] == 1  # ...smallest id is kept
+
+
+def test_emit_unique_keeps_input_lines():
+    out = run(["dedup", FIXTURE, "--emit", "unique", "-q"]).stdout.splitlines()
+    lines = open(FIXTURE, encoding="utf-8").read().splitlines()
+    kept = [json.loads(l)["id"] for l in out]
+    assert kept == [1, 2, 3, 5, 6, 8, 11, 12], kept
+    assert all(l in lines for l in out)  # byte-identical input lines
+
+
+def test_output_file_and_stdin_and_line_ids():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "out.jsonl")
+        text = '{"text":"hello world again"}\n\n{"text":"hello world again"}\n'
+        run(["dedup", "-", "-o", path, "-q"], stdin=text)
+        rows = jsonl(open(path).read())
+        assert [r["id"] for r in rows] == [1, 3]  # line numbers, blank line skipped
+        assert rows[1]["duplicate_of"] == 1
+
+
+def test_bad_input_names_file_and_line():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "bad.jsonl")
+        with open(path, "wb") as f:
+            f.write(b'{"id":1,"text":"fine"}\n{"id":2,"text":"broken"\n')
+        p = run(["dedup", path, "-q"], code=1)
+        assert path + ":2" in p.stderr and "malformed JSON" in p.stderr, p.stderr
+        with open(path, "wb") as f:
+            f.write(b'{"id":1,"text":"ok"}\n{"id":2}\n{"id":3,"text":7}\n{"id":[1],"text":"x"}\n')
+        p = run(["dedup", path, "-q"], code=1)
+        assert ":2" in p.stderr and "missing field 'text'" in p.stderr, p.stderr
+        p = run(["dedup", path, "--skip-invalid"], code=0)
+        assert len(jsonl(p.stdout)) == 1 and p.stderr.count("skipping") == 3, p.stderr
+        with open(path, "wb") as f:
+            f.write(b'{"id":1,"text":"caf\\u00e9"}\n{"id":2,"text":"bad \xff utf8"}\n')
+        p = run(["dedup", path, "-q"], code=1)
+        assert ":2" in p.stderr and "UTF-8" in p.stderr, p.stderr
+        run(["dedup", path, "-q", "--replace-invalid-utf8"], code=0)
+        run(["dedup", os.path.join(d, "missing.jsonl"), "-q"], code=1)
+
+
+def test_duplicate_ids_are_bad_input():
+    p = run(["dedup", "-", "-q"], stdin='{"id":"a","text":"x"}\n{"id":"a","text":"y"}\n', code=1)
+    assert "<stdin>:2" in p.stderr and "already exists" in p.stderr, p.stderr
+    # 1 and "1" are different ids.
+    run(["dedup", "-", "-q"], stdin='{"id":1,"text":"x"}\n{"id":"1","text":"y"}\n', code=0)
+
+
+def test_usage_errors_exit_2():
+    run(["dedup", "--emit", "nonsense"], code=2)
+    run(["dedup", "--no-such-flag"], code=2)
+    run(["dedup", "-k", "40", FIXTURE], code=2)
+    run(["dedup", "--profile", "no-such-profile", FIXTURE], code=2)
+    run([], code=2)
+    assert "dedup" in run(["--help"]).stdout
+
+
+def test_fingerprint_matches_independent_reference():
+    ours = run(["fingerprint", FIXTURE, "-q"]).stdout
+    ref = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "scripts", "reference_simhash.py")],
+                         stdin=open(FIXTURE, encoding="utf-8"), capture_output=True, text=True,
+                         check=True).stdout
+    assert jsonl(ours) == jsonl(ref), (ours, ref)
+    assert all(len(r["simhash"]) == 16 for r in jsonl(ours))
+
+
+if __name__ == "__main__":
+    globals()["test_" + CASE]()
+    print("ok:", CASE)
