@@ -43,13 +43,13 @@
 namespace neardup {
 
 struct DurableOptions {
-  std::string dir;               // the store; created when missing
+  std::string dir;  // the store; created when missing
   EngineOptions engine;
   int64_t ttl_ms = 48LL * 3600 * 1000;  // 0 keeps documents forever
-  bool store_text = false;       // keep the text in the store
-  bool sync = true;              // fsync each group commit (off only for tests and bulk loads)
-  size_t max_group = 1024;       // documents per group commit
-  size_t max_queue = 65536;      // queued documents beyond which writes are Unavailable
+  bool store_text = false;              // keep the text in the store
+  bool sync = true;          // fsync each group commit (off only for tests and bulk loads)
+  size_t max_group = 1024;   // documents per group commit
+  size_t max_queue = 65536;  // queued documents beyond which writes are Unavailable
   int64_t expire_interval_ms = 1000;
   size_t expire_trees_per_step = 1000;
   size_t expire_documents_per_step = 10000;
@@ -61,8 +61,8 @@ struct DurableOptions {
 struct IncomingDocument {
   std::string id;
   std::string text;
-  int64_t time = 0;   // ms since the epoch; 0 = now
-  std::string meta;   // compact JSON object text, or empty
+  int64_t time = 0;  // ms since the epoch; 0 = now
+  std::string meta;  // compact JSON object text, or empty
 };
 
 enum class OnConflict {
@@ -99,14 +99,14 @@ struct ExpireReport {
 
 struct DurableStats {
   EngineStats engine;
-  uint64_t commits = 0;          // group commits written
-  uint64_t committed_docs = 0;   // documents acknowledged through them
+  uint64_t commits = 0;         // group commits written
+  uint64_t committed_docs = 0;  // documents acknowledged through them
   uint64_t commit_errors = 0;
   uint64_t expired_trees = 0;
   uint64_t expired_documents = 0;
-  uint64_t queue_depth = 0;      // documents waiting for the writer
+  uint64_t queue_depth = 0;  // documents waiting for the writer
   uint64_t disk_bytes = 0;
-  uint64_t restore_ms = 0;       // time Open() took to rebuild memory
+  uint64_t restore_ms = 0;  // time Open() took to rebuild memory
   uint64_t restored_documents = 0;
   int64_t ttl_ms = 0;
 };

@@ -111,7 +111,8 @@ TEST(DurableEngineTest, RestartRestoresIndexForestTimesAndGhostsExactly) {
     for (int i = 0; i < 300; ++i) {
       const auto& base = bases[rng() % bases.size()];
       IncomingDocument doc{"d" + std::to_string(i), Edit(rng, base, rng() % 3),
-                           1000 + static_cast<int64_t>(rng() % 100000), "{\"n\":" + std::to_string(i) + "}"};
+                           1000 + static_cast<int64_t>(rng() % 100000),
+                           "{\"n\":" + std::to_string(i) + "}"};
       auto r = d->Add(doc, OnConflict::kError);
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       ids.push_back(doc.id);

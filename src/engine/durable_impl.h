@@ -34,9 +34,9 @@ struct WriteOp {
   };
   std::vector<Item> items;
   OnConflict on_conflict = OnConflict::kError;
-  std::string id;      // kRemove, kTouch
-  int64_t time = 0;    // kExpire: cutoff; kTouch: new time
-  Status status;       // kRemove, kExpire
+  std::string id;          // kRemove, kTouch
+  int64_t time = 0;        // kExpire: cutoff; kTouch: new time
+  Status status;           // kRemove, kExpire
   RemovalChanges changes;  // kRemove, kExpire
   size_t trees = 0;        // kExpire: trees removed by this step
   std::promise<void> done;

@@ -64,9 +64,9 @@ class Writer {
     IncomingDocument& d = item.doc;
     if (auto existing = engine_.Record(d.id); existing.ok()) {
       if (on_conflict == OnConflict::kReturnExisting && !existing->ghost) return Existing(item);
-      return Status::AlreadyExists(existing->ghost
-                                       ? "id '" + d.id + "' is a removed root whose cluster lives on"
-                                       : "document '" + d.id + "' already exists");
+      return Status::AlreadyExists(
+          existing->ghost ? "id '" + d.id + "' is a removed root whose cluster lives on"
+                          : "document '" + d.id + "' already exists");
     }
     if (d.time == 0) d.time = engine::NowMs();
     Document doc{d.id, {}, d.time};
@@ -152,12 +152,11 @@ class Writer {
 
 std::string EncodeCounters(const EngineStats& s, uint64_t expired_trees, uint64_t expired_docs) {
   char buf[128];
-  std::snprintf(buf, sizeof(buf), "%llu %llu %llu %llu %llu",
-                static_cast<unsigned long long>(s.added),
-                static_cast<unsigned long long>(s.duplicates),
-                static_cast<unsigned long long>(s.removed),
-                static_cast<unsigned long long>(expired_trees),
-                static_cast<unsigned long long>(expired_docs));
+  std::snprintf(
+      buf, sizeof(buf), "%llu %llu %llu %llu %llu", static_cast<unsigned long long>(s.added),
+      static_cast<unsigned long long>(s.duplicates), static_cast<unsigned long long>(s.removed),
+      static_cast<unsigned long long>(expired_trees),
+      static_cast<unsigned long long>(expired_docs));
   return buf;
 }
 
@@ -198,7 +197,8 @@ void DurableEngine::Impl::WriterLoop() {
       cv.wait(lock, [&] { return !queue.empty() || closing; });
       if (queue.empty()) return;  // closing and drained
       size_t docs = 0;
-      while (!queue.empty() && (ops.empty() || docs + queue.front()->weight() <= options.max_group)) {
+      while (!queue.empty() &&
+             (ops.empty() || docs + queue.front()->weight() <= options.max_group)) {
         docs += queue.front()->weight();
         ops.push_back(std::move(queue.front()));
         queue.pop_front();

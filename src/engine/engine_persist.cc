@@ -122,8 +122,8 @@ std::vector<ClusterSummary> Engine::ListClusters(
   impl.forest.ExpiredRoots(INT64_MAX, SIZE_MAX, &roots);
   using Key = std::pair<int64_t, const std::string*>;
   auto key_of = [&](Slot r) {
-    const int64_t k = sort == ClusterSort::kSize ? int64_t{impl.forest.Size(r)}
-                                                 : impl.forest.TimeOf(r);
+    const int64_t k =
+        sort == ClusterSort::kSize ? int64_t{impl.forest.Size(r)} : impl.forest.TimeOf(r);
     return Key{k, &impl.slot_ids[r]};
   };
   // `before(a, b)`: a comes first on the page.

@@ -3,12 +3,12 @@
 // fixed 64-bit little-endian integers and length-prefixed strings (varint32).
 #include "store/doc_store.h"
 
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
-#include <rocksdb/cache.h>
 
 #include <cstring>
 #include <vector>
@@ -93,8 +93,9 @@ bool DecodeNode(std::string_view key, std::string_view value, NodeRow* r) {
   r->seq = DecodeSeqKey(key);
   Reader rd{value};
   uint64_t t;
-  return rd.Fixed64(&r->fingerprint) && rd.Fixed64(&t) && (r->time = static_cast<int64_t>(t), true) &&
-         rd.VarString(&r->id) && rd.VarString(&r->root);
+  return rd.Fixed64(&r->fingerprint) && rd.Fixed64(&t) &&
+         (r->time = static_cast<int64_t>(t), true) && rd.VarString(&r->id) &&
+         rd.VarString(&r->root);
 }
 
 std::string EncodeTime(const TimeRow& r) {
@@ -115,8 +116,8 @@ std::string EncodeDoc(const DocRow& r) {
 bool DecodeDoc(std::string_view value, DocRow* r) {
   Reader rd{value};
   uint64_t t = 0;
-  const bool ok = rd.Fixed64(&r->seq) && rd.Fixed64(&t) && rd.VarString(&r->meta) &&
-                  rd.VarString(&r->text);
+  const bool ok =
+      rd.Fixed64(&r->seq) && rd.Fixed64(&t) && rd.VarString(&r->meta) && rd.VarString(&r->text);
   r->arrival = static_cast<int64_t>(t);
   return ok;
 }
@@ -137,7 +138,8 @@ void DocStore::Batch::PutTime(const TimeRow& row) {
   NEARDUP_CHECK(wb_->Put(store_->cf_times_, row.id, EncodeTime(row)).ok());
 }
 void DocStore::Batch::PutDoc(std::string_view id, const DocRow& row) {
-  NEARDUP_CHECK(wb_->Put(store_->cf_docs_, rocksdb::Slice(id.data(), id.size()), EncodeDoc(row)).ok());
+  NEARDUP_CHECK(
+      wb_->Put(store_->cf_docs_, rocksdb::Slice(id.data(), id.size()), EncodeDoc(row)).ok());
 }
 void DocStore::Batch::DeleteDocument(std::string_view id, uint64_t seq) {
   const rocksdb::Slice k(id.data(), id.size());
@@ -165,11 +167,10 @@ Result<std::unique_ptr<DocStore>> DocStore::Open(const std::string& dir,
   rocksdb::ColumnFamilyOptions cf_opts(db_opts);
   cf_opts.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   cf_opts.write_buffer_size = 32u << 20;
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
-      {rocksdb::kDefaultColumnFamilyName, cf_opts},
-      {"nodes", cf_opts},
-      {"times", cf_opts},
-      {"docs", cf_opts}};
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, cf_opts},
+                                                      {"nodes", cf_opts},
+                                                      {"times", cf_opts},
+                                                      {"docs", cf_opts}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   NEARDUP_RETURN_IF_ERROR(
@@ -220,13 +221,15 @@ Result<DocRow> DocStore::GetDoc(std::string_view id) const {
   if (s.IsNotFound()) return Status::NotFound("no stored document '" + std::string(id) + "'");
   NEARDUP_RETURN_IF_ERROR(FromRocks(s, "reading document"));
   DocRow row;
-  if (!DecodeDoc(v, &row)) return Status::Corruption("bad document row for '" + std::string(id) + "'");
+  if (!DecodeDoc(v, &row))
+    return Status::Corruption("bad document row for '" + std::string(id) + "'");
   return row;
 }
 
 Result<std::string> DocStore::GetMeta(std::string_view key) const {
   std::string v;
-  auto s = db_->Get(rocksdb::ReadOptions(), cf_default_, rocksdb::Slice(key.data(), key.size()), &v);
+  auto s =
+      db_->Get(rocksdb::ReadOptions(), cf_default_, rocksdb::Slice(key.data(), key.size()), &v);
   if (s.IsNotFound()) return Status::NotFound("no metadata '" + std::string(key) + "'");
   NEARDUP_RETURN_IF_ERROR(FromRocks(s, "reading metadata"));
   return v;

@@ -58,8 +58,8 @@ struct TimeRow {
 struct DocRow {
   uint64_t seq = 0;
   int64_t arrival = 0;  // arrival time, as in the node row
-  std::string meta;  // compact JSON object, or empty
-  std::string text;  // empty unless stored
+  std::string meta;     // compact JSON object, or empty
+  std::string text;     // empty unless stored
 };
 
 struct StoreOptions {
@@ -89,7 +89,8 @@ class DocStore {
   };
 
   // Opens or creates the store in `dir`. Errors: IOError, Corruption.
-  static Result<std::unique_ptr<DocStore>> Open(const std::string& dir, const StoreOptions& options);
+  static Result<std::unique_ptr<DocStore>> Open(const std::string& dir,
+                                                const StoreOptions& options);
   ~DocStore();  // flushes memtables and closes
 
   // Binds a batch to this store (column family handles).
