@@ -11,7 +11,7 @@ if(TARGET neardup_server)
   target_link_libraries(server_api_test PRIVATE GTest::gtest GTest::gtest_main PkgConfig::HTTPLIB
     nlohmann_json::nlohmann_json Threads::Threads)
   add_dependencies(server_api_test neardup_cli)
-  gtest_discover_tests(server_api_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "e2e;server" TIMEOUT 120)
+  gtest_discover_tests(server_api_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS e2e TIMEOUT 120)
 
   add_executable(neardup_loadgen ${CMAKE_CURRENT_SOURCE_DIR}/server/loadgen.cc)
   set_target_properties(neardup_loadgen PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
