@@ -279,6 +279,7 @@ void HttpService::Impl::RegisterRoutes() {
            {"disk_bytes", s.disk_bytes},
            {"index_bytes", s.engine.index_bytes},
            {"forest_bytes", s.engine.forest_bytes},
+           {"id_bytes", s.engine.id_bytes},
            {"resident_bytes", rss},
            {"restore_ms", s.restore_ms},
            {"restored_documents", s.restored_documents},

@@ -116,6 +116,7 @@ struct EngineStats {
   uint64_t removed = 0;
   size_t index_bytes = 0;
   size_t forest_bytes = 0;
+  size_t id_bytes = 0;  // the id table
   int max_distance = 0;
 };
 

@@ -103,7 +103,7 @@ Result<QueryResult> Engine::Query(std::string_view text, int max_distance) const
   for (const auto& h : hits) near.push_back(h.doc);
   const Slot root = impl_->forest.ChooseCluster(near);
   if (root != kNoSlot) {
-    q.cluster = impl_->slot_ids[root];
+    q.cluster = impl_->IdOf(root);
     q.cluster_size = impl_->forest.Size(root);
   }
   return q;
@@ -119,7 +119,7 @@ Result<std::vector<Match>> Engine::Similar(std::string_view id, size_t limit) co
   std::vector<Match> out;
   for (Slot m : members) {
     if (m == s) continue;
-    out.push_back(MakeMatch(impl_->slot_ids[m], index::Distance(fp, impl_->FingerprintOf(m))));
+    out.push_back(MakeMatch(impl_->IdOf(m), index::Distance(fp, impl_->FingerprintOf(m))));
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const Match& a, const Match& b) { return a.distance < b.distance; });
@@ -147,7 +147,7 @@ Result<DocumentInfo> Engine::Get(std::string_view id) const {
   std::shared_lock lock(impl_->mu);
   const Slot s = impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
-  return DocumentInfo{std::string(id), impl_->slot_ids[impl_->forest.RootOf(s)],
+  return DocumentInfo{std::string(id), impl_->IdOf(impl_->forest.RootOf(s)),
                       impl_->FingerprintOf(s), impl_->forest.TimeOf(s)};
 }
 
@@ -159,8 +159,7 @@ Status Engine::Remove(std::string_view id) {
   std::vector<Slot> released;
   impl_->forest.Remove(s, &released);
   for (Slot r : released) {
-    impl_->ids.erase(impl_->slot_ids[r]);
-    impl_->slot_ids[r].clear();
+    impl_->ids.Erase(r);
     impl_->free_slots.push_back(r);
   }
   ++impl_->counters.removed;
@@ -174,6 +173,7 @@ EngineStats Engine::Stats() const {
   s.clusters = impl_->forest.clusters();
   s.index_bytes = impl_->index->MemoryBytes();
   s.forest_bytes = impl_->forest.MemoryBytes();
+  s.id_bytes = impl_->ids.MemoryBytes();
   s.max_distance = impl_->k;
   return s;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cluster/forest.h"
+#include "engine/id_table.h"
 #include "engine/pipeline.h"
 #include "index/hamming_index.h"
 #include "neardup/engine.h"
@@ -44,15 +45,13 @@ struct Engine::Impl {
   mutable std::shared_mutex mu;  // guards everything below
   std::unique_ptr<index::HammingIndex> index;
   cluster::Forest forest;
-  std::unordered_map<std::string, Slot> ids;  // live and ghost documents
-  std::vector<std::string> slot_ids;
+  engine::IdTable ids;  // live and ghost documents, by slot
+  Slot next_slot = 0;   // slots below it have been handed out
   std::vector<Slot> free_slots;
   EngineStats counters;
 
-  Slot Lookup(std::string_view id) const {
-    auto it = ids.find(std::string(id));
-    return it == ids.end() ? kNoSlot : it->second;
-  }
+  Slot Lookup(std::string_view id) const { return ids.Find(id); }
+  std::string IdOf(Slot s) const { return std::string(ids.Get(s)); }
   Slot LiveSlot(std::string_view id) const {
     Slot s = Lookup(id);
     return s != kNoSlot && forest.IsLive(s) ? s : kNoSlot;
@@ -65,9 +64,8 @@ struct Engine::Impl {
       free_slots.pop_back();
       return s;
     }
-    NEARDUP_CHECK(slot_ids.size() < kNoSlot);
-    slot_ids.emplace_back();
-    return static_cast<Slot>(slot_ids.size() - 1);
+    NEARDUP_CHECK(next_slot < kNoSlot - 1);
+    return next_slot++;
   }
 
   // Searches the index and turns hits into matches, nearest first.
@@ -76,11 +74,11 @@ struct Engine::Impl {
     NEARDUP_RETURN_IF_ERROR(index->Search(fp, dist, hits));
     std::sort(hits->begin(), hits->end(), [&](const auto& a, const auto& b) {
       if (a.distance != b.distance) return a.distance < b.distance;
-      return slot_ids[a.doc] < slot_ids[b.doc];
+      return ids.Get(a.doc) < ids.Get(b.doc);
     });
     const size_t n = std::min(hits->size(), options.max_matches);
     for (size_t i = 0; i < n; ++i)
-      matches->push_back(MakeMatch(slot_ids[(*hits)[i].doc], (*hits)[i].distance));
+      matches->push_back(MakeMatch(IdOf((*hits)[i].doc), (*hits)[i].distance));
     return Status::OK();
   }
 
@@ -107,10 +105,9 @@ struct Engine::Impl {
       r.duplicate = true;
       ++counters.duplicates;
     }
-    slot_ids[slot] = doc.id;
-    ids.emplace(doc.id, slot);
+    ids.Insert(slot, doc.id);
     const Slot cluster_root = forest.RootOf(slot);
-    r.cluster = slot_ids[cluster_root];
+    r.cluster = IdOf(cluster_root);
     r.cluster_size = forest.Size(cluster_root);
     ++counters.added;
     return r;
@@ -126,23 +123,22 @@ struct Engine::Impl {
     bool root_released = false;
     for (Slot r : released) {
       root_released |= (r == root);
-      changes->released.push_back(slot_ids[r]);
-      ids.erase(slot_ids[r]);
-      slot_ids[r].clear();
+      changes->released.push_back(IdOf(r));
+      ids.Erase(r);
       free_slots.push_back(r);
     }
-    if (s == root && !root_released) changes->ghosted.push_back(slot_ids[root]);
+    if (s == root && !root_released) changes->ghosted.push_back(IdOf(root));
     ++changes->documents;
   }
 
   ClusterInfo Describe(Slot root, size_t limit) const {
     ClusterInfo c;
-    c.id = slot_ids[root];
+    c.id = IdOf(root);
     c.size = forest.Size(root);
     c.root_removed = !forest.IsLive(root);
     std::vector<Slot> members;
     forest.Members(root, &members, limit);
-    for (Slot s : members) c.members.push_back(slot_ids[s]);
+    for (Slot s : members) c.members.push_back(IdOf(s));
     return c;
   }
 };

@@ -24,7 +24,7 @@ Result<NodeRecord> Engine::Record(std::string_view id) const {
   const bool ghost = !f.IsLive(s);
   // A ghost root is no longer in the index; its fingerprint is not needed
   // by stores (they keep the one written on arrival).
-  return NodeRecord{std::string(id), impl_->slot_ids[f.RootOf(s)],
+  return NodeRecord{std::string(id), impl_->IdOf(f.RootOf(s)),
                     ghost ? 0 : impl_->FingerprintOf(s), f.TimeOf(s), ghost};
 }
 
@@ -49,8 +49,7 @@ Status Engine::Restore(const NodeRecord& r) {
   } else {
     impl.forest.AddMember(slot, root, r.time);
   }
-  impl.slot_ids[slot] = r.id;
-  impl.ids.emplace(r.id, slot);
+  impl.ids.Insert(slot, r.id);
   return Status::OK();
 }
 
@@ -108,7 +107,7 @@ size_t Engine::Expire(int64_t before, size_t max_trees, size_t max_documents,
     ++trees;
   }
   // Whole trees went: no root of an expired tree remains a ghost.
-  std::erase_if(changes->ghosted, [&](const std::string& id) { return impl.ids.count(id) == 0; });
+  std::erase_if(changes->ghosted, [&](const std::string& id) { return impl.ids.Find(id) == kNoSlot; });
   changes->trees += trees;
   return trees;
 }
@@ -120,22 +119,22 @@ std::vector<ClusterSummary> Engine::ListClusters(
   const Impl& impl = *impl_;
   std::vector<Slot> roots;
   impl.forest.ExpiredRoots(INT64_MAX, SIZE_MAX, &roots);
-  using Key = std::pair<int64_t, const std::string*>;
+  using Key = std::pair<int64_t, std::string_view>;
   auto key_of = [&](Slot r) {
     const int64_t k =
         sort == ClusterSort::kSize ? int64_t{impl.forest.Size(r)} : impl.forest.TimeOf(r);
-    return Key{k, &impl.slot_ids[r]};
+    return Key{k, impl.ids.Get(r)};
   };
   // `before(a, b)`: a comes first on the page.
   auto before = [&](const Key& a, const Key& b) {
     if (a.first != b.first) return descending ? a.first > b.first : a.first < b.first;
-    return descending ? *a.second > *b.second : *a.second < *b.second;
+    return descending ? a.second > b.second : a.second < b.second;
   };
   std::vector<std::pair<Key, Slot>> page;  // a max-heap under `before`
   auto heap_less = [&](const auto& a, const auto& b) { return before(a.first, b.first); };
   for (Slot r : roots) {
     const Key k = key_of(r);
-    if (after && !before(Key{after->first, &after->second}, k)) continue;
+    if (after && !before(Key{after->first, after->second}, k)) continue;
     if (page.size() < limit) {
       page.emplace_back(k, r);
       std::push_heap(page.begin(), page.end(), heap_less);
@@ -152,7 +151,7 @@ std::vector<ClusterSummary> Engine::ListClusters(
   for (const auto& [k, r] : page) {
     first.clear();
     impl.forest.Members(r, &first, 1);
-    out.push_back(ClusterSummary{impl.slot_ids[r], first.empty() ? "" : impl.slot_ids[first[0]],
+    out.push_back(ClusterSummary{impl.IdOf(r), first.empty() ? "" : impl.IdOf(first[0]),
                                  impl.forest.Size(r), impl.forest.TimeOf(r)});
   }
   return out;

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// IdTable: document ids stored once, mapped both ways to dense 32-bit slots.
+//
+// Ids live in an append-only byte arena (length-prefixed); each slot keeps an
+// 8-byte offset. Lookup by id is an open-addressing hash table of slots with
+// linear probing that compares against the arena, so an id costs its bytes
+// plus about 14 bytes, against ~100 for a std::string map key plus a
+// std::string per slot. Erased ids leave garbage in the arena; it is
+// compacted when more than half of it is garbage.
+//
+// Thread safety: none (the engine guards it). Complexity: O(1) expected per
+// operation; growth and compaction are amortized O(1).
+#ifndef NEARDUP_ENGINE_ID_TABLE_H_
+#define NEARDUP_ENGINE_ID_TABLE_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace neardup::engine {
+
+class IdTable {
+ public:
+  using Slot = uint32_t;
+  static constexpr Slot kNone = 0xFFFFFFFFu;
+
+  // The slot holding `id`, or kNone.
+  Slot Find(std::string_view id) const;
+  // Binds `id` to `slot`. Requires: neither is bound.
+  void Insert(Slot slot, std::string_view id);
+  // Unbinds `slot` and its id. Requires: bound.
+  void Erase(Slot slot);
+  // The id of a bound slot.
+  std::string_view Get(Slot slot) const;
+  bool Bound(Slot slot) const { return slot < offsets_.size() && offsets_[slot] != kUnbound; }
+
+  size_t size() const { return size_; }
+  size_t MemoryBytes() const;
+
+ private:
+  static constexpr uint64_t kUnbound = ~0ULL;
+  static constexpr Slot kTomb = 0xFFFFFFFEu;
+
+  static uint64_t Hash(std::string_view id);
+  size_t Probe(std::string_view id, uint64_t h) const;  // index of id's entry or of an empty one
+  void Rehash(size_t buckets);
+  void CompactArena();
+
+  std::vector<char> arena_;        // varint length + bytes, per id
+  std::vector<uint64_t> offsets_;  // per slot: offset into arena_, or kUnbound
+  std::vector<Slot> table_;        // open addressing: slot, kNone (empty) or kTomb
+  size_t size_ = 0;
+  size_t tombs_ = 0;
+  size_t garbage_ = 0;  // arena bytes of erased ids
+};
+
+}  // namespace neardup::engine
+
+#endif  // NEARDUP_ENGINE_ID_TABLE_H_

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/id_table.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <unordered_map>
+
+namespace neardup::engine {
+namespace {
+
+TEST(IdTableTest, InsertFindGetErase) {
+  IdTable t;
+  EXPECT_EQ(t.Find("a"), IdTable::kNone);
+  t.Insert(3, "a");
+  t.Insert(0, "");
+  t.Insert(7, std::string(300, 'x'));  // multi-byte length prefix
+  EXPECT_EQ(t.Find("a"), 3u);
+  EXPECT_EQ(t.Find(""), 0u);
+  EXPECT_EQ(t.Get(7), std::string(300, 'x'));
+  EXPECT_EQ(t.Find(std::string(300, 'x')), 7u);
+  EXPECT_FALSE(t.Bound(1));
+  t.Erase(3);
+  EXPECT_EQ(t.Find("a"), IdTable::kNone);
+  EXPECT_FALSE(t.Bound(3));
+  t.Insert(3, "b");  // slot reuse
+  EXPECT_EQ(t.Find("b"), 3u);
+  EXPECT_EQ(t.size(), 3u);
+}
+
+// Random operations against std::unordered_map, through growth, tombstones
+// and arena compaction.
+TEST(IdTableTest, MatchesReferenceMap) {
+  IdTable t;
+  std::unordered_map<std::string, uint32_t> ref;
+  std::vector<uint32_t> free_slots;
+  uint32_t next = 0;
+  std::mt19937 rng(11);
+  for (int step = 0; step < 200000; ++step) {
+    const std::string id = "id-" + std::to_string(rng() % 20000) + std::string(rng() % 40, 'q');
+    auto it = ref.find(id);
+    if (it == ref.end() && rng() % 3 != 0) {
+      uint32_t s = free_slots.empty() ? next++ : free_slots.back();
+      if (!free_slots.empty() && s == free_slots.back()) free_slots.pop_back();
+      t.Insert(s, id);
+      ref[id] = s;
+    } else if (it != ref.end()) {
+      ASSERT_EQ(t.Find(id), it->second);
+      ASSERT_EQ(t.Get(it->second), id);
+      if (rng() % 2) {
+        t.Erase(it->second);
+        free_slots.push_back(it->second);
+        ref.erase(it);
+      }
+    } else {
+      ASSERT_EQ(t.Find(id), IdTable::kNone);
+    }
+  }
+  EXPECT_EQ(t.size(), ref.size());
+  for (const auto& [id, s] : ref) ASSERT_EQ(t.Find(id), s);
+}
+
+}  // namespace
+}  // namespace neardup::engine
