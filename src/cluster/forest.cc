@@ -2,13 +2,18 @@
 #include "cluster/forest.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "neardup/status.h"
 
 namespace neardup::cluster {
 
 Forest::Node& Forest::NodeAt(Slot s) {
-  if (s >= nodes_.size()) nodes_.resize(std::max<size_t>(s + 1, nodes_.size() * 3 / 2));
+  if (s >= nodes_.size()) {
+    const size_t n = std::max<size_t>(s + 1, nodes_.size() * 3 / 2);
+    nodes_.resize(n);
+    cluster_of_.resize(n, 0);
+  }
   return nodes_[s];
 }
 
@@ -22,9 +27,10 @@ Slot Forest::ChooseCluster(std::span<const Slot> near) const {
       best = r;
       continue;
     }
-    const Cluster& a = clusters_.at(r);
-    const Cluster& b = clusters_.at(best);
-    // Most members, then earliest created, then smallest root fingerprint.
+    const Cluster& a = ClusterAt(r);
+    const Cluster& b = ClusterAt(best);
+    // Most members, then earliest created, then smallest root fingerprint,
+    // then creation order.
     if (a.size != b.size) {
       if (a.size > b.size) best = r;
     } else if (a.created != b.created) {
@@ -42,45 +48,78 @@ void Forest::Link(Slot doc, Cluster& c) {
   Node& n = nodes_[doc];
   n.prev = c.tail;
   n.next = kNoSlot;
-  if (c.tail != kNoSlot) nodes_[c.tail].next = doc;
-  else c.head = doc;
+  if (c.tail != kNoSlot) {
+    nodes_[c.tail].next = doc;
+  } else {
+    c.head = doc;
+  }
   c.tail = doc;
 }
 
 void Forest::Unlink(Slot doc, Cluster& c) {
   Node& n = nodes_[doc];
-  if (n.prev != kNoSlot) nodes_[n.prev].next = n.next;
-  else c.head = n.next;
-  if (n.next != kNoSlot) nodes_[n.next].prev = n.prev;
-  else c.tail = n.prev;
+  if (n.prev != kNoSlot) {
+    nodes_[n.prev].next = n.next;
+  } else {
+    c.head = n.next;
+  }
+  if (n.next != kNoSlot) {
+    nodes_[n.next].prev = n.prev;
+  } else {
+    c.tail = n.prev;
+  }
   n.prev = n.next = kNoSlot;
+}
+
+bool Forest::Current(const QueueEntry& e) const {
+  if (!IsRoot(e.root) || nodes_[e.root].state == State::kFree) return false;
+  const Cluster& c = ClusterAt(e.root);
+  return static_cast<uint32_t>(c.seq) == e.seq && nodes_[e.root].time == e.time;
+}
+
+void Forest::Enqueue(Slot root) {
+  if (queue_.size() > 2 * live_clusters_ + 1024) {  // drop stale entries
+    std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
+    std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
+  }
+  queue_.push_back({nodes_[root].time, root, static_cast<uint32_t>(ClusterAt(root).seq)});
+  std::push_heap(queue_.begin(), queue_.end(), std::greater<>());
 }
 
 void Forest::SetRootTime(Slot root, int64_t time) {
   Node& r = nodes_[root];
-  if (time <= r.time && roots_by_time_.count({r.time, root})) return;
-  roots_by_time_.erase({r.time, root});
-  r.time = std::max(r.time, time);
-  roots_by_time_.insert({r.time, root});
+  if (time <= r.time) return;
+  r.time = time;
+  Enqueue(root);
 }
 
 void Forest::AddRoot(Slot doc, uint64_t fingerprint, int64_t time) {
   Node& n = NodeAt(doc);
   NEARDUP_CHECK(n.state == State::kFree);
   n = Node{doc, kNoSlot, kNoSlot, State::kLive, time};
-  Cluster& c = clusters_[doc];
-  c = Cluster{1, time, next_seq_++, fingerprint, kNoSlot, kNoSlot};
+  uint32_t idx;
+  if (!free_clusters_.empty()) {
+    idx = free_clusters_.back();
+    free_clusters_.pop_back();
+  } else {
+    idx = static_cast<uint32_t>(clusters_.size());
+    clusters_.emplace_back();
+  }
+  cluster_of_[doc] = idx;
+  Cluster& c = clusters_[idx];
+  c = Cluster{1, kNoSlot, kNoSlot, doc, time, next_seq_++, fingerprint};
   Link(doc, c);
-  roots_by_time_.insert({time, doc});
+  ++live_clusters_;
   ++live_;
+  Enqueue(doc);
 }
 
 void Forest::AddMember(Slot doc, Slot root, int64_t time) {
   Node& n = NodeAt(doc);
   NEARDUP_CHECK(n.state == State::kFree);
-  NEARDUP_CHECK(root < nodes_.size() && nodes_[root].root == root);
+  NEARDUP_CHECK(IsRoot(root) && nodes_[root].state != State::kFree);
   n = Node{root, kNoSlot, kNoSlot, State::kLive, time};
-  Cluster& c = clusters_.at(root);
+  Cluster& c = ClusterAt(root);
   ++c.size;
   Link(doc, c);
   SetRootTime(root, time);
@@ -90,7 +129,7 @@ void Forest::AddMember(Slot doc, Slot root, int64_t time) {
 void Forest::Remove(Slot doc, std::vector<Slot>* released) {
   NEARDUP_CHECK(IsLive(doc));
   const Slot root = nodes_[doc].root;
-  Cluster& c = clusters_.at(root);
+  Cluster& c = ClusterAt(root);
   Unlink(doc, c);
   --c.size;
   --live_;
@@ -100,9 +139,10 @@ void Forest::Remove(Slot doc, std::vector<Slot>* released) {
     nodes_[doc] = Node{};
     released->push_back(doc);
   }
-  if (c.size == 0) {
-    roots_by_time_.erase({nodes_[root].time, root});
-    clusters_.erase(root);
+  if (c.size == 0) {  // the cluster is gone; its queue entries turn stale
+    free_clusters_.push_back(cluster_of_[root]);
+    c = Cluster{};
+    --live_clusters_;
     nodes_[root] = Node{};
     released->push_back(root);
   }
@@ -111,36 +151,51 @@ void Forest::Remove(Slot doc, std::vector<Slot>* released) {
 void Forest::Touch(Slot doc, int64_t time) {
   NEARDUP_CHECK(IsLive(doc));
   Node& n = nodes_[doc];
-  // A root's time is keyed in roots_by_time_: only SetRootTime may change it.
+  // A root's time is queued for expiry: only SetRootTime may change it.
   if (n.root != doc) n.time = std::max(n.time, time);
   SetRootTime(n.root, time);
 }
 
-void Forest::ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots) const {
-  for (auto it = roots_by_time_.begin();
-       it != roots_by_time_.end() && it->first < cutoff && max_trees > 0; ++it, --max_trees) {
-    roots->push_back(it->second);
+void Forest::ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots) {
+  std::vector<QueueEntry> taken;
+  while (!queue_.empty() && taken.size() < max_trees && queue_.front().time < cutoff) {
+    std::pop_heap(queue_.begin(), queue_.end(), std::greater<>());
+    const QueueEntry e = queue_.back();
+    queue_.pop_back();
+    if (!Current(e)) continue;  // stale: dropped for good
+    taken.push_back(e);
+    roots->push_back(e.root);
+  }
+  for (const QueueEntry& e : taken) {  // stay queued until the cluster goes
+    queue_.push_back(e);
+    std::push_heap(queue_.begin(), queue_.end(), std::greater<>());
+  }
+}
+
+void Forest::Roots(std::vector<Slot>* roots) const {
+  for (const Cluster& c : clusters_) {
+    if (c.size > 0) roots->push_back(c.root);
   }
 }
 
 uint32_t Forest::Size(Slot root) const {
-  auto it = clusters_.find(root);
-  return it == clusters_.end() ? 0 : it->second.size;
+  if (!IsRoot(root) || nodes_[root].state == State::kFree) return 0;
+  return ClusterAt(root).size;
 }
 
-int64_t Forest::CreatedTime(Slot root) const { return clusters_.at(root).created; }
+int64_t Forest::CreatedTime(Slot root) const { return ClusterAt(root).created; }
 
 void Forest::Members(Slot root, std::vector<Slot>* out, size_t limit) const {
-  auto it = clusters_.find(root);
-  if (it == clusters_.end()) return;
-  for (Slot s = it->second.head; s != kNoSlot && limit > 0; s = nodes_[s].next, --limit) {
+  if (!IsRoot(root) || nodes_[root].state == State::kFree) return;
+  for (Slot s = ClusterAt(root).head; s != kNoSlot && limit > 0; s = nodes_[s].next, --limit) {
     out->push_back(s);
   }
 }
 
 size_t Forest::MemoryBytes() const {
-  return nodes_.capacity() * sizeof(Node) + clusters_.size() * (sizeof(Cluster) + 32) +
-         clusters_.bucket_count() * sizeof(void*) + roots_by_time_.size() * 48;
+  return nodes_.capacity() * sizeof(Node) + cluster_of_.capacity() * sizeof(uint32_t) +
+         clusters_.capacity() * sizeof(Cluster) + free_clusters_.capacity() * sizeof(uint32_t) +
+         queue_.capacity() * sizeof(QueueEntry);
 }
 
 }  // namespace neardup::cluster

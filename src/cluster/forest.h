@@ -30,9 +30,7 @@
 
 #include <cstdint>
 #include <limits>
-#include <set>
 #include <span>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -63,8 +61,13 @@ class Forest {
   void Touch(Slot doc, int64_t time);
 
   // Appends roots of up to `max_trees` clusters whose root time < cutoff,
-  // oldest first. Callers then Remove every live member of each.
-  void ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots) const;
+  // oldest first. They stay queued until their clusters are gone, so a
+  // caller may remove only some of them. O(returned * log clusters) plus
+  // amortized clean-up of stale queue entries.
+  void ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots);
+
+  // Appends the root of every cluster, in no particular order. O(clusters).
+  void Roots(std::vector<Slot>* roots) const;
 
   State state(Slot doc) const { return doc < nodes_.size() ? nodes_[doc].state : State::kFree; }
   bool IsLive(Slot doc) const { return state(doc) == State::kLive; }
@@ -76,36 +79,56 @@ class Forest {
   // Live members of the cluster in arrival order (root first when live).
   void Members(Slot root, std::vector<Slot>* out, size_t limit = SIZE_MAX) const;
 
-  size_t clusters() const { return clusters_.size(); }
+  size_t clusters() const { return live_clusters_; }
   size_t live() const { return live_; }
   size_t MemoryBytes() const;
 
  private:
-  struct Node {
+  struct Node {  // 24 bytes per slot
     Slot root = kNoSlot;
     Slot prev = kNoSlot;  // arrival-ordered member list of the cluster
     Slot next = kNoSlot;
     State state = State::kFree;
     int64_t time = 0;
   };
-  struct Cluster {
-    uint32_t size = 0;  // live members
+  struct Cluster {  // 40 bytes per cluster, in a dense vector
+    uint32_t size = 0;  // live members; 0 marks a free record
+    Slot head = kNoSlot, tail = kNoSlot;
+    Slot root = kNoSlot;
     int64_t created = 0;  // the root's arrival time
     uint64_t seq = 0;     // creation order: the last, deterministic tie-break
     uint64_t root_fp = 0;
-    Slot head = kNoSlot, tail = kNoSlot;
+  };
+  // Expiry queue entry: a min-heap on time, cleaned lazily. An entry is
+  // current while its cluster (matched by root slot and the low 32 bits of
+  // its creation seq) exists and the root's time still equals `time`.
+  struct QueueEntry {
+    int64_t time;
+    Slot root;
+    uint32_t seq;
+    friend bool operator>(const QueueEntry& a, const QueueEntry& b) {
+      return a.time != b.time ? a.time > b.time : a.root > b.root;
+    }
   };
 
   Node& NodeAt(Slot s);
+  Cluster& ClusterAt(Slot root) { return clusters_[cluster_of_[root]]; }
+  const Cluster& ClusterAt(Slot root) const { return clusters_[cluster_of_[root]]; }
+  bool IsRoot(Slot s) const { return s < nodes_.size() && nodes_[s].root == s; }
+  bool Current(const QueueEntry& e) const;
+  void Enqueue(Slot root);
   void Link(Slot doc, Cluster& c);
   void Unlink(Slot doc, Cluster& c);
   void SetRootTime(Slot root, int64_t time);
 
   std::vector<Node> nodes_;
-  std::unordered_map<Slot, Cluster> clusters_;
-  std::set<std::pair<int64_t, Slot>> roots_by_time_;
+  std::vector<uint32_t> cluster_of_;  // per root slot: index into clusters_
+  std::vector<Cluster> clusters_;
+  std::vector<uint32_t> free_clusters_;
+  std::vector<QueueEntry> queue_;  // min-heap by time
   uint64_t next_seq_ = 0;
   size_t live_ = 0;
+  size_t live_clusters_ = 0;
 };
 
 }  // namespace neardup::cluster

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
 namespace neardup::cluster {
 namespace {
 
@@ -117,6 +122,109 @@ TEST(ForestTest, TouchRefreshesRootSoRootNeverExpiresFirst) {
   roots.clear();
   f.ExpiredRoots(1000, 1, &roots);  // bounded work
   EXPECT_EQ(roots.size(), 1u);
+}
+
+}  // namespace
+}  // namespace neardup::cluster
+
+namespace neardup::cluster {
+namespace {
+
+TEST(ForestTest, TouchingARootMovesItsExpiry) {
+  Forest f;
+  f.AddRoot(0, 1, 100);
+  f.Touch(0, 500);  // a lookup of the root itself
+  std::vector<Slot> roots;
+  f.ExpiredRoots(300, 10, &roots);
+  EXPECT_TRUE(roots.empty());
+  f.ExpiredRoots(600, 10, &roots);
+  EXPECT_EQ(roots, (std::vector<Slot>{0}));
+}
+
+TEST(ForestTest, ExpiredRootsStayQueuedUntilRemoved) {
+  Forest f;
+  f.AddRoot(0, 1, 10);
+  f.AddRoot(1, 2, 20);
+  std::vector<Slot> roots, released;
+  f.ExpiredRoots(100, 10, &roots);
+  ASSERT_EQ(roots, (std::vector<Slot>{0, 1}));
+  f.Remove(0, &released);  // the caller removed only the first tree
+  roots.clear();
+  f.ExpiredRoots(100, 10, &roots);
+  EXPECT_EQ(roots, (std::vector<Slot>{1}));
+  // Slot 0 is reused by a new cluster with the old time: the stale entry
+  // must not be reported twice.
+  f.AddRoot(0, 3, 10);
+  roots.clear();
+  f.ExpiredRoots(100, 10, &roots);
+  EXPECT_EQ(roots, (std::vector<Slot>{0, 1}));
+}
+
+// Random operations against a naive model that scans all clusters.
+TEST(ForestTest, ExpiryMatchesNaiveModel) {
+  Forest f;
+  std::mt19937 rng(5);
+  std::map<Slot, Slot> root_of;      // live docs
+  std::map<Slot, int64_t> time_of;   // live docs and ghost roots
+  std::set<Slot> ghosts;
+  std::vector<Slot> free_slots;
+  Slot next = 0;
+  int64_t now = 0;
+  auto alloc = [&] {
+    if (free_slots.empty()) return next++;
+    Slot s = free_slots.back();
+    free_slots.pop_back();
+    return s;
+  };
+  for (int step = 0; step < 8000; ++step) {
+    now += rng() % 5;
+    const int op = rng() % 10;
+    if (op < 3 || root_of.empty()) {
+      Slot s = alloc();
+      f.AddRoot(s, rng(), now);
+      root_of[s] = s;
+      time_of[s] = now;
+    } else if (op < 6) {
+      auto it = std::next(root_of.begin(), rng() % root_of.size());
+      Slot s = alloc(), r = it->second;
+      f.AddMember(s, r, now);
+      root_of[s] = r;
+      time_of[s] = now;
+      time_of[r] = std::max(time_of[r], now);
+    } else if (op < 8) {
+      auto it = std::next(root_of.begin(), rng() % root_of.size());
+      const Slot s = it->first, r = it->second;
+      std::vector<Slot> released;
+      f.Remove(s, &released);
+      root_of.erase(it);
+      bool any = false;
+      for (const auto& [d, rr] : root_of) any |= rr == r;
+      if (s == r && any) ghosts.insert(s);
+      if (s != r) time_of.erase(s);
+      if (!any) {
+        ghosts.erase(r);
+        time_of.erase(r);
+      }
+      for (Slot x : released) free_slots.push_back(x);
+    } else if (op < 9) {
+      auto it = std::next(root_of.begin(), rng() % root_of.size());
+      f.Touch(it->first, now);
+      time_of[it->first] = std::max(time_of[it->first], now);
+      time_of[it->second] = std::max(time_of[it->second], now);
+    } else {
+      const int64_t cutoff = now - static_cast<int64_t>(rng() % 200);
+      std::vector<std::pair<int64_t, Slot>> want;
+      std::set<Slot> roots;
+      for (const auto& [d, r] : root_of) roots.insert(r);
+      for (Slot r : roots)
+        if (time_of[r] < cutoff) want.push_back({time_of[r], r});
+      std::sort(want.begin(), want.end());
+      std::vector<Slot> got;
+      f.ExpiredRoots(cutoff, SIZE_MAX, &got);
+      ASSERT_EQ(got.size(), want.size()) << "step " << step;
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i].second) << "step " << step;
+    }
+  }
 }
 
 }  // namespace

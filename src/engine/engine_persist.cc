@@ -118,7 +118,7 @@ std::vector<ClusterSummary> Engine::ListClusters(
   std::shared_lock lock(impl_->mu);
   const Impl& impl = *impl_;
   std::vector<Slot> roots;
-  impl.forest.ExpiredRoots(INT64_MAX, SIZE_MAX, &roots);
+  impl.forest.Roots(&roots);
   using Key = std::pair<int64_t, std::string_view>;
   auto key_of = [&](Slot r) {
     const int64_t k =
