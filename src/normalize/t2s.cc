@@ -39,6 +39,7 @@ size_t T2SFolder::num_entries() const {
 
 Result<T2SFolder::Stage> T2SFolder::LoadStage(const std::vector<std::string>& paths) {
   Stage st;
+  st.starts.assign(0x10000 / 64, 0);
   Stage* f = &st;
   std::unordered_map<std::u32string, int32_t> index;
   std::vector<std::u32string> keys;
@@ -61,6 +62,7 @@ Result<T2SFolder::Stage> T2SFolder::LoadStage(const std::vector<std::string>& pa
           if (!key.ok()) return key.status().WithContext(where());
           if (index.count(*key)) return Status::OK();  // earlier tables win
           index.emplace(*key, static_cast<int32_t>(f->replacements.size()));
+          if ((*key)[0] < 0x10000) st.starts[(*key)[0] >> 6] |= 1ULL << ((*key)[0] & 63);
           keys.push_back(std::move(*key));
           values.push_back(static_cast<int32_t>(f->replacements.size()));
           f->replacements.emplace_back(value);
@@ -104,6 +106,21 @@ void T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* 
   out->reserve(out->size() + in.size());
   size_t pos = 0;
   while (pos < in.size()) {
+    // Fast path: a BMP character that starts no key is copied as is.
+    const unsigned char lead = static_cast<unsigned char>(in[pos]);
+    if (lead < 0x80 || (lead >= 0xE0 && lead < 0xF0 && pos + 2 < in.size())) {
+      const uint32_t cp = lead < 0x80
+                              ? lead
+                              : ((lead & 0x0Fu) << 12) |
+                                    ((static_cast<unsigned char>(in[pos + 1]) & 0x3Fu) << 6) |
+                                    (static_cast<unsigned char>(in[pos + 2]) & 0x3Fu);
+      if (!((stage.starts[cp >> 6] >> (cp & 63)) & 1)) {
+        const size_t len = lead < 0x80 ? 1 : 3;
+        out->append(in.data() + pos, len);
+        pos += len;
+        continue;
+      }
+    }
     int32_t state = tokenize::CodeTrie::kRoot;
     size_t match_end = 0;
     int32_t match = -1;

@@ -52,6 +52,7 @@ class T2SFolder final : public TextFolder {
   struct Stage {
     tokenize::CodeTrie trie;
     std::vector<std::string> replacements;
+    std::vector<uint64_t> starts;  // bit per BMP code point: some key starts with it
   };
   T2SFolder() = default;
   static Result<Stage> LoadStage(const std::vector<std::string>& paths);
