@@ -15,8 +15,7 @@ namespace neardup::cli {
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
   std::string profiles;
   for (const auto& n : EngineOptions::ProfileNames()) profiles += (profiles.empty() ? "" : "|") + n;
-  cmd->add_option("--profile", f->profile, "Pipeline profile: " + profiles)
-      ->capture_default_str();
+  cmd->add_option("--profile", f->profile, "Pipeline profile: " + profiles)->capture_default_str();
   cmd->add_option("-k,--max-distance", f->max_distance,
                   "Hamming distance (0-32) within which fingerprints are near-duplicates "
                   "[profile default: 3]");
@@ -33,13 +32,20 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
                   "char-ngram (n-grams of Han, words elsewhere), words (jieba segmentation of "
                   "Han, ICU words elsewhere) or longest-sentence[:N] (n-grams of the N longest "
                   "sentences) [profile default]");
-  cmd->add_option("--weights", f->weights,
-                  "tf, or tfidf (jieba's idf.utf8; median IDF for unknown words) [profile default]");
+  cmd->add_option(
+      "--weights", f->weights,
+      "tf, or tfidf (jieba's idf.utf8; median IDF for unknown words) [profile default]");
   cmd->add_option("--top-n", f->top_n, "With tfidf: keep only the N heaviest words (0 = all)");
-  cmd->add_flag("--t2s,!--no-t2s", f->t2s,
-                "Fold Traditional to Simplified Chinese (OpenCC) [on in zh-* and auto]");
-  cmd->add_option("--user-dict", f->user_dicts,
-                  "Extra jieba user dictionary for --features words (word [freq] [tag]); may repeat");
+  cmd->add_flag("--t2s", f->t2s,
+                "Fold Traditional to Simplified Chinese (OpenCC t2s) [on in zh-* and auto]");
+  cmd->add_flag("--no-t2s", f->no_t2s, "Do not fold Traditional to Simplified");
+  cmd->add_flag("--t2s-taiwan", f->t2s_taiwan,
+                "With T2S, first map Taiwan usage to mainland usage (OpenCC tw2sp: 程式->程序) "
+                "[on in zh-* and auto]");
+  cmd->add_flag("--no-t2s-taiwan", f->no_t2s_taiwan, "Plain t2s, without Taiwan usage");
+  cmd->add_option(
+      "--user-dict", f->user_dicts,
+      "Extra jieba user dictionary for --features words (word [freq] [tag]); may repeat");
 }
 
 Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
@@ -54,7 +60,10 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.features) o.features = *f.features;
   if (f.weights) o.weights = *f.weights;
   if (f.top_n) o.top_n = *f.top_n;
-  if (f.t2s) o.fold_t2s = *f.t2s;
+  if (f.t2s) o.fold_t2s = true;
+  if (f.no_t2s) o.fold_t2s = false;
+  if (f.t2s_taiwan) o.t2s_taiwan = true;
+  if (f.no_t2s_taiwan) o.t2s_taiwan = false;
   if (!f.user_dicts.empty()) o.user_dicts = f.user_dicts;
   return o;
 }
@@ -105,7 +114,8 @@ Status JsonlReader::Parse(std::string&& line, Record* rec) {
   if (!j.is_object()) return Status::InvalidArgument("record is not a JSON object");
   auto t = j.find(flags_.text_field);
   if (t == j.end()) return Status::InvalidArgument("missing field '" + flags_.text_field + "'");
-  if (!t->is_string()) return Status::InvalidArgument("field '" + flags_.text_field + "' is not a string");
+  if (!t->is_string())
+    return Status::InvalidArgument("field '" + flags_.text_field + "' is not a string");
   rec->text = t->get<std::string>();
   auto id = j.find(flags_.id_field);
   if (id == j.end() || id->is_null()) {
@@ -113,7 +123,8 @@ Status JsonlReader::Parse(std::string&& line, Record* rec) {
   } else if (id->is_string() || id->is_number_integer() || id->is_number_unsigned()) {
     rec->id = *id;
   } else {
-    return Status::InvalidArgument("field '" + flags_.id_field + "' must be a string or an integer");
+    return Status::InvalidArgument("field '" + flags_.id_field +
+                                   "' must be a string or an integer");
   }
   if (keep_raw_) rec->raw = std::move(line);
   return Status::OK();
@@ -211,7 +222,8 @@ int Fail(const std::string& cmd, const Status& status) {
 std::unique_ptr<Engine> OpenEngine(const std::string& cmd, const PipelineFlags& flags,
                                    int* exit_code) {
   auto options = MakeEngineOptions(flags);
-  auto engine = options.ok() ? Engine::Create(*options) : Result<std::unique_ptr<Engine>>(options.status());
+  auto engine =
+      options.ok() ? Engine::Create(*options) : Result<std::unique_ptr<Engine>>(options.status());
   if (!engine.ok()) {
     Fail(cmd, engine.status());
     *exit_code = kExitUsage;

@@ -35,7 +35,8 @@ struct PipelineFlags {
   std::optional<std::string> features;  // char-ngram | words | longest-sentence[:N]
   std::optional<std::string> weights;   // tf | tfidf
   std::optional<int> top_n;
-  std::optional<bool> t2s;
+  bool t2s = false, no_t2s = false;                // override the profile's fold_t2s
+  bool t2s_taiwan = false, no_t2s_taiwan = false;  // override the profile's t2s_taiwan
   std::vector<std::string> user_dicts;
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);

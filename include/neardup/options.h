@@ -29,6 +29,7 @@ struct EngineOptions {
 
   // --- Chinese text and weights (docs/chinese.md) ---
   bool fold_t2s = false;                // Traditional -> Simplified (OpenCC) after NFKC
+  bool t2s_taiwan = false;              // with fold_t2s: Taiwan usage to mainland first (tw2sp)
   std::string features = "char-ngram";  // char-ngram | words | longest-sentence[:N]
   std::string weights = "tf";           // tf | tfidf (jieba's idf.utf8, median for unknowns)
   bool drop_stop_words = false;         // words: drop jieba's stop_words.utf8 (with tfidf)

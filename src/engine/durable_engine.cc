@@ -24,7 +24,7 @@ std::string FingerprintOptions(const EngineOptions& o) {
   // stores written before they existed still open.
   if (o.fold_t2s || o.features != "char-ngram" || o.weights != "tf" || o.drop_stop_words ||
       o.min_word_chars != 1 || o.top_n != 0 || !o.user_dicts.empty() || o.profile == "auto") {
-    s += " t2s=" + std::to_string(o.fold_t2s) + " features=" + o.features + " weights=" + o.weights +
+    s += " t2s=" + std::to_string(o.fold_t2s) + (o.t2s_taiwan ? "tw" : "") + " features=" + o.features + " weights=" + o.weights +
          " stop=" + std::to_string(o.drop_stop_words) + " min_word=" + std::to_string(o.min_word_chars) +
          " top_n=" + std::to_string(o.top_n) + " user_dicts=" + std::to_string(o.user_dicts.size());
     if (o.profile == "auto") s += " auto_long=" + std::to_string(o.auto_long_chars);

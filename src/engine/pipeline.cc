@@ -39,11 +39,13 @@ Result<std::unique_ptr<features::FeatureExtractor>> MakeExtractor(const EngineOp
   if (kind.starts_with("longest-sentence")) {
     NEARDUP_ASSIGN_OR_RETURN(int n, features::ParseLongestSentenceSpec(kind));
     NEARDUP_ASSIGN_OR_RETURN(auto inner, MakeExtractor(o, "char-ngram"));
-    NEARDUP_ASSIGN_OR_RETURN(auto e, features::LongestSentenceExtractor::Create(n, std::move(inner)));
+    NEARDUP_ASSIGN_OR_RETURN(auto e,
+                             features::LongestSentenceExtractor::Create(n, std::move(inner)));
     return std::unique_ptr<features::FeatureExtractor>(std::move(e));
   }
-  return Status::InvalidArgument("features must be char-ngram, words or longest-sentence[:N], got '" +
-                                 std::string(kind) + "'");
+  return Status::InvalidArgument(
+      "features must be char-ngram, words or longest-sentence[:N], got '" + std::string(kind) +
+      "'");
 }
 
 Result<std::unique_ptr<features::Weighter>> MakeWeighter(const EngineOptions& o) {
@@ -86,14 +88,18 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options)
   p->profile_ = options.profile;
   if (options.profile == "auto") {
     p->auto_long_chars_ = options.auto_long_chars;
-    for (auto [name, slot] : {std::pair{"zh-news", &p->zh_news_}, std::pair{"zh-short", &p->zh_short_},
-                              std::pair{"en-news", &p->en_news_}}) {
+    for (auto [name, slot] :
+         {std::pair{"zh-news", &p->zh_news_}, std::pair{"zh-short", &p->zh_short_},
+          std::pair{"en-news", &p->en_news_}}) {
       NEARDUP_ASSIGN_OR_RETURN(EngineOptions sub, EngineOptions::FromProfile(name));
       sub.replace_invalid_utf8 = options.replace_invalid_utf8;
       sub.max_document_bytes = options.max_document_bytes;
       sub.data_dir = options.data_dir;
       sub.user_dicts = options.user_dicts;
-      if (std::string_view(name) != "en-news") sub.fold_t2s = options.fold_t2s;
+      // Folding is harmless for other scripts, and a mostly-Latin page with
+      // some Chinese may be either script.
+      sub.fold_t2s = options.fold_t2s;
+      sub.t2s_taiwan = options.t2s_taiwan;
       NEARDUP_ASSIGN_OR_RETURN(*slot, Create(sub));
     }
     return p;
@@ -105,7 +111,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options)
   if (options.fold_t2s) {
     NEARDUP_ASSIGN_OR_RETURN(
         n.folder, normalize::T2SFolder::Shared(
-                      options.data_dir.empty() ? "" : options.data_dir + "/opencc/data/dictionary"));
+                      options.data_dir.empty() ? "" : options.data_dir + "/opencc/data/dictionary",
+                      options.t2s_taiwan));
   }
   NEARDUP_ASSIGN_OR_RETURN(p->normalizer_, normalize::Normalizer::Create(n));
   NEARDUP_ASSIGN_OR_RETURN(p->extractor_, MakeExtractor(options, options.features));
@@ -128,9 +135,7 @@ const Pipeline* Pipeline::Pick(std::string_view text) const {
   return total_han >= auto_long_chars_ ? zh_news_.get() : zh_short_.get();
 }
 
-std::string_view Pipeline::ProfileFor(std::string_view text) const {
-  return Pick(text)->profile_;
-}
+std::string_view Pipeline::ProfileFor(std::string_view text) const { return Pick(text)->profile_; }
 
 Status Pipeline::Features(std::string_view text, std::string* normalized,
                           std::vector<features::Feature>* out) const {

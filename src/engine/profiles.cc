@@ -14,8 +14,9 @@ Result<EngineOptions> EngineOptions::FromProfile(std::string_view name) {
   if (name == "default") return o;  // character 3-grams / words, TF, SimHash, k=3
   if (name == "zh-news") {
     // Chinese news: jieba words of 2+ characters, stop words dropped, TF-IDF
-    // with jieba's idf.utf8, Traditional folded to Simplified, SimHash, k=3.
+    // with jieba's idf.utf8, Traditional (and Taiwan usage) folded to Simplified, SimHash, k=3.
     o.fold_t2s = true;
+    o.t2s_taiwan = true;
     o.features = "words";
     o.weights = "tfidf";
     o.drop_stop_words = true;
@@ -27,6 +28,7 @@ Result<EngineOptions> EngineOptions::FromProfile(std::string_view name) {
     // Short Chinese texts (titles, questions, posts): too few words for
     // TF-IDF, so character 3-grams with TF, T2S folded, k=3.
     o.fold_t2s = true;
+    o.t2s_taiwan = true;
     o.features = "char-ngram";
     o.ngram = 3;
     o.max_distance = 3;
@@ -42,8 +44,9 @@ Result<EngineOptions> EngineOptions::FromProfile(std::string_view name) {
   }
   if (name == "auto") {
     // Per document: mostly Han and long -> zh-news; mostly Han and short ->
-    // zh-short; otherwise en-news (engine/pipeline.cc).
+    // zh-short; otherwise en-news (engine/pipeline.cc). Folding applies to all.
     o.fold_t2s = true;
+    o.t2s_taiwan = true;
     return o;
   }
   std::string known;

@@ -11,13 +11,36 @@ namespace neardup::normalize {
 
 std::string DefaultOpenccDir() { return tokenize::DataDir() + "/opencc/data/dictionary"; }
 
-Result<std::unique_ptr<T2SFolder>> T2SFolder::Load(const std::string& dir) {
+Result<std::unique_ptr<T2SFolder>> T2SFolder::Load(const std::string& dir, bool taiwan) {
   const std::string d = dir.empty() ? DefaultOpenccDir() : dir;
-  return LoadFiles({d + "/TSPhrases.txt", d + "/TSCharacters.txt"});
+  std::unique_ptr<T2SFolder> f(new T2SFolder());
+  if (taiwan) {
+    NEARDUP_ASSIGN_OR_RETURN(Stage tw,
+                             LoadStage({d + "/TWVariantsRevPhrases.txt", d + "/TWPhrasesRev.txt"}));
+    f->stages_.push_back(std::move(tw));
+  }
+  NEARDUP_ASSIGN_OR_RETURN(Stage ts, LoadStage({d + "/TSPhrases.txt", d + "/TSCharacters.txt"}));
+  f->stages_.push_back(std::move(ts));
+  return f;
 }
 
 Result<std::unique_ptr<T2SFolder>> T2SFolder::LoadFiles(const std::vector<std::string>& paths) {
   std::unique_ptr<T2SFolder> f(new T2SFolder());
+  NEARDUP_ASSIGN_OR_RETURN(Stage st, LoadStage(paths));
+  f->stages_.push_back(std::move(st));
+  return f;
+}
+
+size_t T2SFolder::num_entries() const {
+  size_t n = 0;
+  for (const auto& s : stages_) n += s.replacements.size();
+  return n;
+}
+
+Result<T2SFolder::Stage> T2SFolder::LoadStage(const std::vector<std::string>& paths) {
+  Stage st;
+  st.starts.assign(0x10000 / 64, 0);
+  Stage* f = &st;
   std::unordered_map<std::u32string, int32_t> index;
   std::vector<std::u32string> keys;
   std::vector<int32_t> values;
@@ -38,35 +61,66 @@ Result<std::unique_ptr<T2SFolder>> T2SFolder::LoadFiles(const std::vector<std::s
           auto key = tokenize::DecodeToCodePoints(line.substr(0, tab));
           if (!key.ok()) return key.status().WithContext(where());
           if (index.count(*key)) return Status::OK();  // earlier tables win
-          index.emplace(*key, static_cast<int32_t>(f->replacements_.size()));
+          index.emplace(*key, static_cast<int32_t>(f->replacements.size()));
+          if ((*key)[0] < 0x10000) st.starts[(*key)[0] >> 6] |= 1ULL << ((*key)[0] & 63);
           keys.push_back(std::move(*key));
-          values.push_back(static_cast<int32_t>(f->replacements_.size()));
-          f->replacements_.emplace_back(value);
+          values.push_back(static_cast<int32_t>(f->replacements.size()));
+          f->replacements.emplace_back(value);
           return Status::OK();
         }));
   }
-  NEARDUP_ASSIGN_OR_RETURN(f->trie_, tokenize::CodeTrie::Build(std::move(keys), std::move(values)));
-  return f;
+  NEARDUP_ASSIGN_OR_RETURN(st.trie, tokenize::CodeTrie::Build(std::move(keys), std::move(values)));
+  return st;
 }
 
-Result<std::shared_ptr<const T2SFolder>> T2SFolder::Shared(const std::string& dir) {
+Result<std::shared_ptr<const T2SFolder>> T2SFolder::Shared(const std::string& dir, bool taiwan) {
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<const T2SFolder>> instances;
+  const std::string key = dir + (taiwan ? "|tw" : "|");
   std::lock_guard<std::mutex> lock(mu);
-  auto it = instances.find(dir);
+  auto it = instances.find(key);
   if (it != instances.end()) return it->second;
-  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<T2SFolder> f, Load(dir));
+  NEARDUP_ASSIGN_OR_RETURN(std::unique_ptr<T2SFolder> f, Load(dir, taiwan));
   std::shared_ptr<const T2SFolder> shared(std::move(f));
-  instances.emplace(dir, shared);
+  instances.emplace(key, shared);
   return shared;
 }
 
 void T2SFolder::Fold(std::string_view in, std::string* out) const {
+  if (stages_.size() == 1) return FoldStage(stages_[0], in, out);
+  thread_local std::string a, b;
+  a.assign(in);
+  for (size_t i = 0; i + 1 < stages_.size(); ++i) {
+    b.clear();
+    FoldStage(stages_[i], a, &b);
+    a.swap(b);
+  }
+  FoldStage(stages_.back(), a, out);
+}
+
+void T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* out) {
+  const auto& trie_ = stage.trie;
+  const auto& replacements_ = stage.replacements;
   // The trie's labels are UTF-8 bytes, so the input is matched byte by byte;
   // keys are whole characters, so every match ends on a character boundary.
   out->reserve(out->size() + in.size());
   size_t pos = 0;
   while (pos < in.size()) {
+    // Fast path: a BMP character that starts no key is copied as is.
+    const unsigned char lead = static_cast<unsigned char>(in[pos]);
+    if (lead < 0x80 || (lead >= 0xE0 && lead < 0xF0 && pos + 2 < in.size())) {
+      const uint32_t cp = lead < 0x80
+                              ? lead
+                              : ((lead & 0x0Fu) << 12) |
+                                    ((static_cast<unsigned char>(in[pos + 1]) & 0x3Fu) << 6) |
+                                    (static_cast<unsigned char>(in[pos + 2]) & 0x3Fu);
+      if (!((stage.starts[cp >> 6] >> (cp & 63)) & 1)) {
+        const size_t len = lead < 0x80 ? 1 : 3;
+        out->append(in.data() + pos, len);
+        pos += len;
+        continue;
+      }
+    }
     int32_t state = tokenize::CodeTrie::kRoot;
     size_t match_end = 0;
     int32_t match = -1;

@@ -32,22 +32,32 @@ std::string DefaultOpenccDir();
 class T2SFolder final : public TextFolder {
  public:
   // Loads <dir>/TSPhrases.txt and <dir>/TSCharacters.txt (empty dir: the
-  // default). Errors: IOError if a file is missing; InvalidArgument (file and
-  // line) for a malformed entry.
-  static Result<std::unique_ptr<T2SFolder>> Load(const std::string& dir = "");
-  // Loads from explicit table files, earlier files taking precedence.
+  // default). With `taiwan`, a first stage maps Taiwan usage to mainland
+  // usage as OpenCC's tw2sp does (TWVariantsRevPhrases.txt, TWPhrasesRev.txt:
+  // 程式->程序, 命令列->命令行), then the t2s stage runs.
+  // Errors: IOError if a file is missing; InvalidArgument (file and line) for
+  // a malformed entry.
+  static Result<std::unique_ptr<T2SFolder>> Load(const std::string& dir = "", bool taiwan = false);
+  // Loads one stage from explicit table files, earlier files taking precedence.
   static Result<std::unique_ptr<T2SFolder>> LoadFiles(const std::vector<std::string>& paths);
-  // One instance per directory, kept for the life of the process.
-  static Result<std::shared_ptr<const T2SFolder>> Shared(const std::string& dir = "");
+  // One instance per (directory, taiwan), kept for the life of the process.
+  static Result<std::shared_ptr<const T2SFolder>> Shared(const std::string& dir = "",
+                                                         bool taiwan = false);
 
   void Fold(std::string_view in, std::string* out) const override;
 
-  size_t num_entries() const { return replacements_.size(); }
+  size_t num_entries() const;
 
  private:
+  struct Stage {
+    tokenize::CodeTrie trie;
+    std::vector<std::string> replacements;
+    std::vector<uint64_t> starts;  // bit per BMP code point: some key starts with it
+  };
   T2SFolder() = default;
-  tokenize::CodeTrie trie_;
-  std::vector<std::string> replacements_;
+  static Result<Stage> LoadStage(const std::vector<std::string>& paths);
+  static void FoldStage(const Stage& stage, std::string_view in, std::string* out);
+  std::vector<Stage> stages_;  // applied in order
 };
 
 }  // namespace neardup::normalize

@@ -64,6 +64,14 @@ TEST_F(OpenccDataTest, TraditionalBecomesSimplified) {
   EXPECT_EQ(Fold(*folder_, "简体中文不变"), "简体中文不变");
 }
 
+TEST_F(OpenccDataTest, TaiwanUsageStage) {
+  auto tw = T2SFolder::Shared("", /*taiwan=*/true);
+  ASSERT_TRUE(tw.ok()) << tw.status().ToString();
+  EXPECT_EQ(Fold(**tw, "執行程式時的命令列引數"), "运行程序时的命令行参数");  // 執行 -> 运行 too
+  EXPECT_EQ(Fold(*folder_, "執行程式時的命令列引數"), "执行程式时的命令列引数");
+  EXPECT_EQ(Fold(**tw, "简体中文不变"), "简体中文不变");
+}
+
 TEST_F(OpenccDataTest, NormalizerAppliesFolderAfterNfkc) {
   NormalizerOptions o;
   o.folder = folder_;
