@@ -182,6 +182,9 @@ class Engine {
   Status Restore(const NodeRecord& record);
   Status MarkGhost(std::string_view id);  // Remove() that does not count
   void RestoreCounters(uint64_t added, uint64_t duplicates, uint64_t removed);
+  // Returns unused capacity to the allocator (after a restore or a large
+  // expiry). Takes the writer lock; O(documents).
+  void ShrinkToFit();
 
   // Raises the time of `id` and of its root to at least `time` (the expiry
   // rule: a root is never older than its members). Errors: NotFound.

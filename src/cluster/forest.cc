@@ -192,6 +192,19 @@ void Forest::Members(Slot root, std::vector<Slot>* out, size_t limit) const {
   }
 }
 
+void Forest::ShrinkToFit() {
+  std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
+  std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
+  size_t used = nodes_.size();
+  while (used > 0 && nodes_[used - 1].state == State::kFree) --used;
+  nodes_.resize(used);
+  cluster_of_.resize(used);
+  for (auto* v : {&cluster_of_, &free_clusters_}) v->shrink_to_fit();
+  nodes_.shrink_to_fit();
+  clusters_.shrink_to_fit();
+  queue_.shrink_to_fit();
+}
+
 size_t Forest::MemoryBytes() const {
   return nodes_.capacity() * sizeof(Node) + cluster_of_.capacity() * sizeof(uint32_t) +
          clusters_.capacity() * sizeof(Cluster) + free_clusters_.capacity() * sizeof(uint32_t) +

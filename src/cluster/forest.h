@@ -82,6 +82,8 @@ class Forest {
   size_t clusters() const { return live_clusters_; }
   size_t live() const { return live_; }
   size_t MemoryBytes() const;
+  // Drops stale expiry-queue entries and unused capacity. O(slots).
+  void ShrinkToFit();
 
  private:
   struct Node {  // 24 bytes per slot

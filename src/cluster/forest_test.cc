@@ -177,6 +177,7 @@ TEST(ForestTest, ExpiryMatchesNaiveModel) {
     return s;
   };
   for (int step = 0; step < 8000; ++step) {
+    if (step % 1000 == 999) f.ShrinkToFit();
     now += rng() % 5;
     const int op = rng() % 10;
     if (op < 3 || root_of.empty()) {

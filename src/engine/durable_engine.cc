@@ -81,6 +81,7 @@ Status Recover(store::DocStore& st, Engine& engine, DurableEngine::Impl& impl) {
     return v.status();
   }
   engine.RestoreCounters(c[0], c[1], c[2]);
+  engine.ShrinkToFit();
   impl.expired_trees = c[3];
   impl.expired_documents = c[4];
   impl.restored_documents = n;

@@ -178,6 +178,13 @@ EngineStats Engine::Stats() const {
   return s;
 }
 
+void Engine::ShrinkToFit() {
+  std::unique_lock lock(impl_->mu);
+  impl_->forest.ShrinkToFit();
+  impl_->ids.ShrinkToFit();
+  impl_->free_slots.shrink_to_fit();
+}
+
 const EngineOptions& Engine::options() const { return impl_->options; }
 
 }  // namespace neardup

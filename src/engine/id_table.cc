@@ -103,6 +103,16 @@ void IdTable::CompactArena() {
   garbage_ = 0;
 }
 
+void IdTable::ShrinkToFit() {
+  if (garbage_ > 0) CompactArena();
+  arena_.shrink_to_fit();
+  size_t used = offsets_.size();
+  while (used > 0 && offsets_[used - 1] == kUnbound) --used;
+  offsets_.resize(used);
+  offsets_.shrink_to_fit();
+  Rehash(size_ * 10 / 7 + 16);
+}
+
 size_t IdTable::MemoryBytes() const {
   return arena_.capacity() + offsets_.capacity() * sizeof(uint64_t) +
          table_.capacity() * sizeof(Slot);

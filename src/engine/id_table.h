@@ -37,6 +37,8 @@ class IdTable {
 
   size_t size() const { return size_; }
   size_t MemoryBytes() const;
+  // Compacts the arena and sizes the table to the current contents.
+  void ShrinkToFit();
 
  private:
   static constexpr uint64_t kUnbound = ~0ULL;

@@ -38,6 +38,7 @@ TEST(IdTableTest, MatchesReferenceMap) {
   uint32_t next = 0;
   std::mt19937 rng(11);
   for (int step = 0; step < 200000; ++step) {
+    if (step % 30000 == 29999) t.ShrinkToFit();
     const std::string id = "id-" + std::to_string(rng() % 20000) + std::string(rng() % 40, 'q');
     auto it = ref.find(id);
     if (it == ref.end() && rng() % 3 != 0) {
