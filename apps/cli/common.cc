@@ -29,6 +29,17 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
   cmd->add_option("-j,--threads", f->threads, "Fingerprinting threads (0 = all cores)")
       ->capture_default_str();
   cmd->add_option("--data-dir", f->data_dir, "Directory of dictionaries (default: built-in)");
+  cmd->add_option("--features", f->features,
+                  "char-ngram (n-grams of Han, words elsewhere), words (jieba segmentation of "
+                  "Han, ICU words elsewhere) or longest-sentence[:N] (n-grams of the N longest "
+                  "sentences) [profile default]");
+  cmd->add_option("--weights", f->weights,
+                  "tf, or tfidf (jieba's idf.utf8; median IDF for unknown words) [profile default]");
+  cmd->add_option("--top-n", f->top_n, "With tfidf: keep only the N heaviest words (0 = all)");
+  cmd->add_flag("--t2s,!--no-t2s", f->t2s,
+                "Fold Traditional to Simplified Chinese (OpenCC) [on in zh-* and auto]");
+  cmd->add_option("--user-dict", f->user_dicts,
+                  "Extra jieba user dictionary for --features words (word [freq] [tag]); may repeat");
 }
 
 Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
@@ -40,6 +51,11 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.replace_invalid_utf8) o.replace_invalid_utf8 = true;
   o.threads = f.threads;
   if (!f.data_dir.empty()) o.data_dir = f.data_dir;
+  if (f.features) o.features = *f.features;
+  if (f.weights) o.weights = *f.weights;
+  if (f.top_n) o.top_n = *f.top_n;
+  if (f.t2s) o.fold_t2s = *f.t2s;
+  if (!f.user_dicts.empty()) o.user_dicts = f.user_dicts;
   return o;
 }
 
@@ -190,6 +206,29 @@ void Progress::Finish() {
 int Fail(const std::string& cmd, const Status& status) {
   std::cerr << "neardup " << cmd << ": " << status.message() << "\n";
   return kExitBadInput;
+}
+
+std::unique_ptr<Engine> OpenEngine(const std::string& cmd, const PipelineFlags& flags,
+                                   int* exit_code) {
+  auto options = MakeEngineOptions(flags);
+  auto engine = options.ok() ? Engine::Create(*options) : Result<std::unique_ptr<Engine>>(options.status());
+  if (!engine.ok()) {
+    Fail(cmd, engine.status());
+    *exit_code = kExitUsage;
+    return nullptr;
+  }
+  return std::move(engine).value();
+}
+
+bool SkipOrFail(const std::string& cmd, const InputFlags& flags, const Record& rec,
+                const Status& status) {
+  Status s = status.WithContext(rec.file + ":" + std::to_string(rec.line));
+  if (!flags.skip_invalid) {
+    Fail(cmd, s);
+    return false;
+  }
+  if (!flags.quiet) std::cerr << "neardup: skipping " << s.message() << "\n";
+  return true;
 }
 
 }  // namespace neardup::cli

@@ -32,6 +32,11 @@ struct PipelineFlags {
   bool replace_invalid_utf8 = false;
   int threads = 0;
   std::string data_dir;
+  std::optional<std::string> features;  // char-ngram | words | longest-sentence[:N]
+  std::optional<std::string> weights;   // tf | tfidf
+  std::optional<int> top_n;
+  std::optional<bool> t2s;
+  std::vector<std::string> user_dicts;
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);
 // The profile's options with the explicit flags applied on top.
@@ -118,6 +123,17 @@ class Progress {
 
 // Prints "neardup <cmd>: <message>" to stderr and returns kExitBadInput.
 int Fail(const std::string& cmd, const Status& status);
+
+// Creates the engine for a command. On failure prints the error and returns
+// nullptr with *exit_code set to kExitUsage (bad options are usage errors).
+std::unique_ptr<Engine> OpenEngine(const std::string& cmd, const PipelineFlags& flags,
+                                   int* exit_code);
+
+// Handles a record that failed: returns true to go on (with a warning under
+// --skip-invalid), false after printing the error (then exit with
+// kExitBadInput).
+bool SkipOrFail(const std::string& cmd, const InputFlags& flags, const Record& rec,
+                const Status& status);
 
 }  // namespace neardup::cli
 

@@ -88,10 +88,9 @@ void Emit(const DedupFlags& f, const std::vector<DocRow>& docs,
 
 int RunDedup(const DedupFlags& f) {
   auto start = std::chrono::steady_clock::now();
-  auto options = MakeEngineOptions(f.pipeline);
-  if (!options.ok()) return Fail("dedup", options.status()), kExitUsage;
-  auto engine = Engine::Create(*options);
-  if (!engine.ok()) return Fail("dedup", engine.status()), kExitUsage;
+  int code = kExitOk;
+  auto engine = OpenEngine("dedup", f.pipeline, &code);
+  if (!engine) return code;
   auto out = Output::Open(f.output);
   if (!out.ok()) return Fail("dedup", out.status());
 
@@ -110,13 +109,11 @@ int RunDedup(const DedupFlags& f) {
     if (!*more) break;
     pending.clear();
     for (auto& r : batch) pending.push_back({IdKey(r.id), std::move(r.text), 0});
-    auto results = (*engine)->AddBatch(pending);
+    auto results = engine->AddBatch(pending);
     for (size_t i = 0; i < results.size(); ++i) {
       Record& rec = batch[i];
       if (!results[i].ok()) {
-        Status s = results[i].status().WithContext(rec.file + ":" + std::to_string(rec.line));
-        if (!f.input.skip_invalid) return Fail("dedup", s);
-        if (!f.input.quiet) std::cerr << "neardup: skipping " << s.message() << "\n";
+        if (!SkipOrFail("dedup", f.input, rec, results[i].status())) return kExitBadInput;
         continue;
       }
       const uint32_t doc = static_cast<uint32_t>(docs.size());

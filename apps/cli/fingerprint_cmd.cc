@@ -16,10 +16,9 @@ struct FingerprintFlags {
 };
 
 int RunFingerprint(const FingerprintFlags& f) {
-  auto options = MakeEngineOptions(f.pipeline);
-  if (!options.ok()) return Fail("fingerprint", options.status()), kExitUsage;
-  auto engine = Engine::Create(*options);
-  if (!engine.ok()) return Fail("fingerprint", engine.status()), kExitUsage;
+  int code = kExitOk;
+  auto engine = OpenEngine("fingerprint", f.pipeline, &code);
+  if (!engine) return code;
   auto out = Output::Open(f.output);
   if (!out.ok()) return Fail("fingerprint", out.status());
   InputFlags input = f.input;
@@ -39,15 +38,13 @@ int RunFingerprint(const FingerprintFlags& f) {
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
-        for (size_t i = t; i < batch.size(); i += threads) fps[i] = (*engine)->Fingerprint(batch[i].text);
+        for (size_t i = t; i < batch.size(); i += threads) fps[i] = engine->Fingerprint(batch[i].text);
       });
     }
     for (auto& th : pool) th.join();
     for (size_t i = 0; i < batch.size(); ++i) {
       if (!fps[i].ok()) {
-        Status s = fps[i].status().WithContext(batch[i].file + ":" + std::to_string(batch[i].line));
-        if (!f.input.skip_invalid) return Fail("fingerprint", s);
-        if (!f.input.quiet) std::cerr << "neardup: skipping " << s.message() << "\n";
+        if (!SkipOrFail("fingerprint", f.input, batch[i], fps[i].status())) return kExitBadInput;
         continue;
       }
       (*out)->stream() << nlohmann::json{{"id", batch[i].id}, {"simhash", FingerprintHex(*fps[i])}}.dump()

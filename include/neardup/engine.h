@@ -30,6 +30,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "neardup/options.h"
@@ -79,6 +80,33 @@ struct DocumentInfo {
   uint64_t fingerprint = 0;
   int64_t time = 0;
 };
+
+// A document's place in the forest, as a store persists and restores it.
+struct NodeRecord {
+  std::string id;
+  std::string cluster;      // the root's id; equal to id for a root
+  uint64_t fingerprint = 0;
+  int64_t time = 0;         // node time: arrival, raised by joins and look-ups
+  bool ghost = false;       // a removed root kept because members remain
+};
+
+// What a removal or an expiry changed, so that a store can mirror it.
+struct RemovalChanges {
+  std::vector<std::string> released;  // ids gone entirely (documents and ghost roots)
+  std::vector<std::string> ghosted;   // roots that became ghosts
+  uint64_t documents = 0;             // live documents removed
+  uint64_t trees = 0;                 // whole clusters removed (expiry)
+};
+
+// One line of the cluster list page.
+struct ClusterSummary {
+  std::string id;              // cluster id (root id)
+  std::string representative;  // the root, or its first live member when the root is removed
+  uint32_t size = 0;
+  int64_t time = 0;            // the root's time: the latest arrival or look-up in the tree
+};
+
+enum class ClusterSort { kSize, kRecent };
 
 struct EngineStats {
   uint64_t documents = 0;    // live documents
@@ -134,6 +162,45 @@ class Engine {
 
   EngineStats Stats() const;
   const EngineOptions& options() const;
+
+  // ---- Persistence and expiry (src/engine/engine_persist.cc) ----
+  // These serve a durable layer (neardup::DurableEngine) that mirrors every
+  // change into a store and rebuilds the engine from it on start.
+
+  // Add() with a fingerprint already computed by Fingerprint(). Same errors.
+  Result<AddResult> AddFingerprinted(const Document& doc, uint64_t fingerprint);
+
+  // The forest record of a live document or a ghost root. Errors: NotFound.
+  Result<NodeRecord> Record(std::string_view id) const;
+
+  // Rebuilds state: call with every live document and ghost root (ghost
+  // false) in original arrival order, then MarkGhost() for each ghost root,
+  // then RestoreCounters(). Times are arrival times; raise them afterwards
+  // with Touch(). A member's root must have been restored before it.
+  // Errors: AlreadyExists, NotFound (unknown root), InvalidArgument.
+  Status Restore(const NodeRecord& record);
+  Status MarkGhost(std::string_view id);  // Remove() that does not count
+  void RestoreCounters(uint64_t added, uint64_t duplicates, uint64_t removed);
+
+  // Raises the time of `id` and of its root to at least `time` (the expiry
+  // rule: a root is never older than its members). Errors: NotFound.
+  Status Touch(std::string_view id, int64_t time);
+
+  // Remove() that reports which records changed.
+  Status Erase(std::string_view id, RemovalChanges* changes);
+
+  // Removes whole trees whose root time is < `before`, oldest first, at most
+  // `max_trees` trees and (after the first tree) about `max_documents`
+  // documents: bounded work under the writer lock. Returns trees removed.
+  size_t Expire(int64_t before, size_t max_trees, size_t max_documents,
+                RemovalChanges* changes);
+
+  // One page of clusters, ordered by (size or time, then id), descending or
+  // ascending, strictly after `after` (a (key, id) pair from the previous
+  // page's last item; nullopt for the first page). O(clusters) per call.
+  std::vector<ClusterSummary> ListClusters(
+      ClusterSort sort, bool descending, size_t limit,
+      const std::optional<std::pair<int64_t, std::string>>& after) const;
 
  private:
   struct Impl;

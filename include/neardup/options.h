@@ -27,6 +27,17 @@ struct EngineOptions {
   int ngram = 3;       // characters per feature in Han and other no-space runs
   int word_ngram = 1;  // words per feature in scripts written with spaces
 
+  // --- Chinese text and weights (docs/chinese.md) ---
+  bool fold_t2s = false;                // Traditional -> Simplified (OpenCC) after NFKC
+  std::string features = "char-ngram";  // char-ngram | words | longest-sentence[:N]
+  std::string weights = "tf";           // tf | tfidf (jieba's idf.utf8, median for unknowns)
+  bool drop_stop_words = false;         // words: drop jieba's stop_words.utf8 (with tfidf)
+  int min_word_chars = 1;               // words: drop words of fewer characters
+  int top_n = 0;                        // tfidf: keep only the N heaviest words; 0 = all
+  std::vector<std::string> user_dicts;  // extra jieba user dictionaries for words
+  size_t auto_long_chars = 300;         // auto: Han text of this many characters or more
+                                        // is zh-news, shorter is zh-short
+
   // --- index and clustering ---
   int max_distance = 3;         // k: fingerprints within k bits are near-duplicates
   int index_max_distance = -1;  // largest k a query may ask; -1 means max_distance

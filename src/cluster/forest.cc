@@ -117,7 +117,8 @@ void Forest::Remove(Slot doc, std::vector<Slot>* released) {
 void Forest::Touch(Slot doc, int64_t time) {
   NEARDUP_CHECK(IsLive(doc));
   Node& n = nodes_[doc];
-  n.time = std::max(n.time, time);
+  // A root's time is keyed in roots_by_time_: only SetRootTime may change it.
+  if (n.root != doc) n.time = std::max(n.time, time);
   SetRootTime(n.root, time);
 }
 

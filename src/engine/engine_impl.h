@@ -116,6 +116,25 @@ struct Engine::Impl {
     return r;
   }
 
+  // Removes live `s` from index and forest and records what changed
+  // (used by the persistence and expiry files; counters are the caller's).
+  void EraseLocked(Slot s, RemovalChanges* changes) {
+    NEARDUP_CHECK(index->Remove(s).ok());
+    const Slot root = forest.RootOf(s);
+    std::vector<Slot> released;
+    forest.Remove(s, &released);
+    bool root_released = false;
+    for (Slot r : released) {
+      root_released |= (r == root);
+      changes->released.push_back(slot_ids[r]);
+      ids.erase(slot_ids[r]);
+      slot_ids[r].clear();
+      free_slots.push_back(r);
+    }
+    if (s == root && !root_released) changes->ghosted.push_back(slot_ids[root]);
+    ++changes->documents;
+  }
+
   ClusterInfo Describe(Slot root, size_t limit) const {
     ClusterInfo c;
     c.id = slot_ids[root];

@@ -32,12 +32,21 @@ class Pipeline {
   Status Features(std::string_view text, std::string* normalized,
                   std::vector<features::Feature>* out) const;
 
+  // The profile the `auto` profile picks for `text` (by script and length):
+  // "zh-news", "zh-short" or "en-news". Other profiles return their own name.
+  std::string_view ProfileFor(std::string_view text) const;
+
  private:
   Pipeline() = default;
   size_t max_bytes_ = 0;
   std::unique_ptr<normalize::Normalizer> normalizer_;
   std::unique_ptr<features::FeatureExtractor> extractor_;
   std::unique_ptr<features::Weighter> weighter_;  // may be null: term frequency
+  std::string profile_;
+  // The `auto` profile: sub-pipelines for zh-news, zh-short, en-news.
+  size_t auto_long_chars_ = 0;
+  std::unique_ptr<Pipeline> zh_news_, zh_short_, en_news_;
+  const Pipeline* Pick(std::string_view text) const;
 };
 
 }  // namespace neardup::engine

@@ -4,11 +4,48 @@
 
 namespace neardup {
 
-std::vector<std::string> EngineOptions::ProfileNames() { return {"default"}; }
+std::vector<std::string> EngineOptions::ProfileNames() {
+  return {"default", "zh-news", "zh-short", "en-news", "auto"};
+}
 
 Result<EngineOptions> EngineOptions::FromProfile(std::string_view name) {
   EngineOptions o;
+  o.profile = std::string(name);
   if (name == "default") return o;  // character 3-grams / words, TF, SimHash, k=3
+  if (name == "zh-news") {
+    // Chinese news: jieba words of 2+ characters, stop words dropped, TF-IDF
+    // with jieba's idf.utf8, Traditional folded to Simplified, SimHash, k=3.
+    o.fold_t2s = true;
+    o.features = "words";
+    o.weights = "tfidf";
+    o.drop_stop_words = true;
+    o.min_word_chars = 2;
+    o.max_distance = 3;
+    return o;
+  }
+  if (name == "zh-short") {
+    // Short Chinese texts (titles, questions, posts): too few words for
+    // TF-IDF, so character 3-grams with TF, T2S folded, k=3.
+    o.fold_t2s = true;
+    o.features = "char-ngram";
+    o.ngram = 3;
+    o.max_distance = 3;
+    return o;
+  }
+  if (name == "en-news") {
+    // English (and other spaced scripts) news: ICU words in 2-word shingles,
+    // which keep word order, TF, k=3.
+    o.features = "char-ngram";
+    o.word_ngram = 2;
+    o.max_distance = 3;
+    return o;
+  }
+  if (name == "auto") {
+    // Per document: mostly Han and long -> zh-news; mostly Han and short ->
+    // zh-short; otherwise en-news (engine/pipeline.cc).
+    o.fold_t2s = true;
+    return o;
+  }
   std::string known;
   for (const auto& n : ProfileNames()) known += (known.empty() ? "" : ", ") + n;
   return Status::NotFound("unknown profile '" + std::string(name) + "' (known: " + known + ")");

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "features/char_ngram.h"
 
+// XXH3 inlined into this file: the same function as libxxhash, without a
+// call per n-gram.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <unicode/brkiter.h>
 #include <unicode/utext.h>
-#include <xxhash.h>
 
 #include <string>
 

@@ -41,6 +41,8 @@ inline CharClass Classify(int32_t cp) {
   if (cp < 128) return kAsciiClass[cp];
   // CJK Unified Ideographs: the bulk of Chinese text.
   if (cp >= 0x4E00 && cp <= 0x9FFF) return CharClass::kNoSpace;
+  // Common CJK punctuation: 、。〃 〈〉《》「」『』【】
+  if ((cp >= 0x3001 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011)) return CharClass::kPunct;
   return ClassifySlow(cp);
 }
 

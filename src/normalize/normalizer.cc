@@ -1,4 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
+//
+// Implementation notes. Normalization is one pass over the input when no
+// TextFolder is set: ASCII and CJK Unified Ideographs (U+4E00..U+9FFF), which
+// NFKC_Casefold leaves alone apart from ASCII lowercasing and which always
+// start a normalization segment, are handled inline; everything else goes to
+// ICU's normalizeUTF8 in spans. A span starts one character early, so a
+// combining mark composes with its base exactly as whole-string ICU would
+// (normalizer_test checks this). The clean-up step consumes characters as
+// they are produced. UTF-8 validity is checked on the way.
 #include "normalize/normalizer.h"
 
 #include <unicode/bytestream.h>
@@ -32,130 +41,194 @@ Result<std::unique_ptr<Normalizer>> Normalizer::Create(const NormalizerOptions& 
 
 namespace {
 
-// True for the characters NFKC_Casefold leaves alone apart from ASCII
-// lowercasing, and before which normalization always has a boundary:
-// ASCII and the CJK Unified Ideographs U+4E00..U+9FFF. Sets *len.
-inline bool IsTrivial(const unsigned char* p, size_t avail, size_t* len) {
-  if (p[0] < 0x80) {
-    *len = 1;
-    return true;
-  }
-  if (p[0] >= 0xE4 && p[0] <= 0xE9 && avail >= 3 && (p[1] & 0xC0) == 0x80 &&
-      (p[2] & 0xC0) == 0x80) {
-    const int32_t cp = ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-    *len = 3;
-    return cp >= 0x4E00 && cp <= 0x9FFF;
-  }
-  return false;
-}
+// Step 4 as a stream: separators, controls, white space.
+class Cleaner {
+ public:
+  Cleaner(const NormalizerOptions& o, std::string* out) : o_(o), out_(out) { out_->clear(); }
 
-// NFKC_Casefold of valid UTF-8 `in`, appended to *out. Stretches of trivial
-// characters are copied (ASCII lowercased); the rest goes through ICU in
-// spans that start one character early, so a combining mark still composes
-// with its base.
-Status FoldNfkcCasefold(const icu::Normalizer2* nfkc_cf, std::string_view in, std::string* out) {
-  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
-  const size_t n = in.size();
-  size_t pos = 0, prev = 0, prev_out = 0;
-  size_t span = std::string_view::npos;  // start of the pending ICU span
-  auto flush = [&](size_t end) -> Status {
-    UErrorCode err = U_ZERO_ERROR;
-    icu::StringByteSink<std::string> sink(out, static_cast<int32_t>(end - span));
-    nfkc_cf->normalizeUTF8(0, icu::StringPiece(in.data() + span, static_cast<int32_t>(end - span)),
-                           sink, nullptr, err);
-    span = std::string_view::npos;
-    if (U_FAILURE(err)) return Status::Internal(std::string("ICU normalization: ") + u_errorName(err));
-    return Status::OK();
-  };
-  while (pos < n) {
-    size_t len;
-    if (IsTrivial(p + pos, n - pos, &len)) {
-      if (span != std::string_view::npos) NEARDUP_RETURN_IF_ERROR(flush(pos));
-      prev = pos;
-      prev_out = out->size();
-      if (len == 1) {
-        const char c = static_cast<char>(p[pos]);
-        out->push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
-      } else {
-        out->append(in.data() + pos, 3);
-      }
-      pos += len;
-      continue;
-    }
-    if (span == std::string_view::npos) {
-      if (pos > 0) {  // take the previous (trivial) character into the span
-        span = prev;
-        out->resize(prev_out);
-      } else {
-        span = pos;
-      }
-    }
-    size_t next = pos;
-    DecodeUtf8(in, &next);
-    pos = next;
+  // A character known to be a no-space letter (CJK ideograph).
+  void Letter(const char* p, size_t len) {
+    Flush();
+    out_->append(p, len);
   }
-  if (span != std::string_view::npos) NEARDUP_RETURN_IF_ERROR(flush(n));
-  return Status::OK();
-}
-
-// Step 4: separators, controls, white space. `in` is valid UTF-8.
-void CleanUp(std::string_view in, const NormalizerOptions& o, std::string* out) {
-  out->clear();
-  out->reserve(in.size());
-  char pending = 0;  // separator owed before the next kept character: ' ' or '\n'
-  size_t pos = 0;
-  while (pos < in.size()) {
-    const size_t start = pos;
-    const int32_t cp = DecodeUtf8(in, &pos);
-    if (o.keep_sentence_breaks && IsSentenceBreak(cp)) {
-      if (!out->empty()) pending = '\n';
-      continue;
+  // Any valid UTF-8 character at s[start, end).
+  void Char(int32_t cp, const char* p, size_t len) {
+    if (o_.keep_sentence_breaks && IsSentenceBreak(cp)) {
+      if (!out_->empty()) pending_ = '\n';
+      return;
     }
     switch (Classify(cp)) {
       case CharClass::kSpace:
-        if (!out->empty() && pending == 0) pending = ' ';
-        continue;
+        Separate();
+        return;
       case CharClass::kControl:
-        continue;
+        return;
       case CharClass::kPunct:
-        if (o.drop_punctuation) {
-          if (!out->empty() && pending == 0) pending = ' ';
-          continue;
+        if (o_.drop_punctuation) {
+          Separate();
+          return;
         }
         break;
       default:
         break;
     }
-    if (pending) {
-      out->push_back(pending);
-      pending = 0;
-    }
-    out->append(in.data() + start, pos - start);
+    Flush();
+    out_->append(p, len);
   }
+  void Text(std::string_view s) {
+    size_t pos = 0;
+    while (pos < s.size()) {
+      const size_t start = pos;
+      const int32_t cp = DecodeUtf8(s, &pos);
+      if (cp >= 0) Char(cp, s.data() + start, pos - start);
+    }
+  }
+
+ private:
+  void Separate() {
+    if (!out_->empty() && pending_ == 0) pending_ = ' ';
+  }
+  void Flush() {
+    if (pending_) {
+      out_->push_back(pending_);
+      pending_ = 0;
+    }
+  }
+  const NormalizerOptions& o_;
+  std::string* out_;
+  char pending_ = 0;  // separator owed before the next kept character
+};
+
+// Collects raw folded text (used when a TextFolder runs before clean-up).
+class Collector {
+ public:
+  explicit Collector(std::string* out) : out_(out) {}
+  void Letter(const char* p, size_t len) { out_->append(p, len); }
+  void Char(int32_t, const char* p, size_t len) { out_->append(p, len); }
+  void Text(std::string_view s) { out_->append(s); }
+
+ private:
+  std::string* out_;
+};
+
+// A "trivial" character: NFKC_Casefold maps it without context (copy, or one
+// ASCII character), and normalization always has a boundary before it.
+struct Trivial {
+  uint8_t len = 0;     // bytes in the input; 0 = not trivial
+  char ascii = 0;      // nonzero: the character folds to this ASCII byte
+  bool ideograph = false;
+};
+
+inline Trivial TrivialAt(const unsigned char* p, size_t avail) {
+  if (p[0] < 0x80) {
+    const char c = static_cast<char>(p[0]);
+    return {1, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
+  }
+  if (avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[0] & 0xF0) != 0xE0) return {};
+  const int32_t cp = ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+  if (cp >= 0x4E00 && cp <= 0x9FFF) return {3, 0, true};  // CJK Unified Ideographs
+  if (cp >= 0xFF01 && cp <= 0xFF5E) {                    // full-width ASCII
+    const char c = static_cast<char>(cp - 0xFEE0);
+    return {3, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
+  }
+  if (cp == 0x3000) return {3, ' ', false};  // ideographic space
+  // NFKC-stable CJK and general punctuation: 、。〃 〈〉《》「」『』【】 ‘’“” —
+  if ((cp >= 0x3001 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011) ||
+      (cp >= 0x2018 && cp <= 0x2019) || (cp >= 0x201C && cp <= 0x201D) || cp == 0x2014) {
+    return {3, 0, false};
+  }
+  return {};
+}
+
+// NFKC_Casefold of `in` streamed into `sink`. One trivial character is held
+// back so that an ICU span can begin with it. Errors: InvalidArgument for
+// ill-formed UTF-8; Internal if ICU fails.
+template <typename Sink>
+Status Fold(const icu::Normalizer2* nfkc_cf, std::string_view in, Sink& sink) {
+  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
+  const size_t n = in.size();
+  constexpr size_t kNone = std::string_view::npos;
+  size_t held = kNone;  // input offset of the held-back trivial character
+  Trivial held_t;
+  size_t span = kNone;                // start of the pending ICU span
+  std::string buf;
+  auto emit_held = [&] {
+    if (held == kNone) return;
+    if (held_t.ascii != 0) {
+      sink.Char(held_t.ascii, &held_t.ascii, 1);
+    } else if (held_t.ideograph) {
+      sink.Letter(in.data() + held, 3);
+    } else {
+      size_t at = held;
+      const int32_t cp = DecodeUtf8(in, &at);
+      sink.Char(cp, in.data() + held, 3);
+    }
+    held = kNone;
+  };
+  auto flush_span = [&](size_t end) -> Status {
+    buf.clear();
+    icu::StringByteSink<std::string> bytes(&buf, static_cast<int32_t>(end - span));
+    UErrorCode err = U_ZERO_ERROR;
+    nfkc_cf->normalizeUTF8(0, icu::StringPiece(in.data() + span, static_cast<int32_t>(end - span)),
+                           bytes, nullptr, err);
+    span = kNone;
+    if (U_FAILURE(err)) return Status::Internal(std::string("ICU normalization: ") + u_errorName(err));
+    sink.Text(buf);
+    return Status::OK();
+  };
+  size_t pos = 0;
+  while (pos < n) {
+    if (const Trivial t = TrivialAt(p + pos, n - pos); t.len > 0) {
+      if (span != kNone) NEARDUP_RETURN_IF_ERROR(flush_span(pos));
+      emit_held();
+      held = pos;
+      held_t = t;
+      pos += t.len;
+      continue;
+    }
+    if (span == kNone) {
+      span = held != kNone ? held : pos;
+      held = kNone;
+    }
+    const size_t at = pos;
+    if (DecodeUtf8(in, &pos) < 0) {
+      return Status::InvalidArgument("invalid UTF-8 at byte " + std::to_string(at));
+    }
+  }
+  if (span != kNone) NEARDUP_RETURN_IF_ERROR(flush_span(n));
+  emit_held();
+  return Status::OK();
 }
 
 }  // namespace
 
 Status Normalizer::Normalize(std::string_view in, std::string* out) const {
   std::string repaired;
-  if (Status s = ValidateUtf8(in); !s.ok()) {
-    if (!options_.replace_invalid_utf8) return s;
-    repaired = ReplaceInvalidUtf8(in);
-    in = repaired;
+  if (options_.replace_invalid_utf8 || impl_->nfkc_cf == nullptr) {
+    if (Status s = ValidateUtf8(in); !s.ok()) {
+      if (!options_.replace_invalid_utf8) return s;
+      repaired = ReplaceInvalidUtf8(in);
+      in = repaired;
+    }
   }
-  std::string folded;
-  std::string_view text = in;
-  if (impl_->nfkc_cf != nullptr) {
-    folded.reserve(in.size());
-    NEARDUP_RETURN_IF_ERROR(FoldNfkcCasefold(impl_->nfkc_cf, in, &folded));
-    text = folded;
+  Cleaner cleaner(options_, out);
+  if (impl_->nfkc_cf == nullptr) {
+    if (!options_.folder) {
+      cleaner.Text(in);
+      return Status::OK();
+    }
+    std::string converted;
+    options_.folder->Fold(in, &converted);
+    cleaner.Text(converted);
+    return Status::OK();
   }
-  std::string converted;
-  if (options_.folder) {
-    options_.folder->Fold(text, &converted);
-    text = converted;
-  }
-  CleanUp(text, options_, out);
+  if (!options_.folder) return Fold(impl_->nfkc_cf, in, cleaner);
+  std::string folded, converted;
+  folded.reserve(in.size());
+  Collector collector(&folded);
+  NEARDUP_RETURN_IF_ERROR(Fold(impl_->nfkc_cf, in, collector));
+  options_.folder->Fold(folded, &converted);
+  cleaner.Text(converted);
   return Status::OK();
 }
 

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// `neardup serve`: the durable HTTP service (apps/server, docs/api.md).
+// Blocks SIGTERM/SIGINT in every thread and waits for them in main, then
+// shuts down gracefully: stop accepting, finish requests in flight, drain
+// the write queue, flush the store.
+#ifdef NEARDUP_HAVE_SERVER
+
+#include <fmt/core.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <cctype>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli/command.h"
+#include "neardup/durable_engine.h"
+#include "server/server.h"
+
+namespace neardup::cli {
+namespace {
+
+struct ServeFlags {
+  std::string data;
+  std::string listen = "127.0.0.1:8080";
+  std::string profile = "default";
+  std::string ttl = "48h";
+  std::string token_file;
+  std::string port_file;
+  bool store_text = false;
+  bool no_fsync = false;
+  size_t max_body = 32u << 20;
+  size_t max_doc = 1u << 20;
+  size_t max_batch = 1000;
+  int threads = 64;
+  int max_distance = -1;
+};
+
+// "48h", "30m", "90s", "2d", "1500ms" or "0" (never) -> milliseconds.
+Result<int64_t> ParseDuration(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == 0 || i > 12) return Status::InvalidArgument("bad duration '" + s + "'");
+  const int64_t n = std::stoll(s.substr(0, i));
+  const std::string unit = s.substr(i);
+  if (unit == "ms") return n;
+  if (unit == "s") return n * 1000;
+  if (unit == "m") return n * 60 * 1000;
+  if (unit == "h" || (unit.empty() && n == 0)) return n * 3600 * 1000;
+  if (unit == "d") return n * 24 * 3600 * 1000;
+  return Status::InvalidArgument("bad duration '" + s + "' (use ms, s, m, h or d)");
+}
+
+Result<std::pair<std::string, int>> ParseListen(const std::string& s) {
+  const size_t colon = s.rfind(':');
+  if (colon == std::string::npos) return Status::InvalidArgument("--listen wants HOST:PORT");
+  std::string host = s.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  const std::string port = s.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
+    return Status::InvalidArgument("bad port in --listen '" + s + "'");
+  }
+  return std::make_pair(host, std::stoi(port));
+}
+
+Result<std::string> ReadToken(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Status::IOError("cannot read token file " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string t = ss.str();
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
+  if (t.empty()) return Status::InvalidArgument("token file " + path + " is empty");
+  return t;
+}
+
+int Serve(const ServeFlags& f) {
+  auto fail = [](const Status& s, int code) {
+    fmt::print(stderr, "neardup serve: {}\n", s.ToString());
+    return code;
+  };
+  auto ttl = ParseDuration(f.ttl);
+  if (!ttl.ok()) return fail(ttl.status(), kExitUsage);
+  auto listen = ParseListen(f.listen);
+  if (!listen.ok()) return fail(listen.status(), kExitUsage);
+  auto engine_opts = EngineOptions::FromProfile(f.profile);
+  if (!engine_opts.ok()) return fail(engine_opts.status(), kExitUsage);
+  server::ServerOptions so;
+  so.host = listen->first;
+  so.port = listen->second;
+  so.threads = f.threads;
+  so.limits.max_body_bytes = f.max_body;
+  so.limits.max_doc_bytes = f.max_doc;
+  so.limits.max_batch = f.max_batch;
+  if (!f.token_file.empty()) {
+    auto t = ReadToken(f.token_file);
+    if (!t.ok()) return fail(t.status(), kExitUsage);
+    so.token = *t;
+  }
+  DurableOptions d;
+  d.dir = f.data;
+  d.engine = *engine_opts;
+  d.engine.max_document_bytes = f.max_doc;
+  if (f.max_distance >= 0) d.engine.max_distance = f.max_distance;
+  d.ttl_ms = *ttl;
+  d.store_text = f.store_text;
+  d.sync = !f.no_fsync;
+
+  // Signals go to main's sigwait only; threads created below inherit the mask.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto engine = DurableEngine::Open(d);
+  if (!engine.ok()) return fail(engine.status(), kExitBadInput);
+  const DurableStats st = (*engine)->Stats();
+  server::HttpService service(engine->get(), so);
+  if (Status s = service.Bind(); !s.ok()) return fail(s, kExitBadInput);
+  fmt::print(stderr, "neardup serve: {} documents restored in {} ms; listening on http://{}:{}\n",
+             st.restored_documents, st.restore_ms, so.host, service.port());
+  if (!f.port_file.empty()) {
+    std::ofstream pf(f.port_file + ".tmp");
+    pf << service.port() << "\n";
+    pf.close();
+    std::rename((f.port_file + ".tmp").c_str(), f.port_file.c_str());
+  }
+  std::thread server_thread([&] {
+    service.Serve();
+    kill(getpid(), SIGTERM);  // wake main if the listener ended by itself
+  });
+  int sig = 0;
+  sigwait(&set, &sig);
+  fmt::print(stderr, "neardup serve: signal {}, shutting down\n", sig);
+  service.Stop();
+  server_thread.join();
+  if (Status s = (*engine)->Close(); !s.ok()) return fail(s, kExitBadInput);
+  fmt::print(stderr, "neardup serve: stopped cleanly\n");
+  return kExitOk;
+}
+
+void Setup(CLI::App* app, int* exit_code) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* cmd =
+      app->add_subcommand("serve", "Run the durable HTTP service (JSON API v1, see docs/api.md).");
+  cmd->add_option("--data", flags->data, "Store directory (created if missing)")->required();
+  cmd->add_option("--listen", flags->listen, "HOST:PORT to bind; port 0 picks a free one")
+      ->capture_default_str();
+  cmd->add_option("--profile", flags->profile, "Engine profile")->capture_default_str();
+  cmd->add_option("--ttl", flags->ttl, "Expire trees idle this long (e.g. 48h, 30m; 0 = never)")
+      ->capture_default_str();
+  cmd->add_option("--token-file", flags->token_file,
+                  "File holding a bearer token required on every request but /healthz");
+  cmd->add_flag("--store-text", flags->store_text, "Keep document text in the store");
+  cmd->add_option("--max-body", flags->max_body, "Largest request body in bytes")
+      ->capture_default_str();
+  cmd->add_option("--max-doc-bytes", flags->max_doc, "Largest document text in bytes")
+      ->capture_default_str();
+  cmd->add_option("--max-batch", flags->max_batch, "Most documents per batch request")
+      ->capture_default_str();
+  cmd->add_option("--threads", flags->threads, "Connection threads")->capture_default_str();
+  cmd->add_option("--max-distance", flags->max_distance, "Override the profile's k");
+  cmd->add_option("--port-file", flags->port_file, "Write the bound port here once listening");
+  cmd->add_flag("--no-fsync", flags->no_fsync,
+                "UNSAFE: acknowledge writes before they reach the disk (benchmarks only)");
+  cmd->callback([flags, exit_code] { *exit_code = Serve(*flags); });
+}
+
+}  // namespace
+
+NEARDUP_REGISTER_COMMAND(90, Setup);
+
+}  // namespace neardup::cli
+
+#endif  // NEARDUP_HAVE_SERVER

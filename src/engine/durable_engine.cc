@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+// DurableEngine: opening and recovery, the write API (queued to the writer
+// in durable_writer.cc) and the reads that join engine state with stored
+// meta. Contract in include/neardup/durable_engine.h.
+#include "neardup/durable_engine.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "engine/durable_impl.h"
+#include "engine/engine_impl.h"
+
+namespace neardup {
+namespace {
+
+// The options that decide fingerprints; a store only fits an engine with
+// the same ones.
+std::string FingerprintOptions(const EngineOptions& o) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), "profile=%s ngram=%d word_ngram=%d drop_punctuation=%d",
+                o.profile.c_str(), o.ngram, o.word_ngram, o.drop_punctuation ? 1 : 0);
+  std::string s = buf;
+  // Chinese-text options, only when they differ from the default pipeline so
+  // stores written before they existed still open.
+  if (o.fold_t2s || o.features != "char-ngram" || o.weights != "tf" || o.drop_stop_words ||
+      o.min_word_chars != 1 || o.top_n != 0 || !o.user_dicts.empty() || o.profile == "auto") {
+    s += " t2s=" + std::to_string(o.fold_t2s) + " features=" + o.features + " weights=" + o.weights +
+         " stop=" + std::to_string(o.drop_stop_words) + " min_word=" + std::to_string(o.min_word_chars) +
+         " top_n=" + std::to_string(o.top_n) + " user_dicts=" + std::to_string(o.user_dicts.size());
+    if (o.profile == "auto") s += " auto_long=" + std::to_string(o.auto_long_chars);
+  }
+  return s;
+}
+
+Status CheckStoreOptions(store::DocStore& st, const EngineOptions& o) {
+  const std::string want = FingerprintOptions(o);
+  auto have = st.GetMeta("options");
+  if (have.ok()) {
+    if (*have != want) {
+      return Status::FailedPrecondition("the store was written with '" + *have +
+                                        "' but the engine has '" + want + "'");
+    }
+    return Status::OK();
+  }
+  if (!have.status().IsNotFound()) return have.status();
+  store::DocStore::Batch b;
+  st.Prepare(&b);
+  b.PutMeta("options", want);
+  return st.Write(&b, true);
+}
+
+// Rebuilds `engine` from the store: nodes in arrival order, then refreshed
+// times, then ghost roots, then counters.
+Status Recover(store::DocStore& st, Engine& engine, DurableEngine::Impl& impl) {
+  NodeRecord rec;
+  uint64_t n = 0;
+  NEARDUP_RETURN_IF_ERROR(st.ScanNodes([&](const store::NodeRow& row) {
+    rec.id = row.id;
+    rec.cluster = row.root.empty() ? row.id : row.root;
+    rec.fingerprint = row.fingerprint;
+    rec.time = row.time;
+    ++n;
+    Status s = engine.Restore(rec);
+    return s.ok() ? s : Status::Corruption("recovering '" + row.id + "': " + s.message());
+  }));
+  std::vector<std::string> ghosts;
+  NEARDUP_RETURN_IF_ERROR(st.ScanTimes([&](const store::TimeRow& row) {
+    if (row.ghost) ghosts.push_back(row.id);
+    Status s = engine.Touch(row.id, row.time);
+    if (s.IsNotFound()) return Status::OK();  // a stale time row; harmless
+    return s;
+  }));
+  for (const auto& g : ghosts) {
+    Status s = engine.MarkGhost(g);
+    if (!s.ok()) return Status::Corruption("ghost root '" + g + "': " + s.message());
+  }
+  uint64_t c[5] = {0, 0, 0, 0, 0};
+  if (auto v = st.GetMeta("counters"); v.ok()) {
+    if (!DecodeCounters(*v, c)) return Status::Corruption("bad counters '" + *v + "'");
+  } else if (!v.status().IsNotFound()) {
+    return v.status();
+  }
+  engine.RestoreCounters(c[0], c[1], c[2]);
+  impl.expired_trees = c[3];
+  impl.expired_documents = c[4];
+  impl.restored_documents = n;
+  NEARDUP_ASSIGN_OR_RETURN(impl.next_seq, st.NextSeq());
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions& options) {
+  if (options.dir.empty()) return Status::InvalidArgument("a data directory is required");
+  if (options.max_group == 0 || options.expire_trees_per_step == 0) {
+    return Status::InvalidArgument("max_group and expire_trees_per_step must be positive");
+  }
+  std::unique_ptr<DurableEngine> d(new DurableEngine());
+  d->options_ = options;
+  NEARDUP_ASSIGN_OR_RETURN(d->engine_, Engine::Create(options.engine));
+  d->impl_ = std::make_unique<Impl>();
+  d->impl_->owner = d.get();
+  NEARDUP_ASSIGN_OR_RETURN(d->impl_->store, store::DocStore::Open(options.dir, {}));
+  NEARDUP_RETURN_IF_ERROR(CheckStoreOptions(*d->impl_->store, options.engine));
+  const auto start = std::chrono::steady_clock::now();
+  NEARDUP_RETURN_IF_ERROR(Recover(*d->impl_->store, *d->engine_, *d->impl_));
+  d->impl_->restore_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  Impl* impl = d->impl_.get();
+  impl->writer = std::thread([impl] { impl->WriterLoop(); });
+  if (options.background_expiry && options.ttl_ms > 0) {
+    impl->expirer = std::thread([impl] { impl->ExpirerLoop(); });
+  }
+  return d;
+}
+
+DurableEngine::~DurableEngine() { (void)Close(); }
+
+Status DurableEngine::Close() {
+  if (!impl_) return Status::OK();
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->closed) return Status::OK();
+    impl_->closing = true;
+    impl_->closed = true;
+  }
+  impl_->cv.notify_all();
+  impl_->expirer_cv.notify_all();
+  if (impl_->expirer.joinable()) impl_->expirer.join();
+  if (impl_->writer.joinable()) impl_->writer.join();  // drains the queue first
+  return impl_->store->Flush();
+}
+
+std::vector<Result<IngestResult>> DurableEngine::AddBatch(std::span<const IncomingDocument> docs,
+                                                          OnConflict on_conflict) {
+  std::vector<Result<IngestResult>> out(docs.size(), Status::Internal("not applied"));
+  auto op = std::make_shared<WriteOp>();
+  op->on_conflict = on_conflict;
+  std::vector<size_t> where;  // index in `out` of each queued item
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (docs[i].id.empty()) {
+      out[i] = Status::InvalidArgument("document id must not be empty");
+      continue;
+    }
+    auto fp = engine_->Fingerprint(docs[i].text);
+    if (!fp.ok()) {
+      out[i] = fp.status();
+      continue;
+    }
+    op->items.push_back({docs[i], *fp, Status::Internal("not applied")});
+    where.push_back(i);
+  }
+  if (op->items.empty()) return out;
+  auto done = op->done.get_future();
+  if (Status s = impl_->Enqueue(op); !s.ok()) {
+    for (size_t i : where) out[i] = s;
+    return out;
+  }
+  done.wait();
+  for (size_t j = 0; j < where.size(); ++j) out[where[j]] = std::move(op->items[j].result);
+  return out;
+}
+
+Result<IngestResult> DurableEngine::Add(const IncomingDocument& doc, OnConflict on_conflict) {
+  auto r = AddBatch(std::span<const IncomingDocument>(&doc, 1), on_conflict);
+  return std::move(r[0]);
+}
+
+Status DurableEngine::Remove(const std::string& id) {
+  auto op = std::make_shared<WriteOp>();
+  op->kind = WriteOp::Kind::kRemove;
+  op->id = id;
+  auto done = op->done.get_future();
+  NEARDUP_RETURN_IF_ERROR(impl_->Enqueue(op));
+  done.wait();
+  return op->status;
+}
+
+Result<ExpireReport> DurableEngine::Expire(int64_t before) { return impl_->ExpireAll(before); }
+
+namespace {
+// Queues a time refresh unless the node was refreshed within `granularity`.
+void MaybeTouch(DurableEngine::Impl& impl, const NodeRecord& rec, int64_t granularity) {
+  const int64_t now = engine::NowMs();
+  if (rec.time >= now - granularity) return;
+  auto op = std::make_shared<WriteOp>();
+  op->kind = WriteOp::Kind::kTouch;
+  op->id = rec.id;
+  op->time = now;
+  op->wait = false;
+  (void)impl.Enqueue(std::move(op));  // best effort: dropped when closing
+}
+}  // namespace
+
+Result<DocumentRecord> DurableEngine::Get(const std::string& id) {
+  NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, engine_->Record(id));
+  if (rec.ghost) return Status::NotFound("no document '" + id + "'");
+  DocumentRecord out;
+  out.id = id;
+  out.cluster = rec.cluster;
+  out.fingerprint = rec.fingerprint;
+  out.time = rec.time;
+  if (auto c = engine_->GetCluster(rec.cluster, 0); c.ok()) out.cluster_size = c->size;
+  auto row = impl_->store->GetDoc(id);
+  if (row.ok()) {
+    out.arrival = row->arrival;
+    out.meta = std::move(row->meta);
+    if (options_.store_text) out.text = std::move(row->text);
+  } else if (!row.status().IsNotFound()) {
+    return row.status();
+  } else {
+    return Status::NotFound("no document '" + id + "'");  // removed meanwhile, or not committed
+  }
+  MaybeTouch(*impl_, rec, options_.touch_granularity_ms);
+  return out;
+}
+
+Result<std::vector<SimilarDocument>> DurableEngine::Similar(const std::string& id, size_t limit) {
+  NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, engine_->Record(id));
+  if (rec.ghost) return Status::NotFound("no document '" + id + "'");
+  NEARDUP_ASSIGN_OR_RETURN(auto matches, engine_->Similar(id, limit));
+  std::vector<SimilarDocument> out;
+  out.reserve(matches.size());
+  for (auto& m : matches) {
+    auto row = impl_->store->GetDoc(m.id);
+    out.push_back({std::move(m), row.ok() ? std::move(row->meta) : std::string()});
+  }
+  MaybeTouch(*impl_, rec, options_.touch_granularity_ms);
+  return out;
+}
+
+Result<std::string> DurableEngine::Meta(const std::string& id) const {
+  NEARDUP_ASSIGN_OR_RETURN(store::DocRow row, impl_->store->GetDoc(id));
+  return std::move(row.meta);
+}
+
+DurableStats DurableEngine::Stats() const {
+  DurableStats s;
+  s.engine = engine_->Stats();
+  s.commits = impl_->commits;
+  s.committed_docs = impl_->committed_docs;
+  s.commit_errors = impl_->commit_errors;
+  s.expired_trees = impl_->expired_trees;
+  s.expired_documents = impl_->expired_documents;
+  {
+    std::lock_guard lock(impl_->mu);
+    s.queue_depth = impl_->queued_docs;
+  }
+  s.disk_bytes = impl_->store->DiskBytes();
+  s.restore_ms = impl_->restore_ms;
+  s.restored_documents = impl_->restored_documents;
+  s.ttl_ms = options_.ttl_ms;
+  return s;
+}
+
+}  // namespace neardup

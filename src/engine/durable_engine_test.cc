@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "neardup/durable_engine.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+namespace neardup {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() /
+            ("neardup_durable_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+DurableOptions Opts(const std::string& dir) {
+  DurableOptions o;
+  o.dir = dir;
+  o.background_expiry = false;
+  o.sync = false;  // durability across process kills is tested end to end
+  o.touch_granularity_ms = 0;
+  return o;
+}
+
+std::unique_ptr<DurableEngine> OpenOrDie(const DurableOptions& o) {
+  auto d = DurableEngine::Open(o);
+  EXPECT_TRUE(d.ok()) << d.status().ToString();
+  return std::move(d).value();
+}
+
+// Random Chinese-looking stories and light edits of them.
+std::string Story(std::mt19937& rng, int len) {
+  std::string s;
+  std::uniform_int_distribution<int> cp(0x4e00, 0x4e00 + 400);
+  for (int i = 0; i < len; ++i) {
+    const int c = cp(rng);
+    s += static_cast<char>(0xe0 | (c >> 12));
+    s += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    s += static_cast<char>(0x80 | (c & 0x3f));
+  }
+  return s;
+}
+std::string Edit(std::mt19937& rng, std::string s, int edits) {
+  for (int e = 0; e < edits; ++e) {
+    const size_t at = 3 * std::uniform_int_distribution<size_t>(0, s.size() / 3 - 1)(rng);
+    s.replace(at, 3, "的");
+  }
+  return s;
+}
+
+// Everything observable about one document and the cluster list.
+std::string Snapshot(const Engine& e, const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) {
+    auto r = e.Record(id);
+    out += id + ":";
+    if (!r.ok()) {
+      out += "absent\n";
+      continue;
+    }
+    out += r->cluster + "," + std::to_string(r->time) + "," + (r->ghost ? "ghost" : "live") + ",";
+    auto c = e.GetCluster(r->cluster);
+    if (c.ok()) {
+      out += std::to_string(c->size) + "[";
+      for (const auto& m : c->members) out += m + " ";
+      out += "]";
+    }
+    out += "\n";
+  }
+  for (auto sort : {ClusterSort::kSize, ClusterSort::kRecent}) {
+    for (const auto& c : e.ListClusters(sort, true, SIZE_MAX, std::nullopt)) {
+      out += c.id + "/" + c.representative + "/" + std::to_string(c.size) + "/" +
+             std::to_string(c.time) + " ";
+    }
+    out += "\n";
+  }
+  auto s = e.Stats();
+  out += std::to_string(s.documents) + " " + std::to_string(s.clusters) + " " +
+         std::to_string(s.added) + " " + std::to_string(s.duplicates) + " " +
+         std::to_string(s.removed);
+  return out;
+}
+
+TEST(DurableEngineTest, RestartRestoresIndexForestTimesAndGhostsExactly) {
+  TempDir dir;
+  std::mt19937 rng(7);
+  std::vector<std::string> ids, texts;
+  std::string before;
+  std::vector<std::string> query_answers, query_texts;
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    std::vector<std::string> bases;
+    for (int i = 0; i < 40; ++i) bases.push_back(Story(rng, 200));
+    for (int i = 0; i < 300; ++i) {
+      const auto& base = bases[rng() % bases.size()];
+      IncomingDocument doc{"d" + std::to_string(i), Edit(rng, base, rng() % 3),
+                           1000 + static_cast<int64_t>(rng() % 100000),
+                           "{\"n\":" + std::to_string(i) + "}"};
+      auto r = d->Add(doc, OnConflict::kError);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ids.push_back(doc.id);
+      texts.push_back(doc.text);
+    }
+    // Remove some documents, roots among them (ghosts), and refresh others.
+    int ghosts = 0;
+    for (int i = 0; i < 300; i += 7) {
+      auto rec = d->engine().Record(ids[i]);
+      if (!rec.ok() || rec->ghost) continue;
+      ghosts += rec->cluster == ids[i] && d->engine().GetCluster(ids[i])->size > 1;
+      ASSERT_TRUE(d->Remove(ids[i]).ok());
+    }
+    EXPECT_GT(ghosts, 0);
+    for (int i = 3; i < 300; i += 11) (void)d->Get(ids[i]);
+    ASSERT_TRUE(d->Remove("no-such-id").IsNotFound());  // also flushes the queued touches
+    before = Snapshot(d->engine(), ids);
+    for (int i = 0; i < 300; i += 13) {
+      query_texts.push_back(Edit(rng, texts[i], 1));
+      auto q = d->engine().Query(query_texts.back());
+      ASSERT_TRUE(q.ok());
+      query_answers.push_back(q->cluster.value_or("-") + std::to_string(q->matches.size()));
+    }
+    ASSERT_TRUE(d->Close().ok());
+  }
+  auto d = OpenOrDie(Opts(dir.str()));
+  EXPECT_EQ(Snapshot(d->engine(), ids), before);
+  for (size_t i = 0; i < query_texts.size(); ++i) {
+    auto q = d->engine().Query(query_texts[i]);
+    ASSERT_TRUE(q.ok());
+    EXPECT_EQ(q->cluster.value_or("-") + std::to_string(q->matches.size()), query_answers[i]);
+  }
+  // Meta survives; removed documents have none.
+  auto rec = d->Get(ids[1]);
+  ASSERT_TRUE(rec.ok());
+  EXPECT_EQ(rec->meta, "{\"n\":1}");
+  EXPECT_TRUE(d->Get(ids[0]).status().IsNotFound());
+}
+
+TEST(DurableEngineTest, ExpiryRemovesWholeTreesOldestFirstAndRootsFollowMembers) {
+  TempDir dir;
+  std::mt19937 rng(11);
+  const std::string a = Story(rng, 200), c = Story(rng, 200), e = Story(rng, 200);
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    ASSERT_TRUE(d->Add({"A", a, 1000, ""}, OnConflict::kError).ok());
+    auto b = d->Add({"B", a, 5000, ""}, OnConflict::kError);  // joins A: A's tree is at 5000
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(b->add.cluster, "A");
+    ASSERT_TRUE(d->Add({"C", c, 2000, ""}, OnConflict::kError).ok());
+    ASSERT_TRUE(d->Add({"E", e, 1500, ""}, OnConflict::kError).ok());
+    ASSERT_TRUE(d->Add({"F", e, 1500, ""}, OnConflict::kError).ok());
+    // Looking F up refreshes F and its root E to now.
+    ASSERT_TRUE(d->Get("F").ok());
+    ASSERT_TRUE(d->Remove("nothing").IsNotFound());  // the touch is applied before this
+    EXPECT_GT(d->engine().Record("E")->time, 1000000);
+
+    auto r = d->Expire(3000);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->trees, 1u);  // only C: A's tree was refreshed by B, E's by the look-up of F
+    EXPECT_EQ(r->documents, 1u);
+    EXPECT_TRUE(d->engine().Record("C").status().IsNotFound());
+    EXPECT_TRUE(d->engine().Record("A").ok());  // Record() reads without refreshing
+    r = d->Expire(6000);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->trees, 1u);
+    EXPECT_EQ(r->documents, 2u);
+    EXPECT_TRUE(d->Get("A").status().IsNotFound());
+    EXPECT_TRUE(d->Get("B").status().IsNotFound());
+    EXPECT_TRUE(d->Meta("B").status().IsNotFound());  // gone from the store too
+    EXPECT_TRUE(d->Get("F").ok());
+    EXPECT_EQ(d->Stats().expired_documents, 3u);
+    // Looking up a root refreshes its tree: D survives a cutoff past its arrival.
+    ASSERT_TRUE(d->Add({"D", c, 7000, ""}, OnConflict::kError).ok());
+    ASSERT_TRUE(d->Get("D").ok());
+    ASSERT_TRUE(d->Remove("nothing").IsNotFound());
+    r = d->Expire(8000);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->trees, 0u);
+    EXPECT_TRUE(d->engine().Record("D").ok());
+  }
+  auto d = OpenOrDie(Opts(dir.str()));
+  EXPECT_TRUE(d->engine().Record("A").status().IsNotFound());
+  EXPECT_TRUE(d->engine().Record("C").status().IsNotFound());
+  EXPECT_TRUE(d->Get("E").ok());
+  EXPECT_EQ(d->Stats().expired_documents, 3u);
+  EXPECT_EQ(d->engine().Stats().documents, 3u);
+  // The id of an expired document is free again.
+  EXPECT_TRUE(d->Add({"A", a, 0, ""}, OnConflict::kError).ok());
+}
+
+TEST(DurableEngineTest, ExpiryInvariantsUnderRandomWorkload) {
+  TempDir dir;
+  std::mt19937 rng(3);
+  auto o = Opts(dir.str());
+  o.expire_trees_per_step = 3;  // many small steps
+  auto d = OpenOrDie(o);
+  std::vector<std::string> bases;
+  for (int i = 0; i < 30; ++i) bases.push_back(Story(rng, 150));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 200; ++i) {
+    IncomingDocument doc{"x" + std::to_string(i), Edit(rng, bases[rng() % 30], rng() % 2),
+                         1 + static_cast<int64_t>(rng() % 10000), ""};
+    ASSERT_TRUE(d->Add(doc, OnConflict::kError).ok());
+    ids.push_back(doc.id);
+  }
+  // Look up some documents (roots among them): their trees become recent.
+  std::set<std::string> looked_up;
+  for (int i = 0; i < 200; i += 17) {
+    ASSERT_TRUE(d->Get(ids[i]).ok());
+    looked_up.insert(ids[i]);
+  }
+  ASSERT_TRUE(d->Remove("nothing").IsNotFound());  // touches are applied before this
+  for (int64_t cutoff : {500, 2000, 4000, 7000, 9000}) {
+    const uint64_t live_before = d->engine().Stats().documents;
+    auto r = d->Expire(cutoff);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(d->engine().Stats().documents, live_before - r->documents);
+    // No tree older than the cutoff survives; every root is at least as
+    // recent as each of its members; whole trees go or stay.
+    auto oldest = d->engine().ListClusters(ClusterSort::kRecent, false, 1, std::nullopt);
+    if (!oldest.empty()) {
+      EXPECT_GE(oldest[0].time, cutoff);
+    }
+    for (const auto& id : ids) {
+      auto rec = d->engine().Record(id);
+      if (looked_up.count(id)) {
+        EXPECT_TRUE(rec.ok()) << "looked-up " << id << " expired";
+      }
+      if (!rec.ok()) {
+        EXPECT_TRUE(d->Meta(id).status().IsNotFound()) << id;
+        continue;
+      }
+      auto root = d->engine().Record(rec->cluster);
+      ASSERT_TRUE(root.ok()) << "member " << id << " outlived its root";
+      EXPECT_GE(root->time, rec->time);
+      EXPECT_GE(root->time, cutoff);
+    }
+  }
+}
+
+TEST(DurableEngineTest, GhostRootSurvivesRestartAndItsIdIsFreedWithTheLastMember) {
+  TempDir dir;
+  std::mt19937 rng(5);
+  const std::string t = Story(rng, 200);
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    ASSERT_TRUE(d->Add({"A", t, 0, ""}, OnConflict::kError).ok());
+    ASSERT_TRUE(d->Add({"B", t, 0, ""}, OnConflict::kError).ok());
+    ASSERT_TRUE(d->Remove("A").ok());
+    EXPECT_TRUE(d->Add({"A", t, 0, ""}, OnConflict::kError).status().IsAlreadyExists());
+  }
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    auto c = d->engine().GetCluster("A");
+    ASSERT_TRUE(c.ok());
+    EXPECT_TRUE(c->root_removed);
+    EXPECT_EQ(c->size, 1u);
+    auto n = d->Add({"N", t, 0, ""}, OnConflict::kError);  // still joins the ghost's cluster
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(n->add.cluster, "A");
+    ASSERT_TRUE(d->Remove("B").ok());
+    ASSERT_TRUE(d->Remove("N").ok());
+  }
+  auto d = OpenOrDie(Opts(dir.str()));
+  EXPECT_TRUE(d->engine().GetCluster("A").status().IsNotFound());
+  EXPECT_EQ(d->engine().Stats().documents, 0u);
+  EXPECT_TRUE(d->Add({"A", t, 0, ""}, OnConflict::kError).ok());
+}
+
+TEST(DurableEngineTest, IdempotentRetryReturnsTheStoredAnswer) {
+  TempDir dir;
+  auto d = OpenOrDie(Opts(dir.str()));
+  std::mt19937 rng(9);
+  const std::string t = Story(rng, 200);
+  ASSERT_TRUE(d->Add({"A", t, 0, ""}, OnConflict::kError).ok());
+  auto b = d->Add({"B", t, 0, ""}, OnConflict::kError);
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(d->Add({"B", t, 0, ""}, OnConflict::kError).status().IsAlreadyExists());
+  auto again = d->Add({"B", t, 0, ""}, OnConflict::kReturnExisting);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->add.cluster, "A");
+  EXPECT_TRUE(again->add.duplicate);
+  EXPECT_EQ(again->add.cluster_size, 2u);
+  ASSERT_EQ(again->add.matches.size(), 1u);
+  EXPECT_EQ(again->add.matches[0].id, "A");
+  EXPECT_EQ(d->engine().Stats().documents, 2u);
+}
+
+TEST(DurableEngineTest, StoreWrittenWithOtherFingerprintOptionsIsRefused) {
+  TempDir dir;
+  { auto d = OpenOrDie(Opts(dir.str())); }
+  auto o = Opts(dir.str());
+  o.engine.ngram = 2;
+  auto d = DurableEngine::Open(o);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(DurableEngineTest, ConcurrentIdenticalAddsMakeOneClusterWithOneOriginal) {
+  TempDir dir;
+  auto o = Opts(dir.str());
+  o.sync = true;
+  auto d = OpenOrDie(o);
+  std::mt19937 rng(1);
+  const std::string t = Story(rng, 300);
+  std::vector<std::thread> threads;
+  std::vector<Result<IngestResult>> results(32, Status::Internal("unset"));
+  for (int i = 0; i < 32; ++i) {
+    threads.emplace_back([&, i] {
+      results[i] = d->Add({"c" + std::to_string(i), t, 0, ""}, OnConflict::kError);
+    });
+  }
+  for (auto& th : threads) th.join();
+  int originals = 0;
+  std::set<std::string> clusters;
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    originals += !r->add.duplicate;
+    clusters.insert(r->add.cluster);
+  }
+  EXPECT_EQ(originals, 1);
+  EXPECT_EQ(clusters.size(), 1u);
+  EXPECT_EQ(d->engine().GetCluster(*clusters.begin())->size, 32u);
+  EXPECT_GE(d->Stats().commits, 1u);
+}
+
+}  // namespace
+}  // namespace neardup

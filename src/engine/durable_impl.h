@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// DurableEngine::Impl, shared by durable_engine.cc (open, recovery, reads)
+// and durable_writer.cc (the writer thread, group commit, expiry thread).
+// Not a public header.
+#ifndef NEARDUP_ENGINE_DURABLE_IMPL_H_
+#define NEARDUP_ENGINE_DURABLE_IMPL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "neardup/durable_engine.h"
+#include "store/doc_store.h"
+
+namespace neardup {
+
+// One unit of the writer queue.
+struct WriteOp {
+  enum class Kind { kAdd, kRemove, kExpire, kTouch };
+  Kind kind = Kind::kAdd;
+  // kAdd: documents with their fingerprints (computed by the caller).
+  struct Item {
+    IncomingDocument doc;
+    uint64_t fingerprint = 0;
+    Result<IngestResult> result = Status::Internal("not applied");
+  };
+  std::vector<Item> items;
+  OnConflict on_conflict = OnConflict::kError;
+  std::string id;          // kRemove, kTouch
+  int64_t time = 0;        // kExpire: cutoff; kTouch: new time
+  Status status;           // kRemove, kExpire
+  RemovalChanges changes;  // kRemove, kExpire
+  size_t trees = 0;        // kExpire: trees removed by this step
+  std::promise<void> done;
+  bool wait = true;  // false: nobody waits (kTouch)
+
+  size_t weight() const { return kind == Kind::kAdd ? items.size() : 1; }
+};
+
+struct DurableEngine::Impl {
+  DurableEngine* owner = nullptr;
+  std::unique_ptr<store::DocStore> store;
+
+  std::mutex mu;  // guards the queue and flags
+  std::condition_variable cv;
+  std::deque<std::shared_ptr<WriteOp>> queue;
+  size_t queued_docs = 0;
+  bool closing = false;
+  bool closed = false;
+  std::thread writer;
+  std::thread expirer;
+  std::condition_variable expirer_cv;
+
+  // Writer-thread state.
+  uint64_t next_seq = 0;
+  bool last_write_failed = false;
+
+  std::atomic<uint64_t> commits{0}, committed_docs{0}, commit_errors{0};
+  std::atomic<uint64_t> expired_trees{0}, expired_documents{0};
+  uint64_t restore_ms = 0, restored_documents = 0;
+
+  // Queues `op`; Unavailable when closed or full.
+  Status Enqueue(std::shared_ptr<WriteOp> op);
+  void WriterLoop();
+  void ExpirerLoop();
+  // Runs expiry steps with cutoff `before` until a step finds nothing more.
+  Result<ExpireReport> ExpireAll(int64_t before);
+};
+
+// Counters persisted with every group ("counters" in the store's metadata).
+std::string EncodeCounters(const EngineStats& s, uint64_t expired_trees, uint64_t expired_docs);
+bool DecodeCounters(std::string_view v, uint64_t out[5]);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_ENGINE_DURABLE_IMPL_H_

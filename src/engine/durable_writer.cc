@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+// The DurableEngine writer thread: group commit (one WriteBatch, one fsync,
+// for up to max_group queued documents, acknowledged together, as in the
+// "group commit" of database logs, Gawlick & Kinkade 1985) and the expiry
+// thread that feeds it bounded steps.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "engine/durable_impl.h"
+#include "engine/engine_impl.h"
+
+namespace neardup {
+namespace {
+
+// The records of one group: the batch and the seq of ids added in it, so a
+// removal in the same group finds them before they are in the store.
+struct Group {
+  store::DocStore::Batch batch;
+  std::unordered_map<std::string, uint64_t> new_seqs;
+  std::vector<std::string> added;  // in order, for rollback
+  bool sync = false;
+};
+
+class Writer {
+ public:
+  Writer(DurableEngine::Impl& impl, Engine& engine, const DurableOptions& options)
+      : impl_(impl), engine_(engine), options_(options) {}
+
+  void Apply(WriteOp& op, Group& g) {
+    switch (op.kind) {
+      case WriteOp::Kind::kAdd:
+        for (auto& item : op.items) item.result = AddOne(item, op.on_conflict, g);
+        break;
+      case WriteOp::Kind::kRemove:
+        op.status = engine_.Erase(op.id, &op.changes);
+        if (op.status.ok()) {
+          Mirror(op.changes, g);
+          g.sync = true;
+        }
+        break;
+      case WriteOp::Kind::kExpire:
+        op.trees = engine_.Expire(op.time, options_.expire_trees_per_step,
+                                  options_.expire_documents_per_step, &op.changes);
+        Mirror(op.changes, g);
+        break;
+      case WriteOp::Kind::kTouch:
+        Touch(op.id, op.time, g);
+        break;
+    }
+  }
+
+  // Undoes the group's adds after a failed commit (removals stay applied in
+  // memory; the store still has them, so they return on restart).
+  void Rollback(Group& g) {
+    RemovalChanges ignored;
+    for (auto it = g.added.rbegin(); it != g.added.rend(); ++it) {
+      (void)engine_.Erase(*it, &ignored);
+    }
+  }
+
+ private:
+  Result<IngestResult> AddOne(WriteOp::Item& item, OnConflict on_conflict, Group& g) {
+    IncomingDocument& d = item.doc;
+    if (auto existing = engine_.Record(d.id); existing.ok()) {
+      if (on_conflict == OnConflict::kReturnExisting && !existing->ghost) return Existing(item);
+      return Status::AlreadyExists(
+          existing->ghost ? "id '" + d.id + "' is a removed root whose cluster lives on"
+                          : "document '" + d.id + "' already exists");
+    }
+    if (d.time == 0) d.time = engine::NowMs();
+    Document doc{d.id, {}, d.time};
+    NEARDUP_ASSIGN_OR_RETURN(AddResult r, engine_.AddFingerprinted(doc, item.fingerprint));
+    const uint64_t seq = impl_.next_seq++;
+    g.batch.PutNode({seq, d.id, r.duplicate ? r.cluster : std::string(), item.fingerprint, d.time});
+    g.batch.PutDoc(d.id, {seq, d.time, d.meta, options_.store_text ? d.text : std::string()});
+    if (r.duplicate) PutTimeOf(r.cluster, g);
+    g.new_seqs[d.id] = seq;
+    g.added.push_back(d.id);
+    g.sync = true;
+    return IngestResult{std::move(r), true};
+  }
+
+  Result<IngestResult> Existing(const WriteOp::Item& item) {
+    NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, engine_.Record(item.doc.id));
+    IngestResult out;
+    out.created = false;
+    out.add.id = rec.id;
+    out.add.cluster = rec.cluster;
+    out.add.duplicate = rec.cluster != rec.id;
+    out.add.fingerprint = rec.fingerprint;
+    if (auto c = engine_.GetCluster(rec.cluster, 0); c.ok()) out.add.cluster_size = c->size;
+    if (auto q = engine_.Query(item.doc.text); q.ok()) {
+      for (auto& m : q->matches) {
+        if (m.id != rec.id) out.add.matches.push_back(std::move(m));
+      }
+    }
+    return out;
+  }
+
+  void PutTimeOf(const std::string& id, Group& g) {
+    if (auto rec = engine_.Record(id); rec.ok()) g.batch.PutTime({id, rec->time, rec->ghost});
+  }
+
+  void Touch(const std::string& id, int64_t time, Group& g) {
+    auto rec = engine_.Record(id);
+    if (!rec.ok() || rec->ghost || rec->time >= time) return;
+    if (!engine_.Touch(id, time).ok()) return;
+    g.batch.PutTime({id, time, false});
+    if (rec->cluster != id) PutTimeOf(rec->cluster, g);
+  }
+
+  // Mirrors removals into the batch: released ids lose all rows; a root
+  // turned ghost keeps its node row (fingerprint and order for recovery),
+  // gets the ghost mark, and loses its meta and text.
+  void Mirror(const RemovalChanges& changes, Group& g) {
+    for (const auto& id : changes.released) {
+      if (auto it = g.new_seqs.find(id); it != g.new_seqs.end()) {
+        g.batch.DeleteDocument(id, it->second);
+      } else if (auto row = impl_.store->GetDoc(id); row.ok()) {
+        g.batch.DeleteDocument(id, row->seq);
+      } else {
+        std::fprintf(stderr, "neardup: store has no row for released '%s': %s\n", id.c_str(),
+                     row.status().ToString().c_str());
+      }
+    }
+    for (const auto& id : changes.ghosted) {
+      auto rec = engine_.Record(id);
+      if (!rec.ok()) continue;
+      g.batch.PutTime({id, rec->time, true});
+      uint64_t seq = 0;
+      int64_t arrival = 0;
+      if (auto it = g.new_seqs.find(id); it != g.new_seqs.end()) {
+        seq = it->second;
+        arrival = rec->time;
+      } else if (auto row = impl_.store->GetDoc(id); row.ok()) {
+        seq = row->seq;
+        arrival = row->arrival;
+      } else {
+        continue;
+      }
+      g.batch.PutDoc(id, {seq, arrival, "", ""});
+    }
+  }
+
+  DurableEngine::Impl& impl_;
+  Engine& engine_;
+  const DurableOptions& options_;
+};
+
+}  // namespace
+
+std::string EncodeCounters(const EngineStats& s, uint64_t expired_trees, uint64_t expired_docs) {
+  char buf[128];
+  std::snprintf(
+      buf, sizeof(buf), "%llu %llu %llu %llu %llu", static_cast<unsigned long long>(s.added),
+      static_cast<unsigned long long>(s.duplicates), static_cast<unsigned long long>(s.removed),
+      static_cast<unsigned long long>(expired_trees),
+      static_cast<unsigned long long>(expired_docs));
+  return buf;
+}
+
+bool DecodeCounters(std::string_view v, uint64_t out[5]) {
+  unsigned long long a[5];
+  if (std::sscanf(std::string(v).c_str(), "%llu %llu %llu %llu %llu", &a[0], &a[1], &a[2], &a[3],
+                  &a[4]) != 5) {
+    return false;
+  }
+  for (int i = 0; i < 5; ++i) out[i] = a[i];
+  return true;
+}
+
+Status DurableEngine::Impl::Enqueue(std::shared_ptr<WriteOp> op) {
+  {
+    std::lock_guard lock(mu);
+    if (closing) return Status::Unavailable("the engine is shutting down");
+    if (op->kind == WriteOp::Kind::kAdd && queued_docs + op->weight() > owner->options_.max_queue &&
+        queued_docs > 0) {
+      return Status::Unavailable("write queue is full; retry later");
+    }
+    queued_docs += op->weight();
+    queue.push_back(std::move(op));
+  }
+  cv.notify_one();
+  return Status::OK();
+}
+
+void DurableEngine::Impl::WriterLoop() {
+  Engine& engine = *owner->engine_;
+  const DurableOptions& options = owner->options_;
+  Writer writer(*this, engine, options);
+  std::vector<std::shared_ptr<WriteOp>> ops;
+  for (;;) {
+    ops.clear();
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return !queue.empty() || closing; });
+      if (queue.empty()) return;  // closing and drained
+      size_t docs = 0;
+      while (!queue.empty() &&
+             (ops.empty() || docs + queue.front()->weight() <= options.max_group)) {
+        docs += queue.front()->weight();
+        ops.push_back(std::move(queue.front()));
+        queue.pop_front();
+      }
+      queued_docs -= docs;
+    }
+    Group g;
+    store->Prepare(&g.batch);
+    const uint64_t seq_before = next_seq;
+    const EngineStats before = engine.Stats();
+    for (auto& op : ops) writer.Apply(*op, g);
+    uint64_t expired_t = expired_trees, expired_d = expired_documents;
+    for (auto& op : ops) {
+      if (op->kind == WriteOp::Kind::kExpire) {
+        expired_t += op->changes.trees;
+        expired_d += op->changes.documents;
+      }
+    }
+    Status s;
+    if (g.batch.count() > 0) {
+      g.batch.PutMeta("counters", EncodeCounters(engine.Stats(), expired_t, expired_d));
+      if (last_write_failed) (void)store->Resume();
+      s = store->Write(&g.batch, g.sync && options.sync);
+    }
+    last_write_failed = !s.ok();
+    if (s.ok()) {
+      expired_trees = expired_t;
+      expired_documents = expired_d;
+      ++commits;
+      committed_docs += g.added.size();
+    } else {
+      ++commit_errors;
+      writer.Rollback(g);
+      engine.RestoreCounters(before.added, before.duplicates, before.removed);
+      next_seq = seq_before;
+      std::fprintf(stderr, "neardup: commit failed: %s\n", s.ToString().c_str());
+    }
+    for (auto& op : ops) {
+      if (!s.ok()) {
+        for (auto& item : op->items) {
+          if (item.result.ok() && item.result->created) item.result = s;
+        }
+        if (op->status.ok()) op->status = s;
+      }
+      if (op->wait) op->done.set_value();
+    }
+  }
+}
+
+Result<ExpireReport> DurableEngine::Impl::ExpireAll(int64_t before) {
+  ExpireReport report;
+  for (;;) {
+    auto op = std::make_shared<WriteOp>();
+    op->kind = WriteOp::Kind::kExpire;
+    op->time = before;
+    auto done = op->done.get_future();
+    NEARDUP_RETURN_IF_ERROR(Enqueue(op));
+    done.wait();
+    NEARDUP_RETURN_IF_ERROR(op->status);
+    report.trees += op->changes.trees;
+    report.documents += op->changes.documents;
+    if (op->trees == 0) return report;
+  }
+}
+
+void DurableEngine::Impl::ExpirerLoop() {
+  const DurableOptions& options = owner->options_;
+  std::unique_lock lock(mu);
+  while (!closing) {
+    expirer_cv.wait_for(lock, std::chrono::milliseconds(options.expire_interval_ms));
+    if (closing) break;
+    lock.unlock();
+    auto r = ExpireAll(engine::NowMs() - options.ttl_ms);
+    if (!r.ok() && r.status().code() != StatusCode::kUnavailable) {
+      std::fprintf(stderr, "neardup: expiry failed: %s\n", r.status().ToString().c_str());
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace neardup

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// T2SFolder: Traditional -> Simplified Chinese, as a normalize::TextFolder.
+//
+// Method: OpenCC's t2s conversion (Carbo Kuo et al., github.com/BYVoid/OpenCC)
+// with its plain-text tables TSPhrases.txt and TSCharacters.txt
+// ("key<TAB>value [value...]"; the first value is used). Both tables go into
+// one trie; at each position the longest key that matches is replaced and
+// the scan resumes after it; a character matching nothing is copied. A key in
+// both tables takes the phrase table's value.
+//
+// Ownership: immutable after Load(); Shared() instances live for the process.
+// Thread safety: Fold() is const and thread-safe. Complexity: O(n * L) for
+// the longest key length L (a few characters).
+#ifndef NEARDUP_NORMALIZE_T2S_H_
+#define NEARDUP_NORMALIZE_T2S_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/status.h"
+#include "normalize/normalizer.h"
+#include "tokenize/code_trie.h"
+
+namespace neardup::normalize {
+
+// DataDir() + "/opencc/data/dictionary".
+std::string DefaultOpenccDir();
+
+class T2SFolder final : public TextFolder {
+ public:
+  // Loads <dir>/TSPhrases.txt and <dir>/TSCharacters.txt (empty dir: the
+  // default). Errors: IOError if a file is missing; InvalidArgument (file and
+  // line) for a malformed entry.
+  static Result<std::unique_ptr<T2SFolder>> Load(const std::string& dir = "");
+  // Loads from explicit table files, earlier files taking precedence.
+  static Result<std::unique_ptr<T2SFolder>> LoadFiles(const std::vector<std::string>& paths);
+  // One instance per directory, kept for the life of the process.
+  static Result<std::shared_ptr<const T2SFolder>> Shared(const std::string& dir = "");
+
+  void Fold(std::string_view in, std::string* out) const override;
+
+  size_t num_entries() const { return replacements_.size(); }
+
+ private:
+  T2SFolder() = default;
+  tokenize::CodeTrie trie_;
+  std::vector<std::string> replacements_;
+};
+
+}  // namespace neardup::normalize
+
+#endif  // NEARDUP_NORMALIZE_T2S_H_

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "normalize/t2s.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "normalize/normalizer.h"
+#include "tokenize/file_util.h"
+
+namespace neardup::normalize {
+namespace {
+
+std::string Fold(const TextFolder& f, std::string_view in) {
+  std::string out;
+  f.Fold(in, &out);
+  return out;
+}
+
+TEST(T2SFolderTest, LongestMatchOnSyntheticTables) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("nd_t2s_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string phrases = (dir / "p.txt").string(), chars = (dir / "c.txt").string();
+  ASSERT_TRUE(tokenize::AtomicWrite(phrases, "# comment\n甲乙丙\t子 丑\n甲乙\t寅\n").ok());
+  ASSERT_TRUE(tokenize::AtomicWrite(chars, "甲\t卯\n乙\t辰 巳\n甲乙\t不用\n").ok());
+  auto f = T2SFolder::LoadFiles({phrases, chars});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ((*f)->num_entries(), 4u);  // 甲乙 from the phrase table wins
+  // Longest key first; the first value of a multi-valued entry; unmatched copied.
+  EXPECT_EQ(Fold(**f, "甲乙丙丁 甲乙丁 甲 乙x"), "子丁 寅丁 卯 辰x");
+  EXPECT_EQ(Fold(**f, ""), "");
+  EXPECT_EQ(Fold(**f, "ascii only"), "ascii only");
+  EXPECT_EQ(Fold(**f, "甲乙\U0001F600"), "寅\U0001F600");
+
+  ASSERT_TRUE(tokenize::AtomicWrite(chars, "甲 no tab\n").ok());
+  auto bad = T2SFolder::LoadFiles({chars});
+  EXPECT_TRUE(bad.status().IsInvalidArgument());
+  EXPECT_NE(bad.status().message().find(":1"), std::string::npos);
+  EXPECT_FALSE(T2SFolder::LoadFiles({(dir / "missing").string()}).ok());
+  std::filesystem::remove_all(dir);
+}
+
+class OpenccDataTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(DefaultOpenccDir() + "/TSCharacters.txt")) {
+      GTEST_SKIP() << "OpenCC data missing: run scripts/setup";
+    }
+    auto f = T2SFolder::Shared();
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    folder_ = *f;
+  }
+  std::shared_ptr<const T2SFolder> folder_;
+};
+
+TEST_F(OpenccDataTest, TraditionalBecomesSimplified) {
+  EXPECT_EQ(Fold(*folder_, "漢字簡化後的發展"), "汉字简化后的发展");
+  // A phrase keeps 乾 that the character table alone would turn into 干.
+  EXPECT_EQ(Fold(*folder_, "乾卦"), "乾卦");
+  EXPECT_EQ(Fold(*folder_, "乾淨"), "干净");
+  // Simplified text is left alone.
+  EXPECT_EQ(Fold(*folder_, "简体中文不变"), "简体中文不变");
+}
+
+TEST_F(OpenccDataTest, NormalizerAppliesFolderAfterNfkc) {
+  NormalizerOptions o;
+  o.folder = folder_;
+  auto n = Normalizer::Create(o);
+  ASSERT_TRUE(n.ok());
+  std::string a, b;
+  ASSERT_TRUE((*n)->Normalize("經濟發展，ＡＢＣ！", &a).ok());
+  ASSERT_TRUE((*n)->Normalize("经济发展，abc！", &b).ok());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, "经济发展 abc");
+}
+
+}  // namespace
+}  // namespace neardup::normalize

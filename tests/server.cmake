@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
+# End-to-end tests of `neardup serve` against a real server process on
+# 127.0.0.1, and the load generator used by scripts/loadtest.
+if(TARGET neardup_server)
+  add_executable(server_api_test
+    ${CMAKE_CURRENT_SOURCE_DIR}/server/server_api_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/server/server_durability_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/server/server_process.cc)
+  target_include_directories(server_api_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_definitions(server_api_test PRIVATE NEARDUP_BINARY="$<TARGET_FILE:neardup_cli>")
+  target_link_libraries(server_api_test PRIVATE GTest::gtest GTest::gtest_main PkgConfig::HTTPLIB
+    nlohmann_json::nlohmann_json Threads::Threads)
+  add_dependencies(server_api_test neardup_cli)
+  gtest_discover_tests(server_api_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS e2e TIMEOUT 120)
+
+  add_executable(neardup_loadgen ${CMAKE_CURRENT_SOURCE_DIR}/server/loadgen.cc)
+  set_target_properties(neardup_loadgen PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+  target_link_libraries(neardup_loadgen PRIVATE PkgConfig::HTTPLIB nlohmann_json::nlohmann_json
+    Threads::Threads)
+endif()
