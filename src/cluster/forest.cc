@@ -42,23 +42,17 @@ void Forest::Link(Slot doc, Cluster& c) {
   Node& n = nodes_[doc];
   n.prev = c.tail;
   n.next = kNoSlot;
-  if (c.tail != kNoSlot)
-    nodes_[c.tail].next = doc;
-  else
-    c.head = doc;
+  if (c.tail != kNoSlot) nodes_[c.tail].next = doc;
+  else c.head = doc;
   c.tail = doc;
 }
 
 void Forest::Unlink(Slot doc, Cluster& c) {
   Node& n = nodes_[doc];
-  if (n.prev != kNoSlot)
-    nodes_[n.prev].next = n.next;
-  else
-    c.head = n.next;
-  if (n.next != kNoSlot)
-    nodes_[n.next].prev = n.prev;
-  else
-    c.tail = n.prev;
+  if (n.prev != kNoSlot) nodes_[n.prev].next = n.next;
+  else c.head = n.next;
+  if (n.next != kNoSlot) nodes_[n.next].prev = n.prev;
+  else c.tail = n.prev;
   n.prev = n.next = kNoSlot;
 }
 

@@ -89,7 +89,7 @@ class Forest {
     int64_t time = 0;
   };
   struct Cluster {
-    uint32_t size = 0;    // live members
+    uint32_t size = 0;  // live members
     int64_t created = 0;  // the root's arrival time
     uint64_t seq = 0;     // creation order: the last, deterministic tie-break
     uint64_t root_fp = 0;
