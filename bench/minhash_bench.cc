@@ -115,7 +115,11 @@ void BM_MinHashSketchOnlyChineseByP(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * c.bytes);
 }
-BENCHMARK(BM_MinHashSketchOnlyChineseByP)->Arg(32)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MinHashSketchOnlyChineseByP)
+    ->Arg(32)
+    ->Arg(64)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
 
 void EndToEnd(benchmark::State& state, const Corpus& c) {
   auto n = normalize::Normalizer::Create({}).value();

@@ -45,8 +45,7 @@ void GenericKernel(const uint64_t* keys, size_t n, const uint64_t* a_lo, const u
   for (size_t l = 0; l < kLanes; ++l) acc[l] = m[l];
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
-    !defined(NEARDUP_NO_SIMD)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(NEARDUP_NO_SIMD)
 #define NEARDUP_MINHASH_X86 1
 
 // GCC 12 warns falsely about _mm512_set1_epi64's undefined start value.
@@ -66,9 +65,8 @@ __attribute__((target("avx512f"))) void Avx512Kernel(const uint64_t* keys, size_
   for (size_t j = 0; j < n; ++j) {
     const __m512i x = _mm512_set1_epi64(static_cast<long long>(keys[j]));
     for (int r = 0; r < 4; ++r) {
-      const __m512i v =
-          _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(lo[r], x), bb[r]),
-                           _mm512_slli_epi64(_mm512_mul_epu32(hi[r], x), 32));
+      const __m512i v = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(lo[r], x), bb[r]),
+                                         _mm512_slli_epi64(_mm512_mul_epu32(hi[r], x), 32));
       m[r] = _mm512_min_epu64(m[r], v);
     }
   }
@@ -93,9 +91,8 @@ __attribute__((target("avx2"))) void Avx2Kernel(const uint64_t* keys, size_t n,
     for (size_t j = 0; j < n; ++j) {
       const __m256i x = _mm256_set1_epi64x(static_cast<long long>(keys[j]));
       for (int r = 0; r < 4; ++r) {
-        const __m256i v =
-            _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(lo[r], x), bb[r]),
-                             _mm256_slli_epi64(_mm256_mul_epu32(hi[r], x), 32));
+        const __m256i v = _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(lo[r], x), bb[r]),
+                                           _mm256_slli_epi64(_mm256_mul_epu32(hi[r], x), 32));
         m[r] = _mm256_min_epu32(m[r], _mm256_srli_epi64(v, 32));
       }
     }
