@@ -89,6 +89,14 @@ int Serve(const ServeFlags& f) {
   if (!listen.ok()) return fail(listen.status(), kExitUsage);
   auto engine_opts = EngineOptions::FromProfile(f.profile);
   if (!engine_opts.ok()) return fail(engine_opts.status(), kExitUsage);
+  if (!engine_opts->SimHashOnly()) {  // e.g. zh-short; the store persists fingerprints only
+    fmt::print(stderr,
+               "neardup serve: note: the store persists SimHash only; profile {} runs without "
+               "its signals '{}' and verifier '{}'\n",
+               f.profile, engine_opts->algorithms, engine_opts->verify);
+    engine_opts->algorithms = "simhash";
+    engine_opts->verify.clear();
+  }
   server::ServerOptions so;
   so.host = listen->first;
   so.port = listen->second;
