@@ -56,6 +56,9 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
                   "or none [profile default: none; zh-short: levenshtein:0.8]");
   cmd->add_option("--minhash-threshold", f->minhash_threshold,
                   "Jaccard threshold of minhash (LSH bands and estimate) [0.8]");
+  cmd->add_option("--minhash-ngram", f->minhash_ngram,
+                  "Characters per shingle of minhash and supershingle; 0 = the pipeline's "
+                  "features [5]");
   cmd->add_option("--spotsig-stop-words", f->spotsig_stop_words,
                   "spotsig stop words: en (built-in), zh (jieba's stop_words.utf8 plus English) "
                   "or a file [profile default]");
@@ -81,6 +84,7 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.algorithm) o.algorithms = *f.algorithm;
   if (f.verify) o.verify = *f.verify;
   if (f.minhash_threshold) o.minhash_threshold = *f.minhash_threshold;
+  if (f.minhash_ngram) o.minhash_ngram = *f.minhash_ngram;
   if (f.spotsig_stop_words) o.spotsig_stop_words = *f.spotsig_stop_words;
   return o;
 }

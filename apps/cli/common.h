@@ -41,6 +41,7 @@ struct PipelineFlags {
   std::optional<std::string> algorithm;  // comma list: exact,simhash,minhash,...
   std::optional<std::string> verify;     // verifier spec, or "none"
   std::optional<double> minhash_threshold;
+  std::optional<int> minhash_ngram;
   std::optional<std::string> spotsig_stop_words;  // en | zh | a file
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);

@@ -128,6 +128,32 @@ TEST(SignalsEngineTest, IMatchFindsTheReprintWithWordFeatures) {
   EXPECT_EQ(r->matches[0].signal, "imatch");
 }
 
+TEST(SignalsEngineTest, ZhShortVerifiesCandidatesByEditDistance) {
+  if (!HaveData()) GTEST_SKIP() << "run scripts/setup";
+  auto o = EngineOptions::FromProfile("zh-short").value();
+  EXPECT_FALSE(o.SimHashOnly());
+  auto e = NewEngine(o);
+  ASSERT_NE(e, nullptr);
+  constexpr char kPoem[] = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+  ASSERT_TRUE(e->Add({"poem", kPoem}).ok());
+  ASSERT_FALSE(e->Add({"other", "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"})->duplicate);
+  // The Traditional copy folds to the same text: exact.
+  auto trad = e->Add({"trad", "床前明月光，疑是地上霜。舉頭望明月，低頭思故鄉。"});
+  ASSERT_TRUE(trad.ok());
+  EXPECT_EQ(trad->cluster, "poem");
+  ASSERT_FALSE(trad->matches.empty());
+  EXPECT_EQ(trad->matches[0].signal, "exact");
+  EXPECT_EQ(trad->matches[0].verified, 1.0);
+  // One character changed: MinHash proposes, edit distance passes (the
+  // normalized text is 23 code points: punctuation became 3 separators).
+  auto edited = e->Add({"edited", "床前明月光，疑是地上霜。举头望明月，低头思家乡。"});
+  ASSERT_TRUE(edited.ok());
+  EXPECT_EQ(edited->cluster, "poem");
+  ASSERT_FALSE(edited->matches.empty());
+  EXPECT_EQ(edited->matches[0].signal, "minhash");
+  EXPECT_DOUBLE_EQ(*edited->matches[0].verified, 1 - 1 / 23.0);
+}
+
 TEST(SignalsEngineTest, SeveralSignalsReportTheFirstThatFound) {
   for (int k : {0, 3}) {
     SCOPED_TRACE(k);
