@@ -83,6 +83,44 @@ void BM_MinHashSketchOnlyEnglish(benchmark::State& s) { SketchOnly(s, English())
 BENCHMARK(BM_MinHashSketchOnlyChinese)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MinHashSketchOnlyEnglish)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 
+// The multiply-shift kernels this CPU supports, P=128, Chinese shingles.
+void BM_MinHashKernelChinese(benchmark::State& state) {
+  const Corpus& c = Chinese();
+  const auto kernels = sketch::MinHasher::Kernels();
+  if (static_cast<size_t>(state.range(0)) >= kernels.size()) {
+    state.SkipWithError("kernel not supported on this CPU");
+    return;
+  }
+  const std::string_view kernel = kernels[state.range(0)];
+  auto h = sketch::MinHasher::Create({.num_perm = 128}).value();
+  std::vector<uint32_t> sig(128);
+  for (auto _ : state) {
+    for (const auto& s : c.shingles) (void)h.SketchWithKernel(kernel, s, sig);
+    benchmark::DoNotOptimize(sig.data());
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+  state.SetLabel(std::string(kernel));
+}
+BENCHMARK(BM_MinHashKernelChinese)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+
+// Sketch only, by number of permutations.
+void BM_MinHashSketchOnlyChineseByP(benchmark::State& state) {
+  const Corpus& c = Chinese();
+  const int p = static_cast<int>(state.range(0));
+  auto h = sketch::MinHasher::Create({.num_perm = p}).value();
+  std::vector<uint32_t> sig(p);
+  for (auto _ : state) {
+    for (const auto& s : c.shingles) h.Sketch(s, sig);
+    benchmark::DoNotOptimize(sig.data());
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+BENCHMARK(BM_MinHashSketchOnlyChineseByP)
+    ->Arg(32)
+    ->Arg(64)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
+
 void EndToEnd(benchmark::State& state, const Corpus& c) {
   auto n = normalize::Normalizer::Create({}).value();
   auto ex = features::CharNgramExtractor::Create({.ngram = 5}).value();

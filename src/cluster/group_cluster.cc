@@ -5,6 +5,8 @@
 // first, so the result does not depend on group order except through ties.
 #include "neardup/group_cluster.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <mutex>
 #include <thread>
@@ -33,6 +35,33 @@ bool IntegerLess(std::string_view a, std::string_view b) {
   return a.size() != b.size() ? a.size() < b.size() : a < b;
 }
 
+// Append-only storage for many small strings: views stay valid because
+// chunks never move. Saves the 32-byte std::string header and the per-string
+// heap block.
+class StringArena {
+ public:
+  std::string_view Add(std::string_view s) {
+    if (s.size() > kChunk / 4) {  // large strings get their own chunk
+      big_.push_back(std::make_unique<char[]>(s.size()));
+      std::copy(s.begin(), s.end(), big_.back().get());
+      return {big_.back().get(), s.size()};
+    }
+    if (chunks_.empty() || used_ + s.size() > kChunk) {
+      chunks_.push_back(std::make_unique<char[]>(kChunk));
+      used_ = 0;
+    }
+    char* p = chunks_.back().get() + used_;
+    std::copy(s.begin(), s.end(), p);
+    used_ += s.size();
+    return {p, s.size()};
+  }
+
+ private:
+  static constexpr size_t kChunk = 1 << 20;
+  std::vector<std::unique_ptr<char[]>> chunks_, big_;
+  size_t used_ = 0;
+};
+
 uint64_t PairKey(uint32_t a, uint32_t b) {
   return (static_cast<uint64_t>(std::min(a, b)) << 32) | std::max(a, b);
 }
@@ -51,9 +80,12 @@ struct GroupClusterer::Impl {
   std::unique_ptr<normalize::Normalizer> normalizer;
   std::unique_ptr<verify::Verifier> verifier;  // null: accept every pair
 
-  std::unordered_set<std::string> wanted;  // empty: keep every text
-  std::unordered_map<std::string, uint32_t> member_of;
-  std::vector<std::string> ids, texts;
+  // XXH3-64 of the wanted ids (a collision only keeps an unneeded text);
+  // empty: keep every text. Freed when the groups pass starts.
+  std::unordered_set<uint64_t> wanted;
+  StringArena arena;  // ids and normalized texts
+  std::vector<std::string_view> ids, texts;
+  std::unordered_map<std::string_view, uint32_t> member_of;
   std::vector<size_t> lengths;  // code points of the original text
 
   struct Passed {
@@ -123,26 +155,30 @@ Result<std::unique_ptr<GroupClusterer>> GroupClusterer::Create(const GroupCluste
 }
 
 void GroupClusterer::Want(std::span<const std::string> ids) {
-  for (const auto& id : ids) impl_->wanted.insert(id);
+  for (const auto& id : ids) impl_->wanted.insert(XXH3_64bits(id.data(), id.size()));
 }
 
 Status GroupClusterer::AddText(const std::string& id, std::string_view text) {
   if (id.empty()) return Status::InvalidArgument("empty id");
-  if (!impl_->wanted.empty() && !impl_->wanted.contains(id)) return Status::OK();
+  if (!impl_->wanted.empty() && !impl_->wanted.contains(XXH3_64bits(id.data(), id.size()))) {
+    return Status::OK();
+  }
   std::string normalized;
   NEARDUP_RETURN_IF_ERROR(impl_->normalizer->Normalize(text, &normalized));
-  auto [it, inserted] = impl_->member_of.try_emplace(id, static_cast<uint32_t>(impl_->ids.size()));
-  if (!inserted) return Status::AlreadyExists("id " + id + " has two texts");
+  if (impl_->member_of.contains(id)) return Status::AlreadyExists("id " + id + " has two texts");
   size_t cps = 0;
   for (unsigned char c : text) cps += (c & 0xC0) != 0x80;
-  impl_->ids.push_back(id);
-  impl_->texts.push_back(std::move(normalized));
+  const auto index = static_cast<uint32_t>(impl_->ids.size());
+  impl_->ids.push_back(impl_->arena.Add(id));
+  impl_->member_of.emplace(impl_->ids.back(), index);
+  impl_->texts.push_back(impl_->arena.Add(normalized));
   impl_->lengths.push_back(cps);
   return Status::OK();
 }
 
 Status GroupClusterer::AddGroups(std::span<const std::vector<std::string>> groups) {
   Impl& m = *impl_;
+  std::unordered_set<uint64_t>().swap(m.wanted);  // the texts pass is over
   m.stats.groups += groups.size();
   int threads = m.options.threads > 0 ? m.options.threads
                                       : static_cast<int>(std::thread::hardware_concurrency());
@@ -202,7 +238,7 @@ GroupClustering GroupClusterer::Finish() {
   NEARDUP_CHECK(kept.ok());
   auto first = cluster::KeptMembers(uf, cluster::KeepPolicy::kFirst, {.id_rank = {}, .length = {}});
   NEARDUP_CHECK(first.ok());
-  r.ids = m.ids;
+  r.ids.assign(m.ids.begin(), m.ids.end());
   r.kept.assign(kept->begin(), kept->end());
   r.cluster.assign(first->begin(), first->end());
   r.cluster_size.resize(m.ids.size());

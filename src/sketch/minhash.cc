@@ -6,6 +6,11 @@
 #include <bit>
 #include <cmath>
 #include <string>
+#include <string_view>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "sketch/mix.h"
 
@@ -17,31 +22,107 @@ constexpr uint64_t kLow32 = 0xFFFFFFFFULL;
 constexpr size_t kLanes = 32;      // permutations per kernel call
 constexpr size_t kKeyBlock = 512;  // shingles converted to keys at a time
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(NEARDUP_NO_MULTIVERSION)
-#define NEARDUP_MULTIVERSION \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define NEARDUP_MULTIVERSION
-#endif
+// Kernels: acc[l] = min over the keys x of h_l(x) for kLanes lanes, where
+// h_l(x) = a_l * x + b_l mod 2^64 and a_l * x = a_lo*x + (a_hi*x << 32), so
+// every product is 32x32->64 (vpmuludq: one micro-op, unlike vpmullq). A
+// kernel either keeps the 64-bit minimum (the signature takes its top half)
+// or, without a 64-bit unsigned min instruction, the minimum of the top
+// halves; both give the same signature because >> 32 is monotone.
+using Kernel = void (*)(const uint64_t* keys, size_t n, const uint64_t* a_lo, const uint64_t* a_hi,
+                        const uint64_t* b, uint64_t* acc);
 
-// acc[l] = min(acc[l], a_l * x + b_l mod 2^64) over the keys, for kLanes lanes.
-// a_l * x is split as a_lo*x + (a_hi*x << 32) so each product is 32x32->64 and
-// the compiler emits vpmuludq; the masks tell it the operands are 32-bit.
-NEARDUP_MULTIVERSION
-void MultiplyShiftKernel(const uint64_t* keys, size_t n, const uint64_t* a_lo, const uint64_t* a_hi,
-                         const uint64_t* b, uint64_t* acc) {
+void GenericKernel(const uint64_t* keys, size_t n, const uint64_t* a_lo, const uint64_t* a_hi,
+                   const uint64_t* b, uint64_t* acc) {
   uint64_t m[kLanes];
   for (size_t l = 0; l < kLanes; ++l) m[l] = acc[l];
   for (size_t j = 0; j < n; ++j) {
-    const uint64_t x = keys[j] & kLow32;
-#pragma GCC unroll 32
+    const uint64_t x = keys[j];
     for (size_t l = 0; l < kLanes; ++l) {
-      const uint64_t v = (a_lo[l] & kLow32) * x + (((a_hi[l] & kLow32) * x) << 32) + b[l];
+      const uint64_t v = a_lo[l] * x + ((a_hi[l] * x) << 32) + b[l];
       m[l] = v < m[l] ? v : m[l];
     }
   }
   for (size_t l = 0; l < kLanes; ++l) acc[l] = m[l];
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(NEARDUP_NO_SIMD)
+#define NEARDUP_MINHASH_X86 1
+
+// GCC 12 warns falsely about _mm512_set1_epi64's undefined start value.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// 32 lanes in four 512-bit registers; keeps 64-bit minima.
+__attribute__((target("avx512f"))) void Avx512Kernel(const uint64_t* keys, size_t n,
+                                                     const uint64_t* a_lo, const uint64_t* a_hi,
+                                                     const uint64_t* b, uint64_t* acc) {
+  __m512i m[4], lo[4], hi[4], bb[4];
+  for (int r = 0; r < 4; ++r) {
+    m[r] = _mm512_loadu_si512(acc + 8 * r);
+    lo[r] = _mm512_loadu_si512(a_lo + 8 * r);
+    hi[r] = _mm512_loadu_si512(a_hi + 8 * r);
+    bb[r] = _mm512_loadu_si512(b + 8 * r);
+  }
+  for (size_t j = 0; j < n; ++j) {
+    const __m512i x = _mm512_set1_epi64(static_cast<long long>(keys[j]));
+    for (int r = 0; r < 4; ++r) {
+      const __m512i v = _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(lo[r], x), bb[r]),
+                                         _mm512_slli_epi64(_mm512_mul_epu32(hi[r], x), 32));
+      m[r] = _mm512_min_epu64(m[r], v);
+    }
+  }
+  for (int r = 0; r < 4; ++r) _mm512_storeu_si512(acc + 8 * r, m[r]);
+}
+#pragma GCC diagnostic pop
+
+// 16 lanes at a time in four 256-bit registers; keeps minima of the top
+// halves (AVX2 has no unsigned 64-bit min, but the top halves fit vpminud).
+__attribute__((target("avx2"))) void Avx2Kernel(const uint64_t* keys, size_t n,
+                                                const uint64_t* a_lo, const uint64_t* a_hi,
+                                                const uint64_t* b, uint64_t* acc) {
+  for (size_t half = 0; half < kLanes; half += 16) {
+    __m256i m[4], lo[4], hi[4], bb[4];
+    for (int r = 0; r < 4; ++r) {
+      const size_t o = half + 4 * r;
+      m[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + o));
+      lo[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a_lo + o));
+      hi[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a_hi + o));
+      bb[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + o));
+    }
+    for (size_t j = 0; j < n; ++j) {
+      const __m256i x = _mm256_set1_epi64x(static_cast<long long>(keys[j]));
+      for (int r = 0; r < 4; ++r) {
+        const __m256i v = _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(lo[r], x), bb[r]),
+                                           _mm256_slli_epi64(_mm256_mul_epu32(hi[r], x), 32));
+        m[r] = _mm256_min_epu32(m[r], _mm256_srli_epi64(v, 32));
+      }
+    }
+    for (int r = 0; r < 4; ++r) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + half + 4 * r), m[r]);
+    }
+  }
+}
+#endif
+
+struct KernelChoice {
+  std::string_view name;
+  Kernel fn;
+  bool keeps_top_half;  // acc holds minima of v >> 32 rather than of v
+};
+
+std::vector<KernelChoice> SupportedKernels() {
+  std::vector<KernelChoice> k;
+#ifdef NEARDUP_MINHASH_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) k.push_back({"avx512", Avx512Kernel, false});
+  if (__builtin_cpu_supports("avx2")) k.push_back({"avx2", Avx2Kernel, true});
+#endif
+  k.push_back({"generic", GenericKernel, false});
+  return k;
+}
+
+const KernelChoice& BestKernel() {
+  static const KernelChoice k = SupportedKernels().front();
+  return k;
 }
 
 uint64_t ModMersenne61(unsigned __int128 t) {
@@ -102,9 +183,33 @@ void MinHasher::Sketch(std::span<const uint64_t> shingles, std::span<uint32_t> o
   }
 }
 
-void MinHasher::SketchMultiplyShift(std::span<const uint64_t> shingles,
-                                    std::span<uint32_t> out) const {
-  std::vector<uint64_t> acc(padded_, ~0ULL);
+std::vector<std::string_view> MinHasher::Kernels() {
+  std::vector<std::string_view> names;
+  for (const auto& k : SupportedKernels()) names.push_back(k.name);
+  return names;
+}
+
+Status MinHasher::SketchWithKernel(std::string_view kernel, std::span<const uint64_t> shingles,
+                                   std::span<uint32_t> out) const {
+  if (options_.scheme != MinHashScheme::kPermutations ||
+      options_.family != MinHashFamily::kMultiplyShift) {
+    return Status::FailedPrecondition("kernels exist for multiply-shift permutations only");
+  }
+  for (const auto& k : SupportedKernels()) {
+    if (k.name == kernel) {
+      NEARDUP_CHECK(out.size() == static_cast<size_t>(options_.num_perm));
+      SketchMultiplyShift(shingles, out, &k);
+      return Status::OK();
+    }
+  }
+  return Status::NotFound("MinHash kernel '" + std::string(kernel) + "' is not available here");
+}
+
+void MinHasher::SketchMultiplyShift(std::span<const uint64_t> shingles, std::span<uint32_t> out,
+                                    const void* kernel_choice) const {
+  const KernelChoice& kernel =
+      kernel_choice ? *static_cast<const KernelChoice*>(kernel_choice) : BestKernel();
+  std::vector<uint64_t> acc(padded_, kernel.keeps_top_half ? kLow32 : ~0ULL);
   std::array<uint64_t, kKeyBlock> keys;
   for (size_t start = 0; start < shingles.size(); start += kKeyBlock) {
     const size_t n = std::min(kKeyBlock, shingles.size() - start);
@@ -113,10 +218,11 @@ void MinHasher::SketchMultiplyShift(std::span<const uint64_t> shingles,
       keys[j] = (s ^ (s >> 32)) & kLow32;
     }
     for (size_t c = 0; c < padded_; c += kLanes) {
-      MultiplyShiftKernel(keys.data(), n, &a_lo_[c], &a_hi_[c], &b_[c], &acc[c]);
+      kernel.fn(keys.data(), n, &a_lo_[c], &a_hi_[c], &b_[c], &acc[c]);
     }
   }
-  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint32_t>(acc[i] >> 32);
+  const int shift = kernel.keeps_top_half ? 0 : 32;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint32_t>(acc[i] >> shift);
 }
 
 void MinHasher::SketchMersenne(std::span<const uint64_t> shingles, std::span<uint32_t> out) const {

@@ -11,7 +11,8 @@
 //  - kMultiplyShift (default): h(x) = ((a*x + b) mod 2^64) >> 32 on the 32-bit
 //    key x = lo32(s) ^ hi32(s) of a shingle hash s, with a, b uniform 64-bit
 //    (Dietzfelbinger 1996, "multiply-add-shift"). Vectorizes: two 32x32->64
-//    multiplies per lane; built for AVX-512 and AVX2 with a runtime dispatch.
+//    multiplies per lane; AVX-512 and AVX2 kernels are chosen at run time
+//    (CPUID), with a portable fallback; all give identical signatures.
 //  - kMersenne61: h(x) = (a*x + b) mod (2^61 - 1) on the 64-bit shingle hash
 //    reduced mod p, a in [1, p), b in [0, p); scalar 128-bit arithmetic. The
 //    textbook family (as in datasketch); slower.
@@ -39,6 +40,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "neardup/status.h"
@@ -72,9 +74,19 @@ class MinHasher {
   void Sketch(std::span<const uint64_t> shingles, std::span<uint32_t> out) const;
   std::vector<uint32_t> Sketch(std::span<const uint64_t> shingles) const;
 
+  // For tests and benchmarks: the multiply-shift kernels this CPU runs
+  // ("avx512", "avx2", "generic"; the first is the one Sketch() uses), and a
+  // sketch with a named one. Errors: NotFound (kernel unavailable),
+  // FailedPrecondition (not the multiply-shift permutation scheme).
+  static std::vector<std::string_view> Kernels();
+  Status SketchWithKernel(std::string_view kernel, std::span<const uint64_t> shingles,
+                          std::span<uint32_t> out) const;
+
  private:
   explicit MinHasher(const MinHashOptions& options);
-  void SketchMultiplyShift(std::span<const uint64_t> shingles, std::span<uint32_t> out) const;
+  // `kernel` is an internal KernelChoice, or null for the best one.
+  void SketchMultiplyShift(std::span<const uint64_t> shingles, std::span<uint32_t> out,
+                           const void* kernel = nullptr) const;
   void SketchMersenne(std::span<const uint64_t> shingles, std::span<uint32_t> out) const;
   void SketchOnePermutation(std::span<const uint64_t> shingles, std::span<uint32_t> out) const;
 

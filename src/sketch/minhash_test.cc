@@ -97,6 +97,30 @@ TEST(MinHashTest, MatchesDefinitionOfMultiplyShift) {
   }
 }
 
+TEST(MinHashTest, EveryKernelGivesTheSameSignature) {
+  const auto kernels = MinHasher::Kernels();
+  ASSERT_FALSE(kernels.empty());
+  EXPECT_EQ(kernels.back(), "generic");
+  std::mt19937_64 rng(8);
+  for (int p : {1, 31, 84, 128, 200}) {
+    auto hasher = MinHasher::Create({.num_perm = p, .seed = static_cast<uint64_t>(p)});
+    ASSERT_TRUE(hasher.ok());
+    for (size_t n : {0u, 1u, 7u, 511u, 512u, 513u, 3000u}) {
+      std::vector<uint64_t> set(n);
+      for (auto& v : set) v = rng();
+      const auto expected = hasher->Sketch(set);
+      for (auto k : kernels) {
+        std::vector<uint32_t> got(p);
+        ASSERT_TRUE(hasher->SketchWithKernel(k, set, got).ok());
+        EXPECT_EQ(got, expected) << k << " P=" << p << " n=" << n;
+      }
+    }
+  }
+  auto hasher = MinHasher::Create({.num_perm = 8});
+  std::vector<uint32_t> out(8);
+  EXPECT_TRUE(hasher->SketchWithKernel("quantum", {}, out).IsNotFound());
+}
+
 TEST(MinHashTest, DuplicatesAndOrderDoNotMatter) {
   for (auto scheme : {MinHashScheme::kPermutations, MinHashScheme::kOnePermutation}) {
     auto hasher = MinHasher::Create({.num_perm = 64, .scheme = scheme});

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "normalize/utf8.h"
@@ -13,29 +12,47 @@ namespace neardup::verify {
 namespace {
 
 // Peq: for each distinct code point of the pattern, `blocks` words whose bit i
-// is set where pattern[64*w + i] equals it.
+// is set where pattern[64*w + i] equals it. An open-addressing table (linear
+// probing, load <= 1/2) keeps lookups allocation-free and cheap.
 class PatternMasks {
  public:
-  explicit PatternMasks(std::u32string_view pattern)
-      : blocks_((pattern.size() + 63) / 64), zero_(blocks_, 0) {
+  explicit PatternMasks(std::u32string_view pattern) : blocks_((pattern.size() + 63) / 64) {
+    size_t cap = 16;
+    while (cap < 2 * pattern.size()) cap *= 2;
+    shift_ = 64 - std::countr_zero(cap);
+    keys_.assign(cap, kEmpty);
+    masks_.assign((cap + 1) * blocks_, 0);  // the last row stays zero: "not in pattern"
     for (size_t i = 0; i < pattern.size(); ++i) {
-      auto [it, inserted] = symbol_.try_emplace(pattern[i], static_cast<uint32_t>(symbol_.size()));
-      if (inserted) masks_.resize(masks_.size() + blocks_, 0);
-      masks_[it->second * blocks_ + i / 64] |= 1ULL << (i % 64);
+      size_t slot = Find(pattern[i]);
+      if (slot == keys_.size()) {
+        slot = Probe(pattern[i]);
+        keys_[slot] = pattern[i];
+      }
+      masks_[slot * blocks_ + i / 64] |= 1ULL << (i % 64);
     }
   }
   size_t blocks() const { return blocks_; }
   // The block masks of `c` (all zero when c is not in the pattern).
-  const uint64_t* Of(char32_t c) const {
-    auto it = symbol_.find(c);
-    return it == symbol_.end() ? zero_.data() : &masks_[it->second * blocks_];
-  }
+  const uint64_t* Of(char32_t c) const { return &masks_[Find(c) * blocks_]; }
 
  private:
+  static constexpr char32_t kEmpty = 0xFFFFFFFFu;  // not a code point
+  // The slot holding `c` or, if absent, the empty slot where it would go.
+  size_t Probe(char32_t c) const {
+    const size_t mask = keys_.size() - 1;
+    size_t i = (static_cast<uint64_t>(c) * 0x9E3779B97F4A7C15ULL) >> shift_;
+    while (keys_[i] != c && keys_[i] != kEmpty) i = (i + 1) & mask;
+    return i;
+  }
+  // The slot of `c`, or keys_.size() (the zero row) when absent.
+  size_t Find(char32_t c) const {
+    const size_t i = Probe(c);
+    return keys_[i] == c ? i : keys_.size();
+  }
   size_t blocks_;
-  std::unordered_map<char32_t, uint32_t> symbol_;
+  int shift_;
+  std::vector<char32_t> keys_;
   std::vector<uint64_t> masks_;
-  std::vector<uint64_t> zero_;
 };
 
 // Myers' advance_block: updates block (pv, mv) for one text column given the
@@ -78,9 +95,14 @@ size_t LevenshteinDistance(std::u32string_view a, std::u32string_view b) {
   if (m == 0) return b.size();
   const PatternMasks peq(a);
   const size_t blocks = peq.blocks();
-  std::vector<uint64_t> pv(blocks, ~0ULL), mv(blocks, 0);
   const uint64_t last_high = 1ULL << ((m - 1) % 64);
   int64_t score = static_cast<int64_t>(m);
+  if (blocks == 1) {  // the common short-text case: registers only
+    uint64_t pv = ~0ULL, mv = 0;
+    for (char32_t c : b) score += AdvanceBlock(peq.Of(c)[0], 1, last_high, &pv, &mv);
+    return static_cast<size_t>(score);
+  }
+  std::vector<uint64_t> pv(blocks, ~0ULL), mv(blocks, 0);
   for (char32_t c : b) {
     const uint64_t* eq = peq.Of(c);
     int carry = 1;  // D[0][j] - D[0][j-1] = +1
