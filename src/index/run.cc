@@ -76,8 +76,8 @@ void SortRange(uint64_t* v, uint32_t* s, size_t lo, size_t hi) {
 // [dir[b], dir[b+1]) by the top d bits). Two-pass MSD radix sort: first by
 // the top P <= 11 bits into partitions that fit in cache, then each partition
 // by the remaining d - P bits, then each bucket by value.
-template <typename Slots, typename Dir>
-void SortByTopBits(int d, std::vector<uint64_t>* v, Slots* s, Dir* dir) {
+template <typename Values, typename Slots, typename Dir>
+void SortByTopBits(int d, Values* v, Slots* s, Dir* dir) {
   const size_t n = v->size();
   dir->assign((size_t{1} << d) + 1, 0);
   if (d == 0) {
@@ -172,7 +172,7 @@ void Run::BuildTable(size_t t, const std::vector<Entry>& entries) {
   table.d = DirectoryBits(n, table.spec->key_bits);
   table.width = table.d >= 16 ? 6 : 8;
   table.low = table.d == 0 ? ~0ULL : (~0ULL >> table.d);
-  std::vector<uint64_t> sorted(n);  // (std::allocator: SortByTopBits takes std::vector)
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> sorted(n);
   for (size_t i = 0; i < n; ++i) sorted[i] = table.spec->permute.Apply(entries[i].fp);
   std::vector<uint32_t, HugePageAllocator<uint32_t>> slots;
   if (t == 0) {
