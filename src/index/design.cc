@@ -19,7 +19,7 @@ namespace {
 
 constexpr int kMaxTables = 64;
 constexpr int kMaxBlocks = 24;                 // the cost model's search range
-constexpr size_t kSmallRun = size_t{1} << 16;  // runs below this keep at most 4 tables
+constexpr size_t kSmallRun = size_t{1} << 20;  // runs below this keep at most 4 tables
 constexpr int kSmallRunTables = 4;
 constexpr double kProbeNsFar = 45;    // directory + bucket miss in DRAM
 constexpr double kProbeNsNear = 8;    // the same in cache
