@@ -46,6 +46,19 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
   cmd->add_option(
       "--user-dict", f->user_dicts,
       "Extra jieba user dictionary for --features words (word [freq] [tag]); may repeat");
+  cmd->add_option("--algorithm", f->algorithm,
+                  "Candidate signals, comma-separated, first gives the evidence: "
+                  "simhash|minhash|supershingle|imatch|spotsig|exact, e.g. exact,simhash,minhash "
+                  "[profile default: simhash]");
+  cmd->add_option("--verify", f->verify,
+                  "Verify candidates before clustering: levenshtein[:0.8], lcs[:0.8], "
+                  "jaccard[:0.8][,ngram=5], cosine[:0.9][,ngram=3], qbank[:0.8][,other=1.0], "
+                  "or none [profile default: none; zh-short: levenshtein:0.8]");
+  cmd->add_option("--minhash-threshold", f->minhash_threshold,
+                  "Jaccard threshold of minhash (LSH bands and estimate) [0.8]");
+  cmd->add_option("--spotsig-stop-words", f->spotsig_stop_words,
+                  "spotsig stop words: en (built-in), zh (jieba's stop_words.utf8 plus English) "
+                  "or a file [profile default]");
 }
 
 Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
@@ -65,6 +78,10 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.t2s_taiwan) o.t2s_taiwan = true;
   if (f.no_t2s_taiwan) o.t2s_taiwan = false;
   if (!f.user_dicts.empty()) o.user_dicts = f.user_dicts;
+  if (f.algorithm) o.algorithms = *f.algorithm;
+  if (f.verify) o.verify = *f.verify;
+  if (f.minhash_threshold) o.minhash_threshold = *f.minhash_threshold;
+  if (f.spotsig_stop_words) o.spotsig_stop_words = *f.spotsig_stop_words;
   return o;
 }
 

@@ -38,6 +38,10 @@ struct PipelineFlags {
   bool t2s = false, no_t2s = false;                // override the profile's fold_t2s
   bool t2s_taiwan = false, no_t2s_taiwan = false;  // override the profile's t2s_taiwan
   std::vector<std::string> user_dicts;
+  std::optional<std::string> algorithm;  // comma list: exact,simhash,minhash,...
+  std::optional<std::string> verify;     // verifier spec, or "none"
+  std::optional<double> minhash_threshold;
+  std::optional<std::string> spotsig_stop_words;  // en | zh | a file
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);
 // The profile's options with the explicit flags applied on top.

@@ -17,6 +17,7 @@ struct DedupFlags {
   std::string keep = "first";
   std::string output;
   bool stats = false;
+  bool with_matches = false;
 };
 
 struct DocRow {
@@ -24,6 +25,7 @@ struct DocRow {
   uint32_t cluster;     // index into clusters
   uint32_t length;      // code points
   std::string raw;      // only for --emit unique
+  nlohmann::json matches;  // only with --with-matches
 };
 
 struct ClusterRow {
@@ -48,6 +50,22 @@ bool IdLess(const nlohmann::json& a, const nlohmann::json& b) {
   return a.get_ref<const std::string&>() < b.get_ref<const std::string&>();
 }
 
+// Match evidence as JSON: the matched id (as in the input), the signal, its
+// distance (when it has one) and similarity, and the verified similarity.
+nlohmann::json MatchesJson(const std::vector<Match>& matches) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const Match& m : matches) {
+    auto id = nlohmann::json::parse(m.id, nullptr, /*allow_exceptions=*/false);
+    nlohmann::json j = {{"id", id.is_discarded() ? nlohmann::json(m.id) : id},
+                        {"signal", m.signal}};
+    if (m.distance >= 0) j["distance"] = m.distance;
+    j["similarity"] = m.similarity;
+    if (m.verified) j["verified"] = *m.verified;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
 void ChooseKept(const std::string& keep, const std::vector<DocRow>& docs, ClusterRow* c) {
   c->kept = c->members.front();
   for (uint32_t m : c->members) {
@@ -66,6 +84,7 @@ void Emit(const DedupFlags& f, const std::vector<DocRow>& docs,
                           {"cluster_size", c.members.size()},
                           {"duplicate_of", nullptr}};
       if (&d != &docs[c.kept]) j["duplicate_of"] = docs[c.kept].id;
+      if (f.with_matches) j["matches"] = d.matches;
       out << j.dump() << '\n';
     }
   } else if (f.emit == "unique") {
@@ -88,6 +107,10 @@ void Emit(const DedupFlags& f, const std::vector<DocRow>& docs,
 
 int RunDedup(const DedupFlags& f) {
   auto start = std::chrono::steady_clock::now();
+  if (f.with_matches && f.emit != "all") {
+    std::cerr << "neardup dedup: --with-matches needs --emit all\n";
+    return kExitUsage;
+  }
   int code = kExitOk;
   auto engine = OpenEngine("dedup", f.pipeline, &code);
   if (!engine) return code;
@@ -121,7 +144,9 @@ int RunDedup(const DedupFlags& f) {
                                                      static_cast<uint32_t>(clusters.size()));
       if (added) clusters.push_back({doc, {}, 0});
       clusters[it->second].members.push_back(doc);
-      docs.push_back({std::move(rec.id), it->second, CodePoints(pending[i].text), std::move(rec.raw)});
+      docs.push_back({std::move(rec.id), it->second, CodePoints(pending[i].text),
+                      std::move(rec.raw),
+                      f.with_matches ? MatchesJson(results[i]->matches) : nlohmann::json()});
     }
     progress.Update(reader.bytes_read(), reader.total_bytes(), docs.size());
   }
@@ -150,6 +175,7 @@ void SetupDedup(CLI::App* app, int* exit_code) {
       "Each input line is a JSON object with a text field and an optional id. Output is JSONL:\n"
       "  --emit all       one line per document, input order:\n"
       "                   {\"id\":..,\"cluster\":..,\"cluster_size\":N,\"duplicate_of\":null|id}\n"
+      "                   (--with-matches adds \"matches\": the evidence)\n"
       "  --emit unique    the input lines of the kept documents, unchanged\n"
       "  --emit clusters  one line per cluster of 2+: {\"cluster\":..,\"size\":N,\"kept\":..,"
       "\"members\":[..]}\n"
@@ -165,6 +191,11 @@ void SetupDedup(CLI::App* app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("-o,--output", flags->output, "Output file (default: stdout)");
   cmd->add_flag("--stats", flags->stats, "Print a summary to stderr");
+  cmd->add_flag("--with-matches", flags->with_matches,
+                "With --emit all: add \"matches\":[{\"id\",\"signal\",\"distance\","
+                "\"similarity\",\"verified\"}], the evidence of each document's matches among "
+                "earlier documents (distance only for signals that have one, verified only "
+                "with --verify)");
   cmd->callback([flags, exit_code] { *exit_code = RunDedup(*flags); });
 }
 

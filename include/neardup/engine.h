@@ -7,6 +7,15 @@
 // placed in the parent forest: it joins the cluster of the documents it is
 // near, or starts a new one whose id is its own id. See docs/design.md.
 //
+// Other signals (EngineOptions::algorithms: exact, minhash, supershingle,
+// imatch, spotsig, alone or beside simhash) propose candidates too, and an
+// optional verifier (EngineOptions::verify) drops candidates that fail an
+// exact check; every match carries the signal that found it and its
+// verified similarity. The fingerprint index is kept in every configuration
+// (Get, Similar and Record report fingerprints), but only searched when
+// simhash is selected. Persistence (AddFingerprinted, Restore) supports the
+// default, SimHash alone without a verifier, only.
+//
 // Example:
 //   auto engine = neardup::Engine::Create(neardup::EngineOptions{});
 //   if (!engine.ok()) ...;
@@ -44,11 +53,16 @@ struct Document {
   int64_t time = 0;  // arrival time (ms since epoch); 0 means now
 };
 
+// Evidence of why a document matched (docs/algorithms.md).
 struct Match {
   std::string id;
-  int distance = 0;          // Hamming distance between fingerprints
-  double similarity = 0.0;   // 1 - distance / 64
-  std::string signal = "simhash";
+  // The signal's distance: Hamming bits for simhash (similarity = 1 - d/64),
+  // 0 for exact, unequal super-shingles for supershingle; -1 for signals
+  // without one (minhash, imatch, spotsig).
+  int distance = 0;
+  double similarity = 0.0;         // the signal's similarity or estimate, in [0, 1]
+  std::string signal = "simhash";  // the signal that found it: exact, simhash, minhash, ...
+  std::optional<double> verified;  // the verifier's similarity, when one is set
 };
 
 struct AddResult {
@@ -122,8 +136,9 @@ struct EngineStats {
 
 class Engine {
  public:
-  // Errors: InvalidArgument for inconsistent options; NotFound / IOError when
-  // data a profile needs cannot be loaded.
+  // Errors: InvalidArgument for inconsistent options (an unknown algorithm,
+  // a bad verifier spec); NotFound / IOError when data a profile or a signal
+  // needs cannot be loaded.
   static Result<std::unique_ptr<Engine>> Create(const EngineOptions& options);
   ~Engine();
   Engine(const Engine&) = delete;
@@ -168,7 +183,8 @@ class Engine {
   // These serve a durable layer (neardup::DurableEngine) that mirrors every
   // change into a store and rebuilds the engine from it on start.
 
-  // Add() with a fingerprint already computed by Fingerprint(). Same errors.
+  // Add() with a fingerprint already computed by Fingerprint(). Same errors,
+  // and FailedPrecondition unless options().SimHashOnly().
   Result<AddResult> AddFingerprinted(const Document& doc, uint64_t fingerprint);
 
   // The forest record of a live document or a ghost root. Errors: NotFound.
@@ -178,7 +194,8 @@ class Engine {
   // false) in original arrival order, then MarkGhost() for each ghost root,
   // then RestoreCounters(). Times are arrival times; raise them afterwards
   // with Touch(). A member's root must have been restored before it.
-  // Errors: AlreadyExists, NotFound (unknown root), InvalidArgument.
+  // Errors: AlreadyExists, NotFound (unknown root), InvalidArgument;
+  // FailedPrecondition unless options().SimHashOnly().
   Status Restore(const NodeRecord& record);
   Status MarkGhost(std::string_view id);  // Remove() that does not count
   void RestoreCounters(uint64_t added, uint64_t duplicates, uint64_t removed);

@@ -47,6 +47,36 @@ struct EngineOptions {
   int index_max_distance = -1;  // largest k a query may ask; -1 means max_distance
   size_t max_matches = 100;     // matches returned per Add/Query, nearest first
 
+  // --- signals and verification (docs/algorithms.md) ---
+  // Candidate generators, comma-separated, in precedence order (the first that
+  // finds a match gives its evidence): exact, simhash, minhash, supershingle,
+  // imatch, spotsig. SimHash uses the index above (k = max_distance).
+  std::string algorithms = "simhash";
+  // A verifier run on every candidate before clustering (src/verify/verifier.h):
+  // "levenshtein:0.8", "lcs:0.8", "jaccard:0.8,ngram=5", "cosine:0.9",
+  // "qbank:0.8". Empty or "none": candidates are not verified.
+  std::string verify;
+  int minhash_num_perm = 128;      // minhash: permutations P
+  double minhash_threshold = 0.8;  // minhash: Jaccard threshold (LSH bands and estimate)
+  int minhash_ngram = 5;           // minhash, supershingle: char n-grams; 0 = the features
+  int supershingle_min_equal = 2;  // supershingle: equal super-shingles of 6
+  double spotsig_threshold = 0.5;  // spotsig: Jaccard of signature sets
+  // spotsig stop words: "en" (built-in English), "zh" (jieba's stop_words.utf8
+  // plus English) or a file of one word per line.
+  std::string spotsig_stop_words = "en";
+  // imatch: the IDF table ("term idf" lines; empty = jieba's idf.utf8, whose
+  // terms are words: use features "words") and the band of it kept as the
+  // lexicon. The table covers a whole dictionary, so only its most common
+  // 0.05% (其中, 认为, ...) are dropped; rare terms are kept.
+  std::string imatch_idf;
+  double imatch_drop_low = 0.0005;
+  double imatch_drop_high = 0.0;
+  int imatch_extra_lexicons = 0;  // randomized extra lexicons (Kołcz et al.)
+
+  // True for SimHash alone without verification: the default, and the only
+  // configuration DurableEngine persists for now.
+  bool SimHashOnly() const;
+
   // --- limits and resources ---
   size_t max_document_bytes = 64u << 20;  // larger texts are OutOfRange
   int threads = 0;                        // AddBatch fingerprinting threads; 0 = all cores

@@ -96,6 +96,12 @@ Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions&
   if (options.max_group == 0 || options.expire_trees_per_step == 0) {
     return Status::InvalidArgument("max_group and expire_trees_per_step must be positive");
   }
+  if (!options.engine.SimHashOnly()) {
+    return Status::FailedPrecondition(
+        "the persisted store supports simhash only for now (algorithms '" +
+        options.engine.algorithms + "', verify '" + options.engine.verify +
+        "'); use --algorithm simhash --verify none");
+  }
   std::unique_ptr<DurableEngine> d(new DurableEngine());
   d->options_ = options;
   NEARDUP_ASSIGN_OR_RETURN(d->engine_, Engine::Create(options.engine));

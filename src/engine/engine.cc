@@ -47,6 +47,8 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   impl->k = options.max_distance;
   NEARDUP_ASSIGN_OR_RETURN(impl->pipeline, engine::Pipeline::Create(options));
   NEARDUP_ASSIGN_OR_RETURN(impl->index, index::HammingIndex::Create({.max_distance = index_k}));
+  NEARDUP_RETURN_IF_ERROR(engine::BuildSignals(options, impl->index.get(), impl->k, &impl->signals,
+                                               &impl->simhash_pos));
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -56,25 +58,49 @@ Result<uint64_t> Engine::Fingerprint(std::string_view text) const {
 
 Result<AddResult> Engine::Add(const Document& doc) {
   if (doc.id.empty()) return Status::InvalidArgument("document id must not be empty");
+  if (impl_->signals) {
+    NEARDUP_ASSIGN_OR_RETURN(engine::Prepared p, impl_->Prepare(doc.text));
+    std::unique_lock lock(impl_->mu);
+    return impl_->AddLocked(doc, p.fp, &p);
+  }
   NEARDUP_ASSIGN_OR_RETURN(uint64_t fp, impl_->pipeline->Fingerprint(doc.text));
   std::unique_lock lock(impl_->mu);
   return impl_->AddLocked(doc, fp);
 }
 
-std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) {
-  std::vector<Result<uint64_t>> fps(docs.size(), Result<uint64_t>(uint64_t{0}));
-  int threads = impl_->options.threads > 0 ? impl_->options.threads
-                                           : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::clamp<int>(threads, 1, std::max<size_t>(1, docs.size() / 64));
-  auto work = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) fps[i] = impl_->pipeline->Fingerprint(docs[i].text);
-  };
+namespace {
+
+// Runs work(begin, end) over [0, n) in contiguous chunks on up to `threads`
+// threads (0 = all cores), at least 64 items per thread.
+template <typename Work>
+void ParallelChunks(size_t n, int threads, Work work) {
+  threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::clamp<int>(threads, 1, std::max<size_t>(1, n / 64));
   std::vector<std::thread> pool;
-  const size_t chunk = (docs.size() + threads - 1) / threads;
+  const size_t chunk = (n + threads - 1) / threads;
   for (int t = 1; t < threads; ++t)
-    pool.emplace_back(work, std::min(docs.size(), t * chunk), std::min(docs.size(), (t + 1) * chunk));
-  work(0, std::min(docs.size(), chunk));
+    pool.emplace_back(work, std::min(n, t * chunk), std::min(n, (t + 1) * chunk));
+  work(0, std::min(n, chunk));
   for (auto& th : pool) th.join();
+}
+
+}  // namespace
+
+std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) {
+  // Without signals only fingerprints are computed; with them, prepared documents.
+  std::vector<Result<uint64_t>> fps;
+  std::vector<Result<engine::Prepared>> prepared;
+  if (impl_->signals) {
+    prepared.resize(docs.size(), Status::Internal("not prepared"));
+    ParallelChunks(docs.size(), impl_->options.threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) prepared[i] = impl_->Prepare(docs[i].text);
+    });
+  } else {
+    fps.resize(docs.size(), Result<uint64_t>(uint64_t{0}));
+    ParallelChunks(docs.size(), impl_->options.threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) fps[i] = impl_->pipeline->Fingerprint(docs[i].text);
+    });
+  }
 
   std::vector<Result<AddResult>> out;
   out.reserve(docs.size());
@@ -82,6 +108,12 @@ std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) 
   for (size_t i = 0; i < docs.size(); ++i) {
     if (docs[i].id.empty()) {
       out.push_back(Status::InvalidArgument("document id must not be empty"));
+    } else if (impl_->signals) {
+      if (!prepared[i].ok()) {
+        out.push_back(prepared[i].status());
+      } else {
+        out.push_back(impl_->AddLocked(docs[i], prepared[i]->fp, &*prepared[i]));
+      }
     } else if (!fps[i].ok()) {
       out.push_back(fps[i].status());
     } else {
@@ -92,15 +124,21 @@ std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) 
 }
 
 Result<QueryResult> Engine::Query(std::string_view text, int max_distance) const {
-  NEARDUP_ASSIGN_OR_RETURN(uint64_t fp, impl_->pipeline->Fingerprint(text));
   const int k = max_distance < 0 ? impl_->k : max_distance;
+  std::optional<engine::Prepared> p;
+  uint64_t fp = 0;
+  if (impl_->signals) {
+    NEARDUP_ASSIGN_OR_RETURN(p, impl_->Prepare(text));
+    fp = p->fp;
+    if (impl_->simhash_pos >= 0) p->sketches[impl_->simhash_pos].u32 = {static_cast<uint32_t>(k)};
+  } else {
+    NEARDUP_ASSIGN_OR_RETURN(fp, impl_->pipeline->Fingerprint(text));
+  }
   QueryResult q;
   q.fingerprint = fp;
-  std::vector<index::HammingHit> hits;
-  std::shared_lock lock(impl_->mu);
-  NEARDUP_RETURN_IF_ERROR(impl_->Near(fp, k, &hits, &q.matches));
   std::vector<Slot> near;
-  for (const auto& h : hits) near.push_back(h.doc);
+  std::shared_lock lock(impl_->mu);
+  NEARDUP_RETURN_IF_ERROR(impl_->Candidates(fp, p ? &*p : nullptr, k, &near, &q.matches));
   const Slot root = impl_->forest.ChooseCluster(near);
   if (root != kNoSlot) {
     q.cluster = impl_->IdOf(root);
@@ -155,7 +193,7 @@ Status Engine::Remove(std::string_view id) {
   std::unique_lock lock(impl_->mu);
   const Slot s = impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
-  NEARDUP_CHECK(impl_->index->Remove(s).ok());
+  impl_->RemoveFromIndexes(s);
   std::vector<Slot> released;
   impl_->forest.Remove(s, &released);
   for (Slot r : released) {

@@ -20,6 +20,8 @@
 #include "engine/pipeline.h"
 #include "index/hamming_index.h"
 #include "neardup/engine.h"
+#include "signal/signal_set.h"
+#include "sketch/simhash.h"
 
 namespace neardup {
 namespace engine {
@@ -27,8 +29,24 @@ namespace engine {
 int64_t NowMs();  // wall clock, ms since the epoch
 
 inline Match MakeMatch(std::string id, int distance) {
-  return Match{std::move(id), distance, 1.0 - distance / 64.0, "simhash"};
+  return Match{std::move(id), distance, 1.0 - distance / 64.0, "simhash", std::nullopt};
 }
+
+// A document prepared outside the lock for an engine with a SignalSet: its
+// normalized text (for verification), every signal's sketch and the SimHash.
+struct Prepared {
+  uint64_t fp = 0;
+  std::string normalized;
+  signal::SignalSet::Sketches sketches;
+  signal::SignalInput input() const { return {normalized, {}}; }
+};
+
+// Builds the SignalSet of `options` (null for SimHash alone without a
+// verifier, the default) over the engine's Hamming index, and the position
+// of simhash in it (-1 when not selected). Errors: InvalidArgument for an
+// unknown algorithm or a bad verifier spec; IOError for missing data.
+Status BuildSignals(const EngineOptions& options, const index::HammingIndex* index, int k,
+                    std::unique_ptr<signal::SignalSet>* signals, int* simhash_pos);
 
 }  // namespace engine
 
@@ -36,6 +54,7 @@ using cluster::kNoSlot;
 using cluster::Slot;
 using engine::MakeMatch;
 using engine::NowMs;
+using engine::Prepared;
 
 struct Engine::Impl {
   EngineOptions options;
@@ -44,6 +63,11 @@ struct Engine::Impl {
 
   mutable std::shared_mutex mu;  // guards everything below
   std::unique_ptr<index::HammingIndex> index;
+  // Null by default (SimHash alone, unverified: the index above is the only
+  // signal). Otherwise every selected signal and the verifier; its simhash,
+  // if any, is a view of `index` (declared after it, so destroyed first).
+  std::unique_ptr<signal::SignalSet> signals;
+  int simhash_pos = -1;
   cluster::Forest forest;
   engine::IdTable ids;  // live and ghost documents, by slot
   Slot next_slot = 0;   // slots below it have been handed out
@@ -82,21 +106,60 @@ struct Engine::Impl {
     return Status::OK();
   }
 
-  Result<AddResult> AddLocked(const Document& doc, uint64_t fp) {
+  // Pure, outside the lock; only with `signals`. Errors: those of Fingerprint.
+  Result<Prepared> Prepare(std::string_view text) const {
+    thread_local std::vector<features::Feature> feats;
+    Prepared p;
+    NEARDUP_RETURN_IF_ERROR(pipeline->Features(text, &p.normalized, &feats));
+    NEARDUP_ASSIGN_OR_RETURN(p.sketches, signals->Compute({p.normalized, feats}));
+    p.fp = simhash_pos >= 0 ? p.sketches[simhash_pos].u64[0] : sketch::SimHash(feats);
+    return p;
+  }
+
+  // The live documents near a new one: every slot (for the forest) and the
+  // matches, best first, at most max_matches. Without `signals`, the Hamming
+  // index within `dist`; with them, the SignalSet's verified candidates of
+  // `p` (whose simhash sketch carries its own k).
+  Status Candidates(uint64_t fp, const Prepared* p, int dist, std::vector<Slot>* near,
+                    std::vector<Match>* matches) const {
+    if (!signals) {
+      std::vector<index::HammingHit> hits;
+      NEARDUP_RETURN_IF_ERROR(Near(fp, dist, &hits, matches));
+      near->reserve(hits.size());
+      for (const auto& h : hits) near->push_back(h.doc);
+      return Status::OK();
+    }
+    std::vector<signal::Evidence> found;
+    NEARDUP_RETURN_IF_ERROR(signals->Candidates(p->input(), p->sketches, &found));
+    near->reserve(found.size());
+    for (const auto& e : found) {
+      near->push_back(e.slot);
+      if (matches->size() < options.max_matches) {
+        matches->push_back(
+            Match{IdOf(e.slot), e.distance, e.similarity, std::string(e.signal), e.verified});
+      }
+    }
+    return Status::OK();
+  }
+
+  // `p` is required when the engine has signals.
+  Result<AddResult> AddLocked(const Document& doc, uint64_t fp, const Prepared* p = nullptr) {
+    if (signals && p == nullptr) {
+      return Status::FailedPrecondition(
+          "adding a fingerprint alone needs an engine with SimHash only and no verifier");
+    }
     if (Lookup(doc.id) != kNoSlot) {
       return Status::AlreadyExists("document '" + doc.id + "' already exists");
     }
     AddResult r;
     r.id = doc.id;
     r.fingerprint = fp;
-    std::vector<index::HammingHit> hits;
-    NEARDUP_RETURN_IF_ERROR(Near(fp, k, &hits, &r.matches));
     std::vector<Slot> near;
-    near.reserve(hits.size());
-    for (const auto& h : hits) near.push_back(h.doc);
+    NEARDUP_RETURN_IF_ERROR(Candidates(fp, p, k, &near, &r.matches));
     const Slot root = forest.ChooseCluster(near);
     const Slot slot = AllocateSlot();
     NEARDUP_CHECK(index->Insert(slot, fp).ok());
+    if (signals) NEARDUP_CHECK(signals->Insert(slot, p->input(), p->sketches).ok());
     const int64_t time = doc.time != 0 ? doc.time : NowMs();
     if (root == kNoSlot) {
       forest.AddRoot(slot, fp, time);
@@ -113,10 +176,15 @@ struct Engine::Impl {
     return r;
   }
 
+  void RemoveFromIndexes(Slot s) {
+    NEARDUP_CHECK(index->Remove(s).ok());
+    if (signals) NEARDUP_CHECK(signals->Remove(s).ok());
+  }
+
   // Removes live `s` from index and forest and records what changed
   // (used by the persistence and expiry files; counters are the caller's).
   void EraseLocked(Slot s, RemovalChanges* changes) {
-    NEARDUP_CHECK(index->Remove(s).ok());
+    RemoveFromIndexes(s);
     const Slot root = forest.RootOf(s);
     std::vector<Slot> released;
     forest.Remove(s, &released);

@@ -32,6 +32,10 @@ Status Engine::Restore(const NodeRecord& r) {
   if (r.id.empty()) return Status::InvalidArgument("restored id must not be empty");
   std::unique_lock lock(impl_->mu);
   Impl& impl = *impl_;
+  if (impl.signals) {
+    return Status::FailedPrecondition(
+        "restoring from fingerprints needs an engine with SimHash only and no verifier");
+  }
   if (impl.Lookup(r.id) != kNoSlot) {
     return Status::AlreadyExists("restored document '" + r.id + "' already exists");
   }

@@ -4,6 +4,10 @@
 
 namespace neardup {
 
+bool EngineOptions::SimHashOnly() const {
+  return algorithms == "simhash" && (verify.empty() || verify == "none");
+}
+
 std::vector<std::string> EngineOptions::ProfileNames() {
   return {"default", "zh-news", "zh-short", "en-news", "auto"};
 }

@@ -75,23 +75,26 @@ class ExactSignal final : public Signal {
   HashBuckets buckets_;
 };
 
+// Over an owned index, or (view) over one the caller maintains.
 class SimHashSignal final : public Signal {
  public:
   SimHashSignal(int k, std::unique_ptr<index::HammingIndex> index)
-      : k_(k), index_(std::move(index)) {}
+      : k_(k), owned_(std::move(index)), index_(owned_.get()) {}
+  SimHashSignal(int k, const index::HammingIndex* view) : k_(k), index_(view) {}
   Algorithm algorithm() const override { return Algorithm::kSimHash; }
   Result<SignalSketch> Compute(const SignalInput& doc) const override {
     return SignalSketch{{}, {sketch::SimHash(doc.features)}, true};
   }
   Status Insert(uint32_t slot, const SignalSketch& s) override {
     if (s.u64.size() != 1) return Status::InvalidArgument("simhash: bad sketch");
-    return index_->Insert(slot, s.u64[0]);
+    return owned_ ? owned_->Insert(slot, s.u64[0]) : Status::OK();
   }
-  Status Remove(uint32_t slot) override { return index_->Remove(slot); }
+  Status Remove(uint32_t slot) override { return owned_ ? owned_->Remove(slot) : Status::OK(); }
   Status Query(const SignalSketch& s, std::vector<Candidate>* out) const override {
     if (s.u64.size() != 1) return Status::InvalidArgument("simhash: bad sketch");
+    const int k = s.u32.empty() ? k_ : static_cast<int>(s.u32[0]);
     std::vector<index::HammingHit> hits;
-    NEARDUP_RETURN_IF_ERROR(index_->Search(s.u64[0], k_, &hits));
+    NEARDUP_RETURN_IF_ERROR(index_->Search(s.u64[0], k, &hits));
     std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
       return a.distance != b.distance ? a.distance < b.distance : a.doc < b.doc;
     });
@@ -103,7 +106,8 @@ class SimHashSignal final : public Signal {
 
  private:
   int k_;
-  std::unique_ptr<index::HammingIndex> index_;
+  std::unique_ptr<index::HammingIndex> owned_;  // null for a view
+  const index::HammingIndex* index_;
 };
 
 // u64 layout: [mask of present signatures, lo_0, hi_0, lo_1, hi_1, ...].
@@ -241,6 +245,10 @@ Result<std::unique_ptr<Signal>> CreateSignal(Algorithm algorithm, const SignalOp
       return CreateSpotSigSignal(o);
   }
   return Status::InvalidArgument("unknown algorithm");
+}
+
+std::unique_ptr<Signal> CreateSimHashView(const index::HammingIndex* index, int k) {
+  return std::unique_ptr<Signal>(new SimHashSignal(k, index));
 }
 
 Result<std::shared_ptr<const sketch::IMatcher>> LoadIMatchLexicon(

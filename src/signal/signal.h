@@ -33,6 +33,10 @@
 #include "neardup/status.h"
 #include "sketch/imatch.h"
 
+namespace neardup::index {
+class HammingIndex;
+}  // namespace neardup::index
+
 namespace neardup::signal {
 
 enum class Algorithm { kExact, kSimHash, kMinHash, kSuperShingle, kIMatch, kSpotSig };
@@ -99,6 +103,14 @@ class Signal {
 // Errors: InvalidArgument for bad options (imatch without a lexicon, ...);
 // IOError when the SpotSig stop-word file cannot be read.
 Result<std::unique_ptr<Signal>> CreateSignal(Algorithm algorithm, const SignalOptions& options);
+
+// A SimHash signal over a Hamming index the caller owns and maintains (the
+// engine's, which also serves persistence): Insert and Remove do nothing.
+// The sketch is {u64: {fingerprint}, u32: {k}}; Query searches within the
+// sketch's k (so one query may ask for a larger k, up to the index's
+// max_distance), or `k` when the sketch has none. `index` must outlive the
+// signal; Query follows the index's thread-safety rules.
+std::unique_ptr<Signal> CreateSimHashView(const index::HammingIndex* index, int k);
 
 // An I-Match lexicon from an IDF table file of "term idf" lines (the format of
 // cppjieba's idf.utf8); terms are hashed with features::HashFeature so they

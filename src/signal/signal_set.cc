@@ -9,11 +9,19 @@ Result<std::unique_ptr<SignalSet>> SignalSet::Create(const std::vector<Algorithm
                                                      const SignalOptions& options,
                                                      const std::string& verify) {
   if (algorithms.empty()) return Status::InvalidArgument("no algorithm selected");
-  auto set = std::make_unique<SignalSet>();
+  std::vector<std::unique_ptr<Signal>> signals;
   for (Algorithm a : algorithms) {
     NEARDUP_ASSIGN_OR_RETURN(auto s, CreateSignal(a, options));
-    set->signals_.push_back(std::move(s));
+    signals.push_back(std::move(s));
   }
+  return Create(std::move(signals), verify);
+}
+
+Result<std::unique_ptr<SignalSet>> SignalSet::Create(std::vector<std::unique_ptr<Signal>> signals,
+                                                     const std::string& verify) {
+  if (signals.empty()) return Status::InvalidArgument("no algorithm selected");
+  auto set = std::make_unique<SignalSet>();
+  set->signals_ = std::move(signals);
   if (!verify.empty()) {
     NEARDUP_ASSIGN_OR_RETURN(set->verifier_, verify::CreateVerifier(verify));
   }

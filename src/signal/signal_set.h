@@ -50,6 +50,10 @@ class SignalSet {
   static Result<std::unique_ptr<SignalSet>> Create(const std::vector<Algorithm>& algorithms,
                                                    const SignalOptions& options,
                                                    const std::string& verify);
+  // The same over signals already built (e.g. CreateSimHashView), in
+  // precedence order. Errors: InvalidArgument for none or a bad spec.
+  static Result<std::unique_ptr<SignalSet>> Create(std::vector<std::unique_ptr<Signal>> signals,
+                                                   const std::string& verify);
 
   using Sketches = std::vector<SignalSketch>;  // one per signal, in list order
   Result<Sketches> Compute(const SignalInput& doc) const;
@@ -66,6 +70,7 @@ class SignalSet {
   Status Remove(uint32_t slot);
 
   size_t size() const { return signals_.size(); }
+  const Signal& signal(size_t i) const { return *signals_[i]; }
   bool verifies() const { return verifier_ != nullptr; }
 
  private:
