@@ -2,9 +2,10 @@
 //
 // Run building and searching (layout in run.h, method in design.h).
 //
-// Build: per table, permute every fingerprint, counting-sort by the top d
-// bits (the histogram's prefix sums are the directory), sort each bucket by
-// the full permuted value, pack. Tables are built in parallel.
+// Build: per table, a two-pass MSD radix sort of the permuted fingerprints
+// (top 11 bits, then the rest of the d directory bits plus 4 more; the counts
+// give the directory), the few remaining ties sorted by value, then packed.
+// Tables are built in parallel, each worker reusing its scratch arrays.
 //
 // Search: per probed table, enumerate the directory buckets within the
 // group's radius of the query's top d bits (Gosper's hack over d-bit masks),
