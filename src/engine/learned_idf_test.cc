@@ -64,3 +64,73 @@ TEST(LearnedIdfTest, Errors) {
 
 }  // namespace
 }  // namespace neardup::engine
+
+#include <cstdio>
+#include <filesystem>
+
+#include "neardup/engine.h"
+
+namespace neardup {
+namespace {
+
+EngineOptions LearnedEngine(bool stream) {
+  EngineOptions o = EngineOptions::FromProfile("zh-news").value();
+  o.idf = "learned";
+  o.learn_idf = stream;
+  return o;
+}
+
+const std::vector<std::string> kNews = {
+    "国家统计局今天发布数据显示，十月份全国居民消费价格同比上涨，其中城市上涨，农村上涨。",
+    "北京时间昨晚，中国女排在世界杯比赛中以三比零战胜对手，取得开门红。",
+    "市交通运输局宣布，全市将于下月起新开通十二条公交快线，覆盖城东新区和大学城。",
+};
+
+TEST(EngineLearnedIdfTest, StreamingCountsEachAddedDocument) {
+  auto e = Engine::Create(LearnedEngine(true));
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  for (size_t i = 0; i < kNews.size(); ++i)
+    ASSERT_TRUE((*e)->Add({"d" + std::to_string(i), kNews[i]}).ok());
+  EXPECT_EQ((*e)->IdfDocuments(), 3u);
+  std::vector<Document> batch = {{"b0", kNews[0]}, {"b1", kNews[1]}};
+  for (auto& r : (*e)->AddBatch(batch)) ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*e)->IdfDocuments(), 5u);
+  auto q = (*e)->Query(kNews[2]);  // queries do not learn
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ((*e)->IdfDocuments(), 5u);
+}
+
+TEST(EngineLearnedIdfTest, BatchLearningThenSaveAndLoad) {
+  auto a = Engine::Create(LearnedEngine(false));
+  ASSERT_TRUE(a.ok());
+  for (const auto& t : kNews) ASSERT_TRUE((*a)->LearnIdf(t).ok());
+  // Documents sharing some words with kNews[0], so its weights are uneven.
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE((*a)->LearnIdf("国家统计局今天发布数据显示城市农村").ok());
+  EXPECT_EQ((*a)->IdfDocuments(), 7u);
+  const uint64_t fp = (*a)->Fingerprint(kNews[0]).value();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "neardup_learned_idf_test.bin").string();
+  ASSERT_TRUE((*a)->SaveIdf(path).ok());
+  auto b = Engine::Create(LearnedEngine(false));
+  ASSERT_TRUE(b.ok());
+  EXPECT_NE((*b)->Fingerprint(kNews[0]).value(), fp);  // nothing learned yet
+  ASSERT_TRUE((*b)->LoadIdf(path).ok());
+  EXPECT_EQ((*b)->IdfDocuments(), 7u);
+  EXPECT_EQ((*b)->Fingerprint(kNews[0]).value(), fp);  // same state, same fingerprint
+  std::remove(path.c_str());
+  EXPECT_FALSE((*b)->LoadIdf(path).ok());
+}
+
+TEST(EngineLearnedIdfTest, Errors) {
+  EngineOptions bad = EngineOptions::FromProfile("zh-news").value();
+  bad.learn_idf = true;  // idf is jieba
+  EXPECT_TRUE(Engine::Create(bad).status().IsInvalidArgument());
+  auto e = Engine::Create(EngineOptions{});
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->LearnIdf("x").code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*e)->SaveIdf("/tmp/x").code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*e)->IdfDocuments(), 0u);
+}
+
+}  // namespace
+}  // namespace neardup
