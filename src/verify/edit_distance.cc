@@ -13,22 +13,33 @@ namespace {
 
 // Peq: for each distinct code point of the pattern, `blocks` words whose bit i
 // is set where pattern[64*w + i] equals it. An open-addressing table (linear
-// probing, load <= 1/2) keeps lookups allocation-free and cheap.
+// probing, load <= 1/2) keeps lookups allocation-free and cheap. The table is
+// sized by the number of distinct code points, so memory is
+// O(distinct * blocks) words, not O(|pattern|^2 / 64).
 class PatternMasks {
  public:
   explicit PatternMasks(std::u32string_view pattern) : blocks_((pattern.size() + 63) / 64) {
+    // Pass 1: the distinct code points, doubling the table past load 1/2.
+    // Short patterns (the common case) start large enough never to grow.
     size_t cap = 16;
-    while (cap < 2 * pattern.size()) cap *= 2;
-    shift_ = 64 - std::countr_zero(cap);
-    keys_.assign(cap, kEmpty);
-    masks_.assign((cap + 1) * blocks_, 0);  // the last row stays zero: "not in pattern"
-    for (size_t i = 0; i < pattern.size(); ++i) {
-      size_t slot = Find(pattern[i]);
-      if (slot == keys_.size()) {
-        slot = Probe(pattern[i]);
-        keys_[slot] = pattern[i];
+    while (cap < 2 * std::min<size_t>(pattern.size(), 512)) cap *= 2;
+    Reset(cap);
+    size_t distinct = 0;
+    for (char32_t c : pattern) {
+      if (Find(c) != keys_.size()) continue;
+      if (2 * (distinct + 1) > keys_.size()) {
+        std::vector<char32_t> old(std::move(keys_));
+        Reset(2 * old.size());
+        for (char32_t k : old)
+          if (k != kEmpty) keys_[Probe(k)] = k;
       }
-      masks_[slot * blocks_ + i / 64] |= 1ULL << (i % 64);
+      keys_[Probe(c)] = c;
+      ++distinct;
+    }
+    // Pass 2: the masks; the last row stays zero ("not in pattern").
+    masks_.assign((keys_.size() + 1) * blocks_, 0);
+    for (size_t i = 0; i < pattern.size(); ++i) {
+      masks_[Find(pattern[i]) * blocks_ + i / 64] |= 1ULL << (i % 64);
     }
   }
   size_t blocks() const { return blocks_; }
@@ -37,6 +48,10 @@ class PatternMasks {
 
  private:
   static constexpr char32_t kEmpty = 0xFFFFFFFFu;  // not a code point
+  void Reset(size_t cap) {
+    shift_ = 64 - std::countr_zero(cap);
+    keys_.assign(cap, kEmpty);
+  }
   // The slot holding `c` or, if absent, the empty slot where it would go.
   size_t Probe(char32_t c) const {
     const size_t mask = keys_.size() - 1;

@@ -87,6 +87,24 @@ TEST(EditDistanceTest, MatchesNaiveOnRandomStrings) {
   }
 }
 
+TEST(EditDistanceTest, LargeAlphabetsGrowTheMaskTable) {
+  // Many distinct code points (Han) rehash the pattern table several times.
+  std::mt19937_64 rng(11);
+  auto RandomHan = [&](size_t len, size_t alphabet) {
+    std::u32string s;
+    for (size_t i = 0; i < len; ++i) s.push_back(static_cast<char32_t>(0x4E00 + rng() % alphabet));
+    return s;
+  };
+  for (int t = 0; t < 20; ++t) {
+    const size_t alphabet = 20 + rng() % 600;
+    const std::u32string a = RandomHan(100 + rng() % 300, alphabet);
+    const std::u32string b =
+        t % 2 ? RandomHan(rng() % 300, alphabet) : Mutate(rng, a, static_cast<int>(rng() % 30));
+    ASSERT_EQ(LevenshteinDistance(a, b), NaiveLevenshtein(a, b)) << "trial " << t;
+    ASSERT_EQ(LcsLength(a, b), NaiveLcs(a, b)) << "trial " << t;
+  }
+}
+
 TEST(EditDistanceTest, ExactBlockBoundaries) {
   std::mt19937_64 rng(7);
   for (size_t len : {63u, 64u, 65u, 127u, 128u, 129u, 200u}) {
