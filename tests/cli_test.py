@@ -133,6 +133,22 @@ def test_fingerprint_matches_independent_reference():
     assert all(len(r["simhash"]) == 16 for r in jsonl(ours))
 
 
+def test_learned_idf_corpus_save_load():
+    with tempfile.TemporaryDirectory() as d:
+        table = os.path.join(d, "df.bin")
+        base = ["dedup", FIXTURE, "--profile", "zh-news", "--emit", "clusters", "-q"]
+        learned = run(base + ["--idf", "corpus", "--idf-save", table]).stdout
+        assert os.path.getsize(table) > 0
+        # The saved table reproduces the same weights, so the same clusters.
+        assert run(base + ["--idf-load", table]).stdout == learned
+        assert jsonl(run(base + ["--idf", "stream"]).stdout)  # streaming runs too
+        run(["dedup", "-", "--profile", "zh-news", "--idf", "corpus", "-q"],
+            stdin=open(FIXTURE, encoding="utf-8").read(), code=2)  # needs files
+        run(["dedup", FIXTURE, "--idf", "corpus", "-q"], code=2)   # default profile is TF
+        p = run(base + ["--idf-load", os.path.join(d, "missing.bin")], code=1)
+        assert "missing.bin" in p.stderr, p.stderr
+
+
 if __name__ == "__main__":
     globals()["test_" + CASE]()
     print("ok:", CASE)

@@ -36,6 +36,14 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
       "--weights", f->weights,
       "tf, or tfidf (jieba's idf.utf8; median IDF for unknown words) [profile default]");
   cmd->add_option("--top-n", f->top_n, "With tfidf: keep only the N heaviest words (0 = all)");
+  cmd->add_option("--idf", f->idf,
+                  "With tfidf, where IDF comes from: jieba (idf.utf8, the default), corpus (learned "
+                  "from the input in a first pass; files only), stream (learned as documents "
+                  "arrive)")
+      ->check(CLI::IsMember({"jieba", "corpus", "stream"}));
+  cmd->add_option("--idf-load", f->idf_load,
+                  "Start from a saved document-frequency table (implies learned IDF)");
+  cmd->add_option("--idf-save", f->idf_save, "Save the learned document-frequency table here");
   cmd->add_flag("--t2s", f->t2s,
                 "Fold Traditional to Simplified Chinese (OpenCC t2s) [on in zh-* and auto]");
   cmd->add_flag("--no-t2s", f->no_t2s, "Do not fold Traditional to Simplified");
@@ -76,6 +84,16 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.features) o.features = *f.features;
   if (f.weights) o.weights = *f.weights;
   if (f.top_n) o.top_n = *f.top_n;
+  if (f.idf == "jieba") o.idf = "jieba";
+  if (f.idf == "corpus" || f.idf == "stream" || !f.idf_load.empty() || !f.idf_save.empty()) {
+    if (f.idf == "jieba") return Status::InvalidArgument("--idf-load/--idf-save need learned IDF");
+    o.idf = "learned";
+  }
+  o.learn_idf = f.idf == "stream";
+  if (o.idf == "learned" && o.weights != "tfidf") {
+    return Status::InvalidArgument(
+        "learned IDF needs TF-IDF weights (--profile zh-news, or --features words --weights tfidf)");
+  }
   if (f.t2s) o.fold_t2s = true;
   if (f.no_t2s) o.fold_t2s = false;
   if (f.t2s_taiwan) o.t2s_taiwan = true;
@@ -251,6 +269,20 @@ std::unique_ptr<Engine> OpenEngine(const std::string& cmd, const PipelineFlags& 
     return nullptr;
   }
   return std::move(engine).value();
+}
+
+bool LoadIdfFlag(const std::string& cmd, const PipelineFlags& flags, Engine* engine) {
+  if (flags.idf_load.empty()) return true;
+  Status s = engine->LoadIdf(flags.idf_load);
+  if (!s.ok()) Fail(cmd, s.WithContext(flags.idf_load));
+  return s.ok();
+}
+
+bool SaveIdfFlag(const std::string& cmd, const PipelineFlags& flags, const Engine& engine) {
+  if (flags.idf_save.empty()) return true;
+  Status s = engine.SaveIdf(flags.idf_save);
+  if (!s.ok()) Fail(cmd, s.WithContext(flags.idf_save));
+  return s.ok();
 }
 
 bool SkipOrFail(const std::string& cmd, const InputFlags& flags, const Record& rec,

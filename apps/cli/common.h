@@ -43,10 +43,19 @@ struct PipelineFlags {
   std::optional<double> minhash_threshold;
   std::optional<int> minhash_ngram;
   std::optional<std::string> spotsig_stop_words;  // en | zh | a file
+  std::string idf;       // "" (profile), jieba, corpus (two passes), stream
+  std::string idf_load;  // a saved document-frequency table to start from
+  std::string idf_save;  // where to save the learned table after the run
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);
 // The profile's options with the explicit flags applied on top.
 Result<EngineOptions> MakeEngineOptions(const PipelineFlags& flags);
+
+// Loads --idf-load into a new engine, if given. Returns false after printing
+// the error (then exit with kExitBadInput).
+bool LoadIdfFlag(const std::string& cmd, const PipelineFlags& flags, Engine* engine);
+// Saves the learned table to --idf-save, if given; false after printing.
+bool SaveIdfFlag(const std::string& cmd, const PipelineFlags& flags, const Engine& engine);
 
 // Where to find fields in each JSONL record.
 struct InputFlags {

@@ -105,6 +105,38 @@ void Emit(const DedupFlags& f, const std::vector<DocRow>& docs,
   }
 }
 
+// --idf corpus: a first pass that only counts document frequencies.
+int LearnCorpus(const InputFlags& input, Engine* engine) {
+  for (const auto& file : input.files) {
+    if (file == "-") {
+      std::cerr << "neardup dedup: --idf corpus reads the input twice: give files, not stdin\n";
+      return kExitUsage;
+    }
+  }
+  if (input.files.empty()) {
+    std::cerr << "neardup dedup: --idf corpus reads the input twice: give files, not stdin\n";
+    return kExitUsage;
+  }
+  JsonlReader reader(input, false);
+  Progress progress("learning idf", !input.quiet);
+  std::vector<Record> batch;
+  uint64_t n = 0;
+  while (true) {
+    auto more = reader.Next(4096, &batch);
+    if (!more.ok()) return Fail("dedup", more.status());
+    if (!*more) break;
+    for (const Record& rec : batch) {
+      if (Status s = engine->LearnIdf(rec.text); !s.ok() && !SkipOrFail("dedup", input, rec, s)) {
+        return kExitBadInput;
+      }
+    }
+    n += batch.size();
+    progress.Update(reader.bytes_read(), reader.total_bytes(), n);
+  }
+  progress.Finish();
+  return kExitOk;
+}
+
 int RunDedup(const DedupFlags& f) {
   auto start = std::chrono::steady_clock::now();
   if (f.with_matches && f.emit != "all") {
@@ -119,6 +151,10 @@ int RunDedup(const DedupFlags& f) {
 
   InputFlags input = f.input;
   input.replace_invalid_utf8 = f.pipeline.replace_invalid_utf8;
+  if (!LoadIdfFlag("dedup", f.pipeline, engine.get())) return kExitBadInput;
+  if (f.pipeline.idf == "corpus") {
+    if (int rc = LearnCorpus(input, engine.get()); rc != kExitOk) return rc;
+  }
   JsonlReader reader(input, f.emit == "unique");
   Progress progress("dedup", !f.input.quiet);
   std::vector<DocRow> docs;
@@ -154,6 +190,7 @@ int RunDedup(const DedupFlags& f) {
   for (ClusterRow& c : clusters) ChooseKept(f.keep, docs, &c);
   Emit(f, docs, clusters, (*out)->stream());
   if (Status s = (*out)->Close(); !s.ok()) return Fail("dedup", s);
+  if (!SaveIdfFlag("dedup", f.pipeline, *engine)) return kExitBadInput;
 
   if (f.stats || (!f.input.quiet && isatty(STDERR_FILENO))) {
     size_t multi = 0;

@@ -176,6 +176,18 @@ class Engine {
   // The fingerprint of `text` under this engine's pipeline (pure, no state).
   Result<uint64_t> Fingerprint(std::string_view text) const;
 
+  // Learned IDF (EngineOptions::idf == "learned"). LearnIdf counts `text` in
+  // the document frequencies without adding it: run it over a corpus first for
+  // batch IDF. With learn_idf, Add and AddBatch count each document before
+  // fingerprinting it (AddBatch learns the whole batch first). Save/Load keep
+  // the table with the engine's state (binary, checksummed).
+  // Errors: FailedPrecondition unless idf is "learned"; as Add for bad text;
+  // IOError, Corruption for files.
+  Status LearnIdf(std::string_view text);
+  Status SaveIdf(const std::string& path) const;
+  Status LoadIdf(const std::string& path);
+  uint64_t IdfDocuments() const;  // documents counted so far; 0 unless learned
+
   EngineStats Stats() const;
   const EngineOptions& options() const;
 

@@ -32,6 +32,9 @@ struct EngineOptions {
   bool t2s_taiwan = false;              // with fold_t2s: Taiwan usage to mainland first (tw2sp)
   std::string features = "char-ngram";  // char-ngram | words | longest-sentence[:N]
   std::string weights = "tf";           // tf | tfidf (jieba's idf.utf8, median for unknowns)
+  std::string idf = "jieba";            // tfidf: jieba (idf.utf8) | learned (document
+                                        // frequencies of the corpus itself; see Engine::LearnIdf)
+  bool learn_idf = false;               // idf=learned: count each added document first (streaming)
   bool drop_stop_words = false;         // words: drop jieba's stop_words.utf8 (with tfidf)
   int min_word_chars = 1;               // words: drop words of fewer characters
   int top_n = 0;                        // tfidf: keep only the N heaviest words; 0 = all

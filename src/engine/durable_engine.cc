@@ -102,6 +102,11 @@ Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions&
         options.engine.algorithms + "', verify '" + options.engine.verify +
         "'); use --algorithm simhash --verify none");
   }
+  if (options.engine.idf == "learned") {
+    return Status::FailedPrecondition(
+        "the persisted store does not keep learned document frequencies yet; use idf=jieba "
+        "(the in-memory Engine saves them with SaveIdf/LoadIdf)");
+  }
   std::unique_ptr<DurableEngine> d(new DurableEngine());
   d->options_ = options;
   NEARDUP_ASSIGN_OR_RETURN(d->engine_, Engine::Create(options.engine));

@@ -343,3 +343,18 @@ TEST(DurableEngineTest, ConcurrentIdenticalAddsMakeOneClusterWithOneOriginal) {
 
 }  // namespace
 }  // namespace neardup
+
+namespace neardup {
+namespace {
+
+TEST(DurableEngineTest, LearnedIdfIsRefusedUntilPersisted) {
+  TempDir dir;
+  DurableOptions o = Opts(dir.str());
+  o.engine = EngineOptions::FromProfile("zh-news").value();
+  o.engine.idf = "learned";
+  auto d = DurableEngine::Open(o);
+  EXPECT_EQ(d.status().code(), StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace neardup

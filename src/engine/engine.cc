@@ -42,6 +42,9 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   if (index_k < options.max_distance) {
     return Status::InvalidArgument("index_max_distance must be >= max_distance");
   }
+  if (options.learn_idf && (options.idf != "learned" || options.weights != "tfidf")) {
+    return Status::InvalidArgument("learn_idf needs weights=tfidf and idf=learned");
+  }
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->k = options.max_distance;
@@ -58,6 +61,7 @@ Result<uint64_t> Engine::Fingerprint(std::string_view text) const {
 
 Result<AddResult> Engine::Add(const Document& doc) {
   if (doc.id.empty()) return Status::InvalidArgument("document id must not be empty");
+  if (impl_->options.learn_idf) NEARDUP_RETURN_IF_ERROR(impl_->pipeline->Learn(doc.text));
   if (impl_->signals) {
     NEARDUP_ASSIGN_OR_RETURN(engine::Prepared p, impl_->Prepare(doc.text));
     std::unique_lock lock(impl_->mu);
@@ -87,6 +91,14 @@ void ParallelChunks(size_t n, int threads, Work work) {
 }  // namespace
 
 std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) {
+  if (impl_->options.learn_idf) {
+    // Counts commute: learn the whole batch first, then fingerprint it, so the
+    // result does not depend on thread timing. A document that fails to learn
+    // fails the same way below.
+    ParallelChunks(docs.size(), impl_->options.threads, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) (void)impl_->pipeline->Learn(docs[i].text);
+    });
+  }
   // Without signals only fingerprints are computed; with them, prepared documents.
   std::vector<Result<uint64_t>> fps;
   std::vector<Result<engine::Prepared>> prepared;
@@ -121,6 +133,25 @@ std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) 
     }
   }
   return out;
+}
+
+Status Engine::LearnIdf(std::string_view text) { return impl_->pipeline->Learn(text); }
+
+Status Engine::SaveIdf(const std::string& path) const {
+  auto df = impl_->pipeline->learned_idf();
+  if (!df) return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  return df->Save(path);
+}
+
+Status Engine::LoadIdf(const std::string& path) {
+  auto df = impl_->pipeline->learned_idf();
+  if (!df) return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  return df->Load(path);
+}
+
+uint64_t Engine::IdfDocuments() const {
+  auto df = impl_->pipeline->learned_idf();
+  return df ? df->num_documents() : 0;
 }
 
 Result<QueryResult> Engine::Query(std::string_view text, int max_distance) const {

@@ -48,13 +48,22 @@ Result<std::unique_ptr<features::FeatureExtractor>> MakeExtractor(const EngineOp
       "'");
 }
 
-Result<std::unique_ptr<features::Weighter>> MakeWeighter(const EngineOptions& o) {
+Result<std::unique_ptr<features::Weighter>> MakeWeighter(
+    const EngineOptions& o, std::shared_ptr<features::DocumentFrequencyTable>* df) {
   if (o.top_n < 0) return Status::InvalidArgument("top_n must be >= 0");
   if (o.weights == "tf") return std::unique_ptr<features::Weighter>();
   if (o.weights != "tfidf") {
     return Status::InvalidArgument("weights must be tf or tfidf, got '" + o.weights + "'");
   }
-  NEARDUP_ASSIGN_OR_RETURN(auto idf, features::IdfTable::Load(JiebaDir(o) + "/idf.utf8"));
+  std::shared_ptr<const features::IdfSource> idf;
+  if (o.idf == "learned") {
+    *df = std::make_shared<features::DocumentFrequencyTable>();
+    idf = *df;
+  } else if (o.idf == "jieba") {
+    NEARDUP_ASSIGN_OR_RETURN(idf, features::IdfTable::Load(JiebaDir(o) + "/idf.utf8"));
+  } else {
+    return Status::InvalidArgument("idf must be jieba or learned, got '" + o.idf + "'");
+  }
   std::shared_ptr<const features::StopWords> stop;
   if (o.drop_stop_words) {
     NEARDUP_ASSIGN_OR_RETURN(stop, features::StopWords::Load(JiebaDir(o) + "/stop_words.utf8"));
@@ -96,6 +105,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options)
       sub.max_document_bytes = options.max_document_bytes;
       sub.data_dir = options.data_dir;
       sub.user_dicts = options.user_dicts;
+      sub.idf = options.idf;
       // Folding is harmless for other scripts, and a mostly-Latin page with
       // some Chinese may be either script.
       sub.fold_t2s = options.fold_t2s;
@@ -116,7 +126,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options)
   }
   NEARDUP_ASSIGN_OR_RETURN(p->normalizer_, normalize::Normalizer::Create(n));
   NEARDUP_ASSIGN_OR_RETURN(p->extractor_, MakeExtractor(options, options.features));
-  NEARDUP_ASSIGN_OR_RETURN(p->weighter_, MakeWeighter(options));
+  NEARDUP_ASSIGN_OR_RETURN(p->weighter_, MakeWeighter(options, &p->df_));
   return p;
 }
 
@@ -149,6 +159,29 @@ Status Pipeline::Features(std::string_view text, std::string* normalized,
   NEARDUP_RETURN_IF_ERROR(extractor_->Extract(*normalized, out));
   if (weighter_) weighter_->Apply(out);
   return Status::OK();
+}
+
+Status Pipeline::Learn(std::string_view text) const {
+  const Pipeline* p = Pick(text);
+  if (!p->df_) {
+    return Status::FailedPrecondition("learning document frequencies needs weights=tfidf, idf=learned");
+  }
+  thread_local std::string normalized;
+  thread_local std::vector<features::Feature> feats;
+  if (text.size() > max_bytes_) {
+    return Status::OutOfRange("document of " + std::to_string(text.size()) +
+                              " bytes exceeds the limit of " + std::to_string(max_bytes_));
+  }
+  NEARDUP_RETURN_IF_ERROR(p->normalizer_->Normalize(text, &normalized));
+  feats.clear();
+  NEARDUP_RETURN_IF_ERROR(p->extractor_->Extract(normalized, &feats));
+  p->df_->AddDocument(feats);
+  return Status::OK();
+}
+
+std::shared_ptr<features::DocumentFrequencyTable> Pipeline::learned_idf() const {
+  if (df_) return df_;
+  return zh_news_ ? zh_news_->df_ : nullptr;
 }
 
 Result<uint64_t> Pipeline::Fingerprint(std::string_view text) const {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "features/feature.h"
+#include "features/tfidf.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
 #include "normalize/normalizer.h"
@@ -32,6 +33,14 @@ class Pipeline {
   Status Features(std::string_view text, std::string* normalized,
                   std::vector<features::Feature>* out) const;
 
+  // With idf "learned": counts each distinct feature of `text` once in the
+  // document frequencies that TF-IDF weights come from. Thread-safe.
+  // Errors: as Features(); FailedPrecondition when idf is not "learned".
+  Status Learn(std::string_view text) const;
+
+  // The learned document frequencies (idf "learned"), or null.
+  std::shared_ptr<features::DocumentFrequencyTable> learned_idf() const;
+
   // The profile the `auto` profile picks for `text` (by script and length):
   // "zh-news", "zh-short" or "en-news". Other profiles return their own name.
   std::string_view ProfileFor(std::string_view text) const;
@@ -42,6 +51,7 @@ class Pipeline {
   std::unique_ptr<normalize::Normalizer> normalizer_;
   std::unique_ptr<features::FeatureExtractor> extractor_;
   std::unique_ptr<features::Weighter> weighter_;  // may be null: term frequency
+  std::shared_ptr<features::DocumentFrequencyTable> df_;  // idf "learned" only
   std::string profile_;
   // The `auto` profile: sub-pipelines for zh-news, zh-short, en-news.
   size_t auto_long_chars_ = 0;

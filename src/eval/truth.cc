@@ -2,6 +2,8 @@
 // Prefix-filtered all-pairs Jaccard join; see truth.h for the method.
 #include "eval/truth.h"
 
+#include "base/sorted_set.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -15,17 +17,7 @@ namespace {
 constexpr double kEps = 1e-9;
 
 size_t Overlap(const std::vector<uint32_t>& x, const std::vector<uint32_t>& y) {
-  size_t i = 0, j = 0, o = 0;
-  while (i < x.size() && j < y.size()) {
-    if (x[i] < y[j]) {
-      ++i;
-    } else if (y[j] < x[i]) {
-      ++j;
-    } else {
-      ++o, ++i, ++j;
-    }
-  }
-  return o;
+  return SortedIntersectionSize<uint32_t>(x, y);
 }
 
 size_t PrefixLength(size_t size, double t) {
@@ -129,16 +121,7 @@ void Probe(const std::vector<std::vector<uint32_t>>& ranked, const Index& ix, do
 }  // namespace
 
 double Jaccard(const std::vector<uint64_t>& x, const std::vector<uint64_t>& y) {
-  size_t i = 0, j = 0, o = 0;
-  while (i < x.size() && j < y.size()) {
-    if (x[i] < y[j]) {
-      ++i;
-    } else if (y[j] < x[i]) {
-      ++j;
-    } else {
-      ++o, ++i, ++j;
-    }
-  }
+  const size_t o = SortedIntersectionSize<uint64_t>(x, y);
   const size_t u = x.size() + y.size() - o;
   return u == 0 ? 0.0 : static_cast<double>(o) / u;
 }

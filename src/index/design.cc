@@ -18,7 +18,9 @@ namespace neardup::index {
 namespace {
 
 constexpr int kMaxTables = 64;
-constexpr int kMaxBlocks = 24;        // the cost model's search range
+constexpr int kMaxBlocks = 24;                 // the cost model's search range
+constexpr size_t kSmallRun = size_t{1} << 20;  // runs below this keep at most 4 tables
+constexpr int kSmallRunTables = 4;
 constexpr double kProbeNsFar = 45;    // directory + bucket miss in DRAM
 constexpr double kProbeNsNear = 8;    // the same in cache
 constexpr double kCandidateNs = 1.1;  // one verified entry, bucket prefetched
@@ -229,7 +231,9 @@ Design ChooseDesign(size_t n, int k, double budget_bytes_per_doc, const HammingL
   for (int m = 1; m <= kMaxBlocks; ++m) {
     for (int g = 1; g <= m; ++g) {
       for (int t = 1; t <= m / g; ++t) {
-        if (TableCount(m, g, t) > kMaxTables) continue;
+        // Small runs are rebuilt by every merge and fit in cache anyway: keep
+        // them cheap to build.
+        if (TableCount(m, g, t) > (n < kSmallRun ? kSmallRunTables : kMaxTables)) continue;
         const CostEstimate e = EstimateParams(n, k, m, g, t);
         if (e.bytes_per_doc + kSlotBytes > budget_bytes_per_doc) continue;
         if (e.ns_per_query < best) {

@@ -4,6 +4,7 @@
 // or more are 2 MiB aligned and advised for transparent huge pages
 // (madvise(MADV_HUGEPAGE)), which removes most TLB misses of random probes
 // into tables of hundreds of megabytes. Smaller blocks use operator new.
+// Elements constructed without arguments are left uninitialised.
 //
 // Thread safety: stateless.
 #ifndef NEARDUP_INDEX_HUGE_ALLOC_H_
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <new>
+#include <utility>
 
 namespace neardup::index {
 
@@ -44,6 +46,17 @@ struct HugePageAllocator {
       std::free(p);
     }
   }
+  // Default-initialises (no zeroing) when constructed without arguments:
+  // `resize(n)` of a big array then costs no memset.
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) {
+      ::new (static_cast<void*>(p)) U;
+    } else {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  }
+
   template <typename U>
   bool operator==(const HugePageAllocator<U>&) const {
     return true;

@@ -2,9 +2,10 @@
 //
 // Run building and searching (layout in run.h, method in design.h).
 //
-// Build: per table, permute every fingerprint, counting-sort by the top d
-// bits (the histogram's prefix sums are the directory), sort each bucket by
-// the full permuted value, pack. Tables are built in parallel.
+// Build: per table, a two-pass MSD radix sort of the permuted fingerprints
+// (top 11 bits, then the rest of the d directory bits plus 4 more; the counts
+// give the directory), the few remaining ties sorted by value, then packed.
+// Tables are built in parallel, each worker reusing its scratch arrays.
 //
 // Search: per probed table, enumerate the directory buckets within the
 // group's radius of the query's top d bits (Gosper's hack over d-bit masks),
@@ -29,19 +30,19 @@ constexpr size_t kChunk = 1024;  // entries verified per ScanPacked call
 
 uint64_t TopMask(int bits) { return bits >= 64 ? ~0ULL : bits <= 0 ? 0 : ~0ULL << (64 - bits); }
 
-void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
-  const size_t workers = std::min<size_t>(std::max(threads, 1), n);
+// Runs fn(worker, i) for i in [0, n) on up to `threads` threads.
+void ParallelFor(size_t n, size_t workers, const std::function<void(size_t, size_t)>& fn) {
   if (workers <= 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
+    for (size_t i = 0; i < n; ++i) fn(0, i);
     return;
   }
   std::atomic<size_t> next{0};
-  auto loop = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+  auto loop = [&](size_t w) {
+    for (size_t i; (i = next.fetch_add(1)) < n;) fn(w, i);
   };
   std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(loop);
-  loop();
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(loop, w);
+  loop(0);
   for (auto& t : pool) t.join();
 }
 
@@ -70,58 +71,6 @@ void SortRange(uint64_t* v, uint32_t* s, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi; ++i) tmp.emplace_back(v[i], s[i]);
   std::sort(tmp.begin(), tmp.end());
   for (size_t i = lo; i < hi; ++i) std::tie(v[i], s[i]) = tmp[i - lo];
-}
-
-// Sorts *v (and *s alongside) and fills dir (2^d + 1 offsets: bucket b is
-// [dir[b], dir[b+1]) by the top d bits). Two-pass MSD radix sort: first by
-// the top P <= 11 bits into partitions that fit in cache, then each partition
-// by the remaining d - P bits, then each bucket by value.
-template <typename Slots, typename Dir>
-void SortByTopBits(int d, std::vector<uint64_t>* v, Slots* s, Dir* dir) {
-  const size_t n = v->size();
-  dir->assign((size_t{1} << d) + 1, 0);
-  if (d == 0) {
-    (*dir)[1] = static_cast<uint32_t>(n);
-    SortRange(v->data(), s ? s->data() : nullptr, 0, n);
-    return;
-  }
-  const int p = std::min(d, 11), rest = d - p;
-  std::vector<uint32_t> part((size_t{1} << p) + 1, 0);
-  for (uint64_t x : *v) ++part[(x >> (64 - p)) + 1];
-  for (size_t i = 1; i < part.size(); ++i) part[i] += part[i - 1];
-  std::vector<uint64_t, HugePageAllocator<uint64_t>> tv(n);
-  std::vector<uint32_t, HugePageAllocator<uint32_t>> ts(s ? n : 0);
-  {
-    std::vector<uint32_t> fill(part.begin(), part.end() - 1);
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t pos = fill[(*v)[i] >> (64 - p)]++;
-      tv[pos] = (*v)[i];
-      if (s) ts[pos] = (*s)[i];
-    }
-  }
-  const uint64_t rest_mask = (uint64_t{1} << rest) - 1;
-  std::vector<uint32_t> fill(size_t{1} << rest);
-  for (size_t q = 0; q + 1 < part.size(); ++q) {
-    const size_t a = part[q], z = part[q + 1];
-    uint32_t* local = dir->data() + (q << rest);  // local[b] = start of bucket (q, b)
-    std::fill(fill.begin(), fill.end(), 0);
-    for (size_t i = a; i < z; ++i) ++fill[(tv[i] >> (64 - d)) & rest_mask];
-    uint32_t off = static_cast<uint32_t>(a);
-    for (size_t b = 0; b <= rest_mask; ++b) {
-      local[b] = off;
-      off += fill[b];
-      fill[b] = local[b];
-    }
-    for (size_t i = a; i < z; ++i) {
-      const uint32_t pos = fill[(tv[i] >> (64 - d)) & rest_mask]++;
-      (*v)[pos] = tv[i];
-      if (s) (*s)[pos] = ts[i];
-    }
-    for (size_t b = 0; b <= rest_mask; ++b) {
-      SortRange(v->data(), s ? s->data() : nullptr, local[b], fill[b]);
-    }
-  }
-  (*dir)[size_t{1} << d] = static_cast<uint32_t>(n);
 }
 
 }  // namespace
@@ -157,7 +106,10 @@ std::shared_ptr<const Run> Run::Build(std::vector<Entry> entries, Design design,
   }
   const auto& specs = run->design_.tables();
   run->tables_.resize(specs.size());
-  ParallelFor(specs.size(), threads, [&](size_t t) { run->BuildTable(t, entries); });
+  const size_t workers = std::min<size_t>(std::max(threads, 1), specs.size());
+  std::vector<BuildScratch> scratch(workers);  // reused across a worker's tables
+  ParallelFor(specs.size(), workers,
+              [&](size_t w, size_t t) { run->BuildTable(t, entries, &scratch[w]); });
   for (Table& table : run->tables_) {
     for (const TableSpec& other : specs)
       table.cross.push_back(table.spec->permute.Apply(other.key_mask));
@@ -165,24 +117,78 @@ std::shared_ptr<const Run> Run::Build(std::vector<Entry> entries, Design design,
   return run;
 }
 
-void Run::BuildTable(size_t t, const std::vector<Entry>& entries) {
+// Two-pass MSD radix sort of the permuted fingerprints. Pass 1 scatters by
+// the top P <= 11 bits into partitions that fit in cache; pass 2 sorts each
+// partition by the next d - P directory bits plus X = 4 more bits, so the
+// directory falls out of the counts and the sub-buckets left to sort by value
+// hold about a quarter of an entry on average.
+void Run::BuildTable(size_t t, const std::vector<Entry>& entries, BuildScratch* sc) {
   Table& table = tables_[t];
   table.spec = &design_.tables()[t];
+  const BitPermutation& perm = table.spec->permute;
   const size_t n = entries.size();
-  table.d = DirectoryBits(n, table.spec->key_bits);
-  table.width = table.d >= 16 ? 6 : 8;
-  table.low = table.d == 0 ? ~0ULL : (~0ULL >> table.d);
-  std::vector<uint64_t> sorted(n);  // (std::allocator: SortByTopBits takes std::vector)
-  for (size_t i = 0; i < n; ++i) sorted[i] = table.spec->permute.Apply(entries[i].fp);
+  const int d = DirectoryBits(n, table.spec->key_bits);
+  table.d = d;
+  table.width = d >= 16 ? 6 : 8;
+  table.low = d == 0 ? ~0ULL : (~0ULL >> d);
+  sc->a.resize(n);
+  sc->b.resize(n);
   std::vector<uint32_t, HugePageAllocator<uint32_t>> slots;
   if (t == 0) {
+    sc->as.resize(n);
     slots.resize(n);
-    for (size_t i = 0; i < n; ++i) slots[i] = entries[i].slot;
   }
-  SortByTopBits(table.d, &sorted, t == 0 ? &slots : nullptr, &table.dir);
-  table.data.assign(n * table.width + 8, 0);
+  uint64_t* out = sc->b.data();
+  table.dir.assign((size_t{1} << d) + 1, 0);
+  if (d == 0) {
+    for (size_t i = 0; i < n; ++i) {
+      out[i] = perm.Apply(entries[i].fp);
+      if (t == 0) slots[i] = entries[i].slot;
+    }
+    SortRange(out, t == 0 ? slots.data() : nullptr, 0, n);
+  } else {
+    const int p = std::min(d, 11), rest = d - p, x = 4, sub = rest + x;
+    std::vector<uint32_t> part((size_t{1} << p) + 1, 0);
+    for (const Entry& e : entries) ++part[(perm.Apply(e.fp) >> (64 - p)) + 1];
+    for (size_t i = 1; i < part.size(); ++i) part[i] += part[i - 1];
+    {
+      std::vector<uint32_t> fill(part.begin(), part.end() - 1);
+      for (const Entry& e : entries) {
+        const uint64_t v = perm.Apply(e.fp);
+        const uint32_t pos = fill[v >> (64 - p)]++;
+        sc->a[pos] = v;
+        if (t == 0) sc->as[pos] = e.slot;
+      }
+    }
+    const uint64_t sub_mask = (uint64_t{1} << sub) - 1;
+    const int sub_shift = 64 - d - x;
+    std::vector<uint32_t> fill((size_t{1} << sub) + 1);
+    for (size_t q = 0; q + 1 < part.size(); ++q) {
+      const size_t lo = part[q], hi = part[q + 1];
+      std::fill(fill.begin(), fill.end(), 0);
+      for (size_t i = lo; i < hi; ++i) ++fill[((sc->a[i] >> sub_shift) & sub_mask) + 1];
+      fill[0] = static_cast<uint32_t>(lo);
+      for (size_t j = 1; j < fill.size(); ++j) fill[j] += fill[j - 1];
+      uint32_t* dir = table.dir.data() + (q << rest);
+      for (size_t b = 0; b < (size_t{1} << rest); ++b) dir[b] = fill[b << x];
+      for (size_t i = lo; i < hi; ++i) {
+        const uint32_t pos = fill[(sc->a[i] >> sub_shift) & sub_mask]++;
+        out[pos] = sc->a[i];
+        if (t == 0) slots[pos] = sc->as[i];
+      }
+      // fill[j] is now the end of sub-bucket j; sort the few with 2+ entries.
+      size_t start = lo;
+      for (size_t j = 0; j <= sub_mask; ++j) {
+        if (fill[j] - start >= 2) SortRange(out, t == 0 ? slots.data() : nullptr, start, fill[j]);
+        start = fill[j];
+      }
+    }
+  }
+  table.dir[size_t{1} << d] = static_cast<uint32_t>(n);
+  table.data.resize(n * table.width + 8);
+  std::memset(table.data.data() + n * table.width, 0, 8);
   for (size_t i = 0; i < n; ++i)
-    std::memcpy(table.data.data() + i * table.width, &sorted[i], table.width);
+    std::memcpy(table.data.data() + i * table.width, &out[i], table.width);
   if (t == 0) slots_ = std::move(slots);
 }
 

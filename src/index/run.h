@@ -90,7 +90,11 @@ class Run {
   };
 
   Run() = default;
-  void BuildTable(size_t t, const std::vector<Entry>& entries);
+  struct BuildScratch {
+    std::vector<uint64_t, HugePageAllocator<uint64_t>> a, b;
+    std::vector<uint32_t, HugePageAllocator<uint32_t>> as;
+  };
+  void BuildTable(size_t t, const std::vector<Entry>& entries, BuildScratch* scratch);
   void SearchLinear(uint64_t q, int k, const SlotTable& slots, std::vector<HammingHit>* out) const;
   void ScanProbe(const Probe& p, int k, const std::vector<int>& radii, const SlotTable& slots,
                  std::vector<HammingHit>* out) const;

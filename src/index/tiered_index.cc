@@ -22,7 +22,7 @@
 namespace neardup::index {
 namespace {
 
-constexpr size_t kTierFanIn = 4;  // runs of one size tier merged together
+constexpr size_t kTierFanIn = 8;  // runs of one size tier merged together
 
 struct Version {
   std::vector<std::shared_ptr<const Run>> runs;  // oldest (lowest ids) first
@@ -76,16 +76,20 @@ class TieredIndex final : public HammingIndex {
   Status InsertBatch(std::span<const uint32_t> docs, std::span<const uint64_t> fps) override {
     if (docs.size() != fps.size()) return Status::InvalidArgument("docs and fps differ in size");
     std::lock_guard lk(write_mu_);
-    std::vector<uint32_t> sorted(docs.begin(), docs.end());
-    std::sort(sorted.begin(), sorted.end());
-    for (size_t i = 0; i < sorted.size(); ++i) {
-      if (sorted[i] == kDeadSlot) return Status::InvalidArgument("doc slot 0xFFFFFFFF is reserved");
-      if ((i > 0 && sorted[i] == sorted[i - 1]) || slots_.RunOf(sorted[i]) != 0) {
-        return Status::AlreadyExists("doc slot " + std::to_string(sorted[i]) + " is in the index");
+    // Duplicate and presence check in O(n) with a bitmap over the slots.
+    uint32_t max_doc = 0;
+    for (uint32_t d : docs) max_doc = std::max(max_doc, d);
+    std::vector<uint64_t> seen(docs.empty() ? 0 : max_doc / 64 + 1, 0);
+    for (uint32_t d : docs) {
+      if (d == kDeadSlot) return Status::InvalidArgument("doc slot 0xFFFFFFFF is reserved");
+      uint64_t& word = seen[d / 64];
+      if ((word >> (d % 64) & 1) || slots_.RunOf(d) != 0) {
+        return Status::AlreadyExists("doc slot " + std::to_string(d) + " is in the index");
       }
+      word |= uint64_t{1} << (d % 64);
     }
     if (docs.empty()) return Status::OK();
-    sorted = {};
+    seen = {};
     if (Snapshot()->buffer->count() > 0) FreezeBuffer();
     const uint32_t id = next_id_++;
     std::vector<Entry> entries(docs.size());
@@ -183,10 +187,27 @@ class TieredIndex final : public HammingIndex {
     std::lock_guard lk(snapshot_mu_);
     return current_;
   }
+  // Caller holds version_mu_ (except in the constructor). The old version is
+  // retired rather than dropped, so a reader never frees runs (which can take
+  // milliseconds for big arrays): ReleaseRetired() frees them on a writer or
+  // merger thread once no reader holds them.
   void Publish(std::shared_ptr<const Version> v) {
-    std::lock_guard lk(snapshot_mu_);
-    current_.swap(v);
-  }  // the old version is released outside the lock, by `v`'s destructor
+    {
+      std::lock_guard lk(snapshot_mu_);
+      current_.swap(v);
+    }
+    if (v != nullptr) retired_.push_back(std::move(v));
+  }
+  void ReleaseRetired() {
+    std::vector<std::shared_ptr<const Version>> free;
+    {
+      std::lock_guard vl(version_mu_);
+      auto keep = std::partition(retired_.begin(), retired_.end(),
+                                 [](const auto& v) { return v.use_count() > 1; });
+      free.assign(std::make_move_iterator(keep), std::make_move_iterator(retired_.end()));
+      retired_.erase(keep, retired_.end());
+    }
+  }  // `free` is destroyed here, outside every lock
 
   Status CheckK(int k) const {
     if (k < 0 || k > opt_.max_distance) {
@@ -211,7 +232,8 @@ class TieredIndex final : public HammingIndex {
   SlotTable slots_;
   mutable std::mutex snapshot_mu_;  // guards current_ only
   std::shared_ptr<const Version> current_;
-  std::mutex write_mu_;  // serialises writers; guards next_id_
+  std::vector<std::shared_ptr<const Version>> retired_;  // guarded by version_mu_
+  std::mutex write_mu_;                                  // serialises writers; guards next_id_
   uint32_t next_id_ = 1;
   std::mutex version_mu_;       // publishing versions; guards the fields below
   std::condition_variable cv_;  // merger wake-up, writer back-pressure, merge done
@@ -239,6 +261,7 @@ void TieredIndex::FreezeBuffer() {
   Publish(std::move(next));
   vl.unlock();
   AfterPublish();
+  ReleaseRetired();
 }
 
 void TieredIndex::AfterPublish() {
@@ -326,6 +349,7 @@ bool TieredIndex::MergeOnce(bool all) {
     merging_ = true;
   }
   Install(inputs, BuildMerged(inputs));
+  ReleaseRetired();
   return true;
 }
 

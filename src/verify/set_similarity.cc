@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "verify/set_similarity.h"
 
+#include "base/sorted_set.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -36,16 +38,7 @@ std::vector<std::pair<uint64_t, double>> TermFrequencies(
 double ShingleJaccard(std::span<const features::Feature> a, std::span<const features::Feature> b) {
   const auto x = DistinctHashes(a), y = DistinctHashes(b);
   if (x.empty() && y.empty()) return 1.0;
-  size_t i = 0, j = 0, inter = 0;
-  while (i < x.size() && j < y.size()) {
-    if (x[i] < y[j]) {
-      ++i;
-    } else if (y[j] < x[i]) {
-      ++j;
-    } else {
-      ++inter, ++i, ++j;
-    }
-  }
+  const size_t inter = SortedIntersectionSize<uint64_t>(x, y);
   return static_cast<double>(inter) / static_cast<double>(x.size() + y.size() - inter);
 }
 
