@@ -112,6 +112,22 @@ def case_pairs_truth(neardup, src, tmp):
     assert int(row["truth_pairs"]) == len(truth_pairs)
 
 
+def case_truth_larger_than_corpus(neardup, src, tmp):
+    # Truth may name documents the corpus lacks (a slice of a bigger set):
+    # they are counted as unknown, not a crash.
+    corpus, _ = build_slice(src, tmp)
+    pairs_file = os.path.join(tmp, "pairs.jsonl")
+    run([neardup, "truth", corpus, "--shingle", "char:3", "--threshold", "0.3", "--t2s",
+         "-o", pairs_file, "-q"])
+    lines = open(corpus).read().splitlines()
+    half = os.path.join(tmp, "half.jsonl")
+    with open(half, "w") as f:
+        f.write("\n".join(lines[: len(lines) // 2]) + "\n")
+    out = os.path.join(tmp, "ev_half")
+    run([neardup, "eval", half, "--truth", pairs_file, "--out", out, "-q"])
+    assert read_csv(os.path.join(out, "metrics.csv"))
+
+
 def case_usage_errors(neardup, src, tmp):
     corpus = os.path.join(tmp, "c.jsonl")
     with open(corpus, "w") as fh:

@@ -164,7 +164,7 @@ Result<eval::GroundTruth> ReadTruth(const std::string& path, const Corpus& c, do
       return Status::InvalidArgument(where + ": not a JSON object");
     auto find = [&](const nlohmann::json& id) -> int64_t {
       auto it = c.index.find(IdKey(id));
-      return it == c.index.end() ? -1 : it->second;
+      return it == c.index.end() ? int64_t{-1} : static_cast<int64_t>(it->second);
     };
     if (j.contains("a") && j.contains("b")) {
       any_pairs = true;

@@ -36,7 +36,9 @@ TEST(LearnedIdfTest, CountsDocumentsAndWeighsByTheirFrequencies) {
   std::vector<features::Feature> feats;
   ASSERT_TRUE((*p)->Features(corpus[0], &normalized, &feats).ok());
   for (const auto& f : feats) {
-    if (f.hash == features::HashFeature("国家统计局")) EXPECT_NEAR(f.weight, std::log(4.0 / 3.0) + 1.0, 1e-6);
+    if (f.hash == features::HashFeature("国家统计局")) {
+      EXPECT_NEAR(f.weight, std::log(4.0 / 3.0) + 1.0, 1e-6);
+    }
   }
 }
 
