@@ -5,21 +5,15 @@ with OpenCC's TSCharacters table (character level, first candidate). Used to sta
 in for an engine profile with T2S folding until such profiles exist.
 Usage: fold_t2s.py DATA_DIR IN.jsonl OUT.jsonl"""
 import json
-import os
 import sys
+
+from opencc_chars import load_char_table
 
 
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
-    table = {}
-    path = os.path.join(sys.argv[1], "opencc", "data", "dictionary", "TSCharacters.txt")
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if not line.startswith("#") and "\t" in line:
-                key, vals = line.rstrip("\n").split("\t", 1)
-                if len(key) == 1 and vals:
-                    table[key] = vals.split(" ")[0]
+    table = load_char_table(sys.argv[1], "TSCharacters")
     with open(sys.argv[2], encoding="utf-8") as src, open(sys.argv[3], "w", encoding="utf-8") as out:
         for line in src:
             r = json.loads(line)

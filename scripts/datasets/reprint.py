@@ -30,6 +30,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import manpages  # noqa: E402
 
+from opencc_chars import load_char_table
+
 HAN = re.compile(r"[\u3400-\u9fff]")
 OUTLETS = ["新华网", "人民网", "澎湃新闻", "科技日报", "中关村在线", "开源中国", "IT之家",
            "极客公园", "网易科技", "新浪科技", "腾讯新闻", "今日头条", "知乎专栏", "CSDN博客"]
@@ -71,19 +73,6 @@ def load_articles(man_root):
         kept_grams.append(g)
         articles.append((page, body))
     return articles
-
-
-def load_s2t(data_dir):
-    table = {}
-    path = os.path.join(data_dir, "opencc", "data", "dictionary", "STCharacters.txt")
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith("#") or "\t" not in line:
-                continue
-            key, vals = line.rstrip("\n").split("\t", 1)
-            if len(key) == 1 and vals:
-                table[key] = vals.split(" ")[0]
-    return table
 
 
 def sentences(para):
@@ -135,7 +124,7 @@ def main():
     ap.add_argument("--man-root", default="/usr/share/man")
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    s2t = load_s2t(args.data_dir)
+    s2t = load_char_table(args.data_dir, "STCharacters")
     articles = load_articles(args.man_root)
     docs = []
     for c, (page, body) in enumerate(articles):

@@ -12,28 +12,16 @@ Usage: tang_silver.py TANG.jsonl DATA_DIR OUT.jsonl   (writes {"a","b"} lines)
 """
 import collections
 import json
-import os
 import re
 import sys
 
-
-def load_t2s(data_dir):
-    table = {}
-    path = os.path.join(data_dir, "opencc", "data", "dictionary", "TSCharacters.txt")
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.startswith("#") or "\t" not in line:
-                continue
-            key, vals = line.rstrip("\n").split("\t", 1)
-            if len(key) == 1 and vals:
-                table[key] = vals.split(" ")[0]
-    return table
+from opencc_chars import load_char_table
 
 
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
-    t2s = load_t2s(sys.argv[2])
+    t2s = load_char_table(sys.argv[2], "TSCharacters")
     strip = re.compile(r"[\s\W_]+")
 
     def key(s):
