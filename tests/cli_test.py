@@ -12,6 +12,9 @@ import json
 import os
 import subprocess
 import sys
+
+import cli_helpers
+from cli_helpers import jsonl
 import tempfile
 
 BIN, SRC, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -19,19 +22,11 @@ FIXTURE = os.path.join(SRC, "testdata", "reprints.jsonl")
 
 
 def run(args, stdin=None, code=0):
-    p = subprocess.run([BIN] + args, input=stdin, capture_output=True, text=True)
-    assert p.returncode == code, "exit %d (want %d) for %s\nstderr: %s" % (
-        p.returncode, code, args, p.stderr)
-    return p
-
-
-def jsonl(text):
-    return [json.loads(l) for l in text.splitlines() if l.strip()]
+    return cli_helpers.run(BIN, args, stdin, code)
 
 
 def clusters(args):
-    out = jsonl(run(["dedup", FIXTURE, "--emit", "clusters", "-q"] + args).stdout)
-    return sorted(sorted(c["members"]) for c in out)
+    return cli_helpers.clusters(BIN, FIXTURE, args)
 
 
 def test_clusters_default_k3():

@@ -5,30 +5,23 @@ reprint fixture (see cli_test.py): three stories with hand-made reprints
 (1/4/9, 2/6/10, 3/7/11) and unrelated documents (5, 8, 12).
 Usage: signals_cli_test.py NEARDUP_BINARY SOURCE_DIR CASE
 """
-import json
 import os
-import subprocess
 import sys
+
+import cli_helpers
+from cli_helpers import jsonl
 
 BIN, SRC, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
 FIXTURE = os.path.join(SRC, "testdata", "reprints.jsonl")
 STORIES = [[1, 4, 9], [2, 6, 10], [3, 7, 11]]
 
 
-def run(args, code=0):
-    p = subprocess.run([BIN] + args, capture_output=True, text=True)
-    assert p.returncode == code, "exit %d (want %d) for %s\nstderr: %s" % (
-        p.returncode, code, args, p.stderr)
-    return p
-
-
-def jsonl(text):
-    return [json.loads(l) for l in text.splitlines() if l.strip()]
+def run(args, stdin=None, code=0):
+    return cli_helpers.run(BIN, args, stdin, code)
 
 
 def clusters(args):
-    out = jsonl(run(["dedup", FIXTURE, "--emit", "clusters", "-q"] + args).stdout)
-    return sorted(sorted(c["members"]) for c in out)
+    return cli_helpers.clusters(BIN, FIXTURE, args)
 
 
 def precise(got):

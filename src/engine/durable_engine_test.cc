@@ -8,6 +8,8 @@
 #include <map>
 #include <random>
 #include <set>
+
+#include "normalize/utf8.h"
 #include <thread>
 
 namespace neardup {
@@ -49,12 +51,7 @@ std::unique_ptr<DurableEngine> OpenOrDie(const DurableOptions& o) {
 std::string Story(std::mt19937& rng, int len) {
   std::string s;
   std::uniform_int_distribution<int> cp(0x4e00, 0x4e00 + 400);
-  for (int i = 0; i < len; ++i) {
-    const int c = cp(rng);
-    s += static_cast<char>(0xe0 | (c >> 12));
-    s += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
-    s += static_cast<char>(0x80 | (c & 0x3f));
-  }
+  for (int i = 0; i < len; ++i) normalize::AppendUtf8(cp(rng), &s);
   return s;
 }
 std::string Edit(std::mt19937& rng, std::string s, int edits) {
