@@ -9,9 +9,9 @@
 #include <fstream>
 #include <random>
 
+#include "base/utf8.h"
 #include "bench_corpus.h"
 #include "neardup/group_cluster.h"
-#include "normalize/utf8.h"
 
 namespace neardup {
 namespace {
@@ -44,7 +44,7 @@ const Bank& MakeBank() {
     for (size_t i = 0; i < n; i += 4) {  // a variant: replace the first character
       std::string v = b.texts[i];
       size_t pos = 0;
-      normalize::DecodeUtf8(v, &pos);
+      base::DecodeUtf8(v, &pos);
       v.replace(0, pos, "又");
       b.ids.push_back(std::to_string(b.ids.size()));
       b.texts.push_back(std::move(v));

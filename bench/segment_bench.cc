@@ -28,6 +28,7 @@
 #include "neardup/options.h"
 #include "normalize/normalizer.h"
 #include "normalize/t2s.h"
+#include "resources/data_dir.h"
 #include "sketch/simhash.h"
 #include "tokenize/dictionary.h"
 #include "tokenize/segmenter.h"
@@ -109,7 +110,7 @@ BENCHMARK(BM_Segment)->Arg(0)->ArgName("hmm")->Unit(benchmark::kMillisecond);
 
 void BM_DictionaryLoadCached(benchmark::State& state) {
   tokenize::DictionaryOptions o;
-  o.dict_path = tokenize::DefaultJiebaDir() + "/jieba.dict.utf8";
+  o.dict_path = resources::JiebaDir() + "/jieba.dict.utf8";
   (void)tokenize::Dictionary::Load(o);  // make sure the image exists
   for (auto _ : state) {
     auto d = tokenize::Dictionary::Load(o);
@@ -125,7 +126,7 @@ BENCHMARK(BM_SegmenterCreateCached)->Unit(benchmark::kMillisecond);
 
 void BM_DictionaryBuildNoCache(benchmark::State& state) {
   tokenize::DictionaryOptions o;
-  o.dict_path = tokenize::DefaultJiebaDir() + "/jieba.dict.utf8";
+  o.dict_path = resources::JiebaDir() + "/jieba.dict.utf8";
   o.use_cache = false;
   for (auto _ : state) benchmark::DoNotOptimize(tokenize::Dictionary::Load(o).value());
 }
@@ -191,7 +192,7 @@ double JiebaMBps(const std::string& corpus) {
       (std::filesystem::temp_directory_path() / "neardup_jieba_speed.py").string();
   std::ofstream(py) << script;
   const std::string cmd =
-      "/usr/bin/python3 " + py + " " + tokenize::DefaultJiebaDir() + "/jieba.dict.utf8 " + corpus;
+      "/usr/bin/python3 " + py + " " + resources::JiebaDir() + "/jieba.dict.utf8 " + corpus;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return 0;
   char buf[128] = {0};

@@ -8,10 +8,10 @@
 #include <map>
 #include <random>
 
+#include "base/utf8.h"
 #include "bench_corpus.h"
 #include "features/char_ngram.h"
 #include "normalize/normalizer.h"
-#include "normalize/utf8.h"
 #include "sketch/exact_hash.h"
 #include "sketch/imatch.h"
 #include "sketch/spotsig.h"
@@ -41,7 +41,7 @@ const Pairs& ChinesePairs(size_t doc_bytes) {
     for (auto& c : cps)
       if (rng() % 20 == 0) c = U'改';
     std::string y;
-    for (char32_t c : cps) normalize::AppendUtf8(static_cast<int32_t>(c), &y);
+    for (char32_t c : cps) base::AppendUtf8(static_cast<int32_t>(c), &y);
     p.bytes += x.size() + y.size();
     p.a.push_back(std::move(x));
     p.b.push_back(std::move(y));

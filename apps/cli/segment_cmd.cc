@@ -21,6 +21,7 @@
 #include "features/word_extractor.h"
 #include "normalize/normalizer.h"
 #include "normalize/t2s.h"
+#include "resources/data_dir.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup::cli {
@@ -141,9 +142,9 @@ void Setup(CLI::App* app, int* exit_code) {
                   "text: tokens separated by single spaces, white-space tokens verbatim "
                   "(as jieba's CLI); json: one JSON array of tokens per line")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--dict-dir", args->seg.dict_dir,
-                  "Directory with jieba.dict.utf8 and hmm_model.utf8 (default: " +
-                      tokenize::DefaultJiebaDir() + ")");
+  cmd->add_option(
+      "--dict-dir", args->seg.dict_dir,
+      "Directory with jieba.dict.utf8 and hmm_model.utf8 (default: " + resources::JiebaDir() + ")");
   cmd->add_option("--dict", args->seg.dict_path, "Main dictionary (jieba format: word freq [tag])");
   cmd->add_option("--user-dict", args->seg.user_dict_paths,
                   "User dictionary (word [freq] [tag]); may repeat");

@@ -8,9 +8,9 @@
 #include <map>
 #include <random>
 #include <set>
-
-#include "normalize/utf8.h"
 #include <thread>
+
+#include "base/utf8.h"
 
 namespace neardup {
 namespace {
@@ -51,7 +51,7 @@ std::unique_ptr<DurableEngine> OpenOrDie(const DurableOptions& o) {
 std::string Story(std::mt19937& rng, int len) {
   std::string s;
   std::uniform_int_distribution<int> cp(0x4e00, 0x4e00 + 400);
-  for (int i = 0; i < len; ++i) normalize::AppendUtf8(cp(rng), &s);
+  for (int i = 0; i < len; ++i) base::AppendUtf8(cp(rng), &s);
   return s;
 }
 std::string Edit(std::mt19937& rng, std::string s, int edits) {

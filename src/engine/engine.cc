@@ -11,10 +11,10 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/parallel.h"
 #include "engine/engine_impl.h"
 
 namespace neardup {
-
 
 std::string FingerprintHex(uint64_t fp) {
   char buf[17];
@@ -72,30 +72,12 @@ Result<AddResult> Engine::Add(const Document& doc) {
   return impl_->AddLocked(doc, fp);
 }
 
-namespace {
-
-// Runs work(begin, end) over [0, n) in contiguous chunks on up to `threads`
-// threads (0 = all cores), at least 64 items per thread.
-template <typename Work>
-void ParallelChunks(size_t n, int threads, Work work) {
-  threads = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::clamp<int>(threads, 1, std::max<size_t>(1, n / 64));
-  std::vector<std::thread> pool;
-  const size_t chunk = (n + threads - 1) / threads;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(work, std::min(n, t * chunk), std::min(n, (t + 1) * chunk));
-  work(0, std::min(n, chunk));
-  for (auto& th : pool) th.join();
-}
-
-}  // namespace
-
 std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) {
   if (impl_->options.learn_idf) {
     // Counts commute: learn the whole batch first, then fingerprint it, so the
     // result does not depend on thread timing. A document that fails to learn
     // fails the same way below.
-    ParallelChunks(docs.size(), impl_->options.threads, [&](size_t begin, size_t end) {
+    base::ParallelFor(docs.size(), impl_->options.threads, 64, [&](int, size_t begin, size_t end) {
       for (size_t i = begin; i < end; ++i) (void)impl_->pipeline->Learn(docs[i].text);
     });
   }
@@ -104,12 +86,12 @@ std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) 
   std::vector<Result<engine::Prepared>> prepared;
   if (impl_->signals) {
     prepared.resize(docs.size(), Status::Internal("not prepared"));
-    ParallelChunks(docs.size(), impl_->options.threads, [&](size_t begin, size_t end) {
+    base::ParallelFor(docs.size(), impl_->options.threads, 64, [&](int, size_t begin, size_t end) {
       for (size_t i = begin; i < end; ++i) prepared[i] = impl_->Prepare(docs[i].text);
     });
   } else {
     fps.resize(docs.size(), Result<uint64_t>(uint64_t{0}));
-    ParallelChunks(docs.size(), impl_->options.threads, [&](size_t begin, size_t end) {
+    base::ParallelFor(docs.size(), impl_->options.threads, 64, [&](int, size_t begin, size_t end) {
       for (size_t i = begin; i < end; ++i) fps[i] = impl_->pipeline->Fingerprint(docs[i].text);
     });
   }
@@ -139,13 +121,15 @@ Status Engine::LearnIdf(std::string_view text) { return impl_->pipeline->Learn(t
 
 Status Engine::SaveIdf(const std::string& path) const {
   auto df = impl_->pipeline->learned_idf();
-  if (!df) return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  if (!df)
+    return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
   return df->Save(path);
 }
 
 Status Engine::LoadIdf(const std::string& path) {
   auto df = impl_->pipeline->learned_idf();
-  if (!df) return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  if (!df)
+    return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
   return df->Load(path);
 }
 

@@ -6,13 +6,14 @@
 #include <string>
 
 #include "engine/engine_impl.h"
+#include "resources/data_dir.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup {
 namespace {
 
 std::string JiebaDir(const EngineOptions& o) {
-  return o.data_dir.empty() ? tokenize::DefaultJiebaDir()
+  return o.data_dir.empty() ? resources::JiebaDir()
                             : o.data_dir + "/nodejieba/submodules/cppjieba/dict";
 }
 

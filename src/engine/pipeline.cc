@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/pipeline.h"
 
+#include "base/utf8.h"
 #include "features/char_ngram.h"
 #include "features/longest_sentence.h"
 #include "features/tfidf.h"
 #include "features/word_extractor.h"
 #include "normalize/t2s.h"
-#include "normalize/utf8.h"
+#include "resources/data_dir.h"
 #include "sketch/simhash.h"
 #include "tokenize/segmenter.h"
 
@@ -15,7 +16,7 @@ namespace neardup::engine {
 namespace {
 
 std::string JiebaDir(const EngineOptions& o) {
-  return o.data_dir.empty() ? tokenize::DefaultJiebaDir()
+  return o.data_dir.empty() ? resources::JiebaDir()
                             : o.data_dir + "/nodejieba/submodules/cppjieba/dict";
 }
 
@@ -78,7 +79,7 @@ void ScriptCounts(std::string_view text, size_t* han, size_t* letters) {
   size_t pos = 0;
   const size_t end = std::min<size_t>(text.size(), 4096);
   while (pos < end) {
-    const int32_t cp = normalize::DecodeUtf8(text, &pos);
+    const int32_t cp = base::DecodeUtf8(text, &pos);
     if (cp < 0) continue;
     if ((cp >= 0x3400 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || cp >= 0x20000) {
       ++*han;
@@ -164,7 +165,8 @@ Status Pipeline::Features(std::string_view text, std::string* normalized,
 Status Pipeline::Learn(std::string_view text) const {
   const Pipeline* p = Pick(text);
   if (!p->df_) {
-    return Status::FailedPrecondition("learning document frequencies needs weights=tfidf, idf=learned");
+    return Status::FailedPrecondition(
+        "learning document frequencies needs weights=tfidf, idf=learned");
   }
   thread_local std::string normalized;
   thread_local std::vector<features::Feature> feats;

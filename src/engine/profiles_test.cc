@@ -8,6 +8,7 @@
 
 #include "engine/pipeline.h"
 #include "neardup/options.h"
+#include "resources/data_dir.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup::engine {
@@ -28,9 +29,7 @@ constexpr char kOther[] =
     "昨夜一场大雨过后，山区的溪流水位明显上涨，村民们早早起床查看农田情况。"
     "气象部门提醒，未来三天仍有强降雨，请游客不要前往河谷地带露营，注意防范山洪和泥石流。";
 
-bool HaveData() {
-  return std::filesystem::exists(tokenize::DefaultJiebaDir() + "/jieba.dict.utf8");
-}
+bool HaveData() { return std::filesystem::exists(resources::JiebaDir() + "/jieba.dict.utf8"); }
 
 std::unique_ptr<Pipeline> Make(std::string_view profile) {
   auto o = EngineOptions::FromProfile(profile);

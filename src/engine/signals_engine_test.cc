@@ -12,6 +12,7 @@
 
 #include "neardup/durable_engine.h"
 #include "neardup/engine.h"
+#include "resources/data_dir.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup {
@@ -69,7 +70,7 @@ EngineOptions With(std::string algorithms, std::string verify = "") {
   return o;
 }
 
-bool HaveData() { return std::filesystem::exists(tokenize::DefaultJiebaDir() + "/idf.utf8"); }
+bool HaveData() { return std::filesystem::exists(resources::JiebaDir() + "/idf.utf8"); }
 
 TEST(SignalsEngineTest, EachAlgorithmFindsThePlantedDuplicateOnly) {
   for (const char* alg : {"exact", "simhash", "minhash", "supershingle", "spotsig"}) {

@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "eval/t2s_chars.h"
+#include "normalize/t2s.h"
+#include "resources/data_dir.h"
 
 namespace neardup::eval {
 
@@ -38,7 +39,9 @@ Result<std::unique_ptr<Shingler>> Shingler::Create(const ShinglerOptions& option
   normalize::NormalizerOptions n;
   n.replace_invalid_utf8 = options.replace_invalid_utf8;
   if (options.t2s) {
-    NEARDUP_ASSIGN_OR_RETURN(auto folder, CharTableFolder::LoadT2S(options.data_dir));
+    // Character-level folding only (TSCharacters): the ground truth's definition.
+    NEARDUP_ASSIGN_OR_RETURN(auto folder, normalize::T2SFolder::LoadFiles({resources::OpenccFile(
+                                              "TSCharacters.txt", options.data_dir)}));
     n.folder = std::move(folder);
   }
   NEARDUP_ASSIGN_OR_RETURN(s->normalizer_, normalize::Normalizer::Create(n));

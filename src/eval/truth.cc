@@ -2,13 +2,14 @@
 // Prefix-filtered all-pairs Jaccard join; see truth.h for the method.
 #include "eval/truth.h"
 
-#include "base/sorted_set.h"
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <numeric>
 #include <thread>
+
+#include "base/parallel.h"
+#include "base/sorted_set.h"
 
 namespace neardup::eval {
 namespace {
@@ -142,23 +143,16 @@ Result<std::vector<SimilarPair>> AllPairsJaccard(const std::vector<std::vector<u
   for (const auto& s : ranked) tokens = std::max<size_t>(tokens, s.empty() ? 0 : s.back() + 1);
   const Index ix = BuildIndex(ranked, tokens, threshold);
 
-  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<uint32_t> next{0};
-  std::vector<std::vector<SimilarPair>> found(threads);
-  auto work = [&](int w) {
-    std::vector<uint32_t> stamp(sets.size(), 0), cands;
-    constexpr uint32_t kChunk = 256;
-    for (uint32_t begin; (begin = next.fetch_add(kChunk)) < sets.size();) {
-      const uint32_t end = std::min<uint32_t>(begin + kChunk, sets.size());
-      for (uint32_t pos = begin; pos < end; ++pos) {
-        Probe(ranked, ix, threshold, pos, &stamp, &cands, &found[w]);
-      }
+  constexpr size_t kChunk = 256;
+  const int workers = base::NumWorkers(sets.size(), threads, kChunk);
+  std::vector<std::vector<SimilarPair>> found(workers);
+  std::vector<std::vector<uint32_t>> stamps(workers), cands(workers);
+  base::ParallelFor(sets.size(), threads, kChunk, [&](int w, size_t begin, size_t end) {
+    if (stamps[w].empty()) stamps[w].assign(sets.size(), 0);
+    for (size_t pos = begin; pos < end; ++pos) {
+      Probe(ranked, ix, threshold, static_cast<uint32_t>(pos), &stamps[w], &cands[w], &found[w]);
     }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < threads; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& th : pool) th.join();
+  });
 
   std::vector<SimilarPair> out;
   for (auto& f : found) out.insert(out.end(), f.begin(), f.end());

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "eval/shingles.h"
-#include "eval/t2s_chars.h"
+#include "normalize/t2s.h"
 
 namespace neardup::eval {
 namespace {
@@ -123,8 +123,11 @@ TEST(Shingler, T2SFoldsTraditionalToSimplified) {
   EXPECT_LT(Jaccard(*(*plain)->Shingle("列出目錄內容與檔案"), *simp), 0.5);
 }
 
-TEST(CharTableFolder, MissingFileIsNotFound) {
-  EXPECT_TRUE(CharTableFolder::Load("/nonexistent/TS.txt").status().IsNotFound());
+TEST(Shingler, MissingT2STableIsNotFound) {
+  ShinglerOptions o;
+  o.t2s = true;
+  o.data_dir = "/nonexistent";
+  EXPECT_TRUE(Shingler::Create(o).status().IsNotFound());
 }
 
 }  // namespace

@@ -4,15 +4,14 @@
 // XXH3 inlined into this file: the same function as libxxhash, without a
 // call per n-gram.
 #define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <unicode/brkiter.h>
 #include <unicode/utext.h>
+#include <xxhash.h>
 
 #include <string>
 
+#include "base/utf8.h"
 #include "normalize/char_class.h"
-#include "normalize/utf8.h"
 
 namespace neardup::features {
 
@@ -53,13 +52,15 @@ CharNgramExtractor::~CharNgramExtractor() = default;
 Result<std::unique_ptr<CharNgramExtractor>> CharNgramExtractor::Create(
     const CharNgramOptions& options) {
   if (options.ngram < 1 || options.ngram > 16) {
-    return Status::InvalidArgument("ngram must be in [1, 16], got " + std::to_string(options.ngram));
+    return Status::InvalidArgument("ngram must be in [1, 16], got " +
+                                   std::to_string(options.ngram));
   }
   if (options.word_ngram < 1 || options.word_ngram > 8) {
     return Status::InvalidArgument("word_ngram must be in [1, 8], got " +
                                    std::to_string(options.word_ngram));
   }
-  if (ThreadWordIterator() == nullptr) return Status::Internal("ICU word break iterator unavailable");
+  if (ThreadWordIterator() == nullptr)
+    return Status::Internal("ICU word break iterator unavailable");
   return std::unique_ptr<CharNgramExtractor>(
       new CharNgramExtractor(options, std::make_unique<Impl>()));
 }
@@ -101,8 +102,9 @@ Status CharNgramExtractor::Extract(std::string_view text, std::vector<Feature>* 
       out->push_back({HashFeature(run), 1.0f});
     } else {
       for (size_t i = 0; i + n <= chars; ++i) {
-        out->push_back({HashFeature(std::string_view(run).substr(starts[i], starts[i + n] - starts[i])),
-                        1.0f});
+        out->push_back(
+            {HashFeature(std::string_view(run).substr(starts[i], starts[i + n] - starts[i])),
+             1.0f});
       }
     }
     run.clear();
@@ -117,7 +119,7 @@ Status CharNgramExtractor::Extract(std::string_view text, std::vector<Feature>* 
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t start = pos;
-    const int32_t cp = normalize::DecodeUtf8(text, &pos);
+    const int32_t cp = base::DecodeUtf8(text, &pos);
     if (cp < 0) continue;  // the normalizer guarantees valid UTF-8; be safe anyway
     const CharClass cls = normalize::Classify(cp);
     if (cls == CharClass::kNoSpace) {

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "tokenize/file_util.h"
+#include "base/file_util.h"
+#include "resources/data_dir.h"
+#include "resources/tables.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup::features {
@@ -32,19 +34,12 @@ uint64_t GetU64(const char* p) {
 
 }  // namespace
 
-std::string DefaultIdfPath() { return tokenize::DefaultJiebaDir() + "/idf.utf8"; }
-std::string DefaultStopWordsPath() { return tokenize::DefaultJiebaDir() + "/stop_words.utf8"; }
+std::string DefaultIdfPath() { return resources::JiebaFile(resources::kJiebaIdf); }
+std::string DefaultStopWordsPath() { return resources::JiebaFile(resources::kJiebaStopWords); }
 
 Result<std::shared_ptr<const StopWords>> StopWords::Load(const std::string& path) {
-  std::string text;
-  NEARDUP_RETURN_IF_ERROR(tokenize::ReadWholeFile(path, &text));
-  auto sw = std::make_shared<StopWords>();
-  NEARDUP_RETURN_IF_ERROR(tokenize::ForEachLine(text, [&](std::string_view line, size_t) {
-    line = tokenize::TrimAscii(line);
-    if (!line.empty()) sw->hashes_.insert(HashFeature(line));
-    return Status::OK();
-  }));
-  return std::shared_ptr<const StopWords>(std::move(sw));
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> words, resources::LoadWordList(path));
+  return FromWords(words);
 }
 
 std::shared_ptr<const StopWords> StopWords::FromWords(const std::vector<std::string>& words) {
@@ -55,25 +50,12 @@ std::shared_ptr<const StopWords> StopWords::FromWords(const std::vector<std::str
 
 Result<std::shared_ptr<const IdfTable>> IdfTable::Load(const std::string& path,
                                                        UnknownIdf unknown) {
-  std::string text;
-  NEARDUP_RETURN_IF_ERROR(tokenize::ReadWholeFile(path, &text));
   auto t = std::make_shared<IdfTable>();
   std::vector<double> values;
-  NEARDUP_RETURN_IF_ERROR(
-      tokenize::ForEachLine(text, [&](std::string_view line, size_t no) -> Status {
-        line = tokenize::TrimAscii(line);
-        if (line.empty()) return Status::OK();
-        const size_t sp = line.rfind(' ');
-        std::string num(sp == std::string_view::npos ? std::string_view() : line.substr(sp + 1));
-        char* end = nullptr;
-        const double v = std::strtod(num.c_str(), &end);
-        if (sp == std::string_view::npos || sp == 0 || num.empty() ||
-            end != num.c_str() + num.size()) {
-          return Status::InvalidArgument(path + ":" + std::to_string(no) + ": expected 'word idf'");
-        }
-        t->idf_[HashFeature(line.substr(0, sp))] = static_cast<float>(v);  // the last line wins
-        return Status::OK();
-      }));
+  NEARDUP_RETURN_IF_ERROR(resources::ForEachIdfEntry(path, [&](std::string_view term, double v) {
+    t->idf_[HashFeature(term)] = static_cast<float>(v);  // the last line wins
+    return Status::OK();
+  }));
   if (t->idf_.empty()) return Status::InvalidArgument(path + ": no IDF entries");
   values.reserve(t->idf_.size());
   for (const auto& [h, v] : t->idf_) values.push_back(v);
@@ -169,12 +151,12 @@ Status DocumentFrequencyTable::Deserialize(std::string_view in) {
 Status DocumentFrequencyTable::Save(const std::string& path) const {
   std::string image;
   Serialize(&image);
-  return tokenize::AtomicWrite(path, image);
+  return base::AtomicWrite(path, image);
 }
 
 Status DocumentFrequencyTable::Load(const std::string& path) {
   std::string image;
-  NEARDUP_RETURN_IF_ERROR(tokenize::ReadWholeFile(path, &image));
+  NEARDUP_RETURN_IF_ERROR(base::ReadWholeFile(path, &image));
   return Deserialize(image).WithContext(path);
 }
 

@@ -114,7 +114,7 @@ class TfIdfWeighter final : public Weighter {
   TfIdfOptions options_;
 };
 
-// DefaultJiebaDir() + "/idf.utf8" and "/stop_words.utf8".
+// resources::JiebaDir() + "/idf.utf8" and "/stop_words.utf8".
 std::string DefaultIdfPath();
 std::string DefaultStopWordsPath();
 

@@ -10,7 +10,7 @@
 #include <random>
 #include <thread>
 
-#include "tokenize/file_util.h"
+#include "base/file_util.h"
 
 namespace neardup::features {
 namespace {
@@ -26,7 +26,7 @@ class TfIdfTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string Write(const std::string& name, const std::string& text) {
     const std::string p = (dir_ / name).string();
-    EXPECT_TRUE(tokenize::AtomicWrite(p, text).ok());
+    EXPECT_TRUE(base::AtomicWrite(p, text).ok());
     return p;
   }
   static std::vector<Feature> Words(std::initializer_list<const char*> ws) {

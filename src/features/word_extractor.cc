@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "features/word_extractor.h"
 
+#include "base/utf8.h"
 #include "normalize/char_class.h"
-#include "normalize/utf8.h"
 
 namespace neardup::features {
 namespace {
@@ -75,7 +75,7 @@ void WordExtractor::Words(std::string_view text, std::vector<std::string_view>* 
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t at = pos;
-    const int32_t cp = normalize::DecodeUtf8(text, &pos);
+    const int32_t cp = base::DecodeUtf8(text, &pos);
     if (cp < 0) continue;  // the normalizer guarantees valid UTF-8
     if (tokenize::IsJiebaHan(static_cast<char32_t>(cp))) {
       flush_chunk(at);

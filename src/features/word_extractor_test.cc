@@ -7,6 +7,7 @@
 
 #include "features/longest_sentence.h"
 #include "normalize/normalizer.h"
+#include "resources/data_dir.h"
 
 namespace neardup::features {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 class WordExtractorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(tokenize::DefaultJiebaDir() + "/jieba.dict.utf8")) {
+    if (!std::filesystem::exists(resources::JiebaDir() + "/jieba.dict.utf8")) {
       GTEST_SKIP() << "jieba data missing: run scripts/setup";
     }
   }

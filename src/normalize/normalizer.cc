@@ -14,8 +14,8 @@
 #include <unicode/normalizer2.h>
 #include <unicode/stringpiece.h>
 
+#include "base/utf8.h"
 #include "normalize/char_class.h"
-#include "normalize/utf8.h"
 
 namespace neardup::normalize {
 
@@ -79,7 +79,7 @@ class Cleaner {
     size_t pos = 0;
     while (pos < s.size()) {
       const size_t start = pos;
-      const int32_t cp = DecodeUtf8(s, &pos);
+      const int32_t cp = base::DecodeUtf8(s, &pos);
       if (cp >= 0) Char(cp, s.data() + start, pos - start);
     }
   }
@@ -114,8 +114,8 @@ class Collector {
 // A "trivial" character: NFKC_Casefold maps it without context (copy, or one
 // ASCII character), and normalization always has a boundary before it.
 struct Trivial {
-  uint8_t len = 0;     // bytes in the input; 0 = not trivial
-  char ascii = 0;      // nonzero: the character folds to this ASCII byte
+  uint8_t len = 0;  // bytes in the input; 0 = not trivial
+  char ascii = 0;   // nonzero: the character folds to this ASCII byte
   bool ideograph = false;
 };
 
@@ -124,10 +124,11 @@ inline Trivial TrivialAt(const unsigned char* p, size_t avail) {
     const char c = static_cast<char>(p[0]);
     return {1, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
   }
-  if (avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[0] & 0xF0) != 0xE0) return {};
+  if (avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[0] & 0xF0) != 0xE0)
+    return {};
   const int32_t cp = ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
   if (cp >= 0x4E00 && cp <= 0x9FFF) return {3, 0, true};  // CJK Unified Ideographs
-  if (cp >= 0xFF01 && cp <= 0xFF5E) {                    // full-width ASCII
+  if (cp >= 0xFF01 && cp <= 0xFF5E) {                     // full-width ASCII
     const char c = static_cast<char>(cp - 0xFEE0);
     return {3, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
   }
@@ -150,7 +151,7 @@ Status Fold(const icu::Normalizer2* nfkc_cf, std::string_view in, Sink& sink) {
   constexpr size_t kNone = std::string_view::npos;
   size_t held = kNone;  // input offset of the held-back trivial character
   Trivial held_t;
-  size_t span = kNone;                // start of the pending ICU span
+  size_t span = kNone;  // start of the pending ICU span
   std::string buf;
   auto emit_held = [&] {
     if (held == kNone) return;
@@ -160,7 +161,7 @@ Status Fold(const icu::Normalizer2* nfkc_cf, std::string_view in, Sink& sink) {
       sink.Letter(in.data() + held, 3);
     } else {
       size_t at = held;
-      const int32_t cp = DecodeUtf8(in, &at);
+      const int32_t cp = base::DecodeUtf8(in, &at);
       sink.Char(cp, in.data() + held, 3);
     }
     held = kNone;
@@ -172,7 +173,8 @@ Status Fold(const icu::Normalizer2* nfkc_cf, std::string_view in, Sink& sink) {
     nfkc_cf->normalizeUTF8(0, icu::StringPiece(in.data() + span, static_cast<int32_t>(end - span)),
                            bytes, nullptr, err);
     span = kNone;
-    if (U_FAILURE(err)) return Status::Internal(std::string("ICU normalization: ") + u_errorName(err));
+    if (U_FAILURE(err))
+      return Status::Internal(std::string("ICU normalization: ") + u_errorName(err));
     sink.Text(buf);
     return Status::OK();
   };
@@ -191,7 +193,7 @@ Status Fold(const icu::Normalizer2* nfkc_cf, std::string_view in, Sink& sink) {
       held = kNone;
     }
     const size_t at = pos;
-    if (DecodeUtf8(in, &pos) < 0) {
+    if (base::DecodeUtf8(in, &pos) < 0) {
       return Status::InvalidArgument("invalid UTF-8 at byte " + std::to_string(at));
     }
   }

@@ -7,8 +7,8 @@
 
 #include <random>
 
+#include "base/utf8.h"
 #include "normalize/char_class.h"
-#include "normalize/utf8.h"
 
 namespace neardup::normalize {
 namespace {
@@ -51,17 +51,26 @@ TEST(NormalizerTest, InvalidUtf8IsAnErrorOrReplaced) {
   auto n = Normalizer::Create({});
   ASSERT_TRUE(n.ok());
   std::string out;
-  Status s = (*n)->Normalize("ab\xFF" "cd", &out);
+  Status s = (*n)->Normalize(
+      "ab\xFF"
+      "cd",
+      &out);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.message().find("byte 2"), std::string::npos);
   NormalizerOptions o;
   o.replace_invalid_utf8 = true;
   o.drop_punctuation = false;
-  EXPECT_EQ(Norm("ab\xFF" "cd", o), "ab\uFFFDcd");
+  EXPECT_EQ(Norm("ab\xFF"
+                 "cd",
+                 o),
+            "ab\uFFFDcd");
 }
 
 TEST(NormalizerTest, ControlCharactersVanish) {
-  EXPECT_EQ(Norm(std::string("a\0b\x01" "c", 5)), "abc");
+  EXPECT_EQ(Norm(std::string("a\0b\x01"
+                             "c",
+                             5)),
+            "abc");
 }
 
 TEST(Utf8Test, RejectsOverlongsSurrogatesAndTruncation) {
@@ -78,12 +87,12 @@ TEST(Utf8Test, RejectsOverlongsSurrogatesAndTruncation) {
 
 TEST(Utf8Test, DecodeRoundTrip) {
   std::string s;
-  for (int32_t cp : {0x41, 0xE9, 0x4E2D, 0x1F600}) AppendUtf8(cp, &s);
+  for (int32_t cp : {0x41, 0xE9, 0x4E2D, 0x1F600}) base::AppendUtf8(cp, &s);
   size_t pos = 0;
-  EXPECT_EQ(DecodeUtf8(s, &pos), 0x41);
-  EXPECT_EQ(DecodeUtf8(s, &pos), 0xE9);
-  EXPECT_EQ(DecodeUtf8(s, &pos), 0x4E2D);
-  EXPECT_EQ(DecodeUtf8(s, &pos), 0x1F600);
+  EXPECT_EQ(base::DecodeUtf8(s, &pos), 0x41);
+  EXPECT_EQ(base::DecodeUtf8(s, &pos), 0xE9);
+  EXPECT_EQ(base::DecodeUtf8(s, &pos), 0x4E2D);
+  EXPECT_EQ(base::DecodeUtf8(s, &pos), 0x1F600);
   EXPECT_EQ(pos, s.size());
 }
 
@@ -111,10 +120,11 @@ TEST(NormalizerTest, FastPathEqualsWholeStringIcu) {
   const icu::Normalizer2* icu_nfkc_cf = icu::Normalizer2::getNFKCCasefoldInstance(err);
   ASSERT_TRUE(U_SUCCESS(err));
   const std::vector<std::string> pool = {
-      "a", "Z", "e", "中", "文", "\u0301", "\u0308", "\u0323", "Ａ", "ｂ", "ﬁ", "ß", "Σ", "①",
-      "\u212A", "\u1100", "\u1161", "\u11A8", "가", "ｶ", "ﾞ", "\uF900", "é", "Å", "\u3099",
-      "か", "7", "x", "，", "。", "、", "《", "」", "　", "“", "”", "—", "…", "！", "Ｚ",
-      "〃", "々", "’", "～", "｟", "｡", "〒"};
+      "a",  "Z",      "e",  "中", "文",     "\u0301", "\u0308", "\u0323", "Ａ", "ｂ",
+      "ﬁ",  "ß",      "Σ",  "①",  "\u212A", "\u1100", "\u1161", "\u11A8", "가", "ｶ",
+      "ﾞ",  "\uF900", "é",  "Å",  "\u3099", "か",     "7",      "x",      "，", "。",
+      "、", "《",     "」", "　", "“",      "”",      "—",      "…",      "！", "Ｚ",
+      "〃", "々",     "’",  "～", "｟",     "｡",      "〒"};
   NormalizerOptions o;
   o.drop_punctuation = false;
   auto n = Normalizer::Create(o);

@@ -5,11 +5,12 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "tokenize/file_util.h"
+#include "resources/data_dir.h"
+#include "resources/tables.h"
 
 namespace neardup::normalize {
 
-std::string DefaultOpenccDir() { return tokenize::DataDir() + "/opencc/data/dictionary"; }
+std::string DefaultOpenccDir() { return resources::OpenccDir(); }
 
 Result<std::unique_ptr<T2SFolder>> T2SFolder::Load(const std::string& dir, bool taiwan) {
   const std::string d = dir.empty() ? DefaultOpenccDir() : dir;
@@ -44,32 +45,20 @@ Result<T2SFolder::Stage> T2SFolder::LoadStage(const std::vector<std::string>& pa
   std::unordered_map<std::u32string, int32_t> index;
   std::vector<std::u32string> keys;
   std::vector<int32_t> values;
-  std::string text;
   for (const auto& path : paths) {
-    NEARDUP_RETURN_IF_ERROR(tokenize::ReadWholeFile(path, &text));
-    NEARDUP_RETURN_IF_ERROR(
-        tokenize::ForEachLine(text, [&](std::string_view line, size_t no) -> Status {
-          if (line.empty() || line[0] == '#') return Status::OK();
-          const size_t tab = line.find('\t');
-          auto where = [&] { return path + ":" + std::to_string(no) + ": "; };
-          if (tab == std::string_view::npos || tab == 0) {
-            return Status::InvalidArgument(where() + "expected key<TAB>value");
-          }
-          std::string_view value = tokenize::TrimAscii(line.substr(tab + 1));
-          value = value.substr(0, value.find(' '));
-          if (value.empty()) return Status::InvalidArgument(where() + "empty value");
-          auto key = tokenize::DecodeToCodePoints(line.substr(0, tab));
-          if (!key.ok()) return key.status().WithContext(where());
-          if (index.count(*key)) return Status::OK();  // earlier tables win
-          index.emplace(*key, static_cast<int32_t>(f->replacements.size()));
-          if ((*key)[0] < 0x10000) st.starts[(*key)[0] >> 6] |= 1ULL << ((*key)[0] & 63);
-          keys.push_back(std::move(*key));
+    NEARDUP_RETURN_IF_ERROR(resources::ForEachOpenccEntry(
+        path, [&](std::string_view key_utf8, std::string_view value) -> Status {
+          NEARDUP_ASSIGN_OR_RETURN(std::u32string key, base::DecodeToCodePoints(key_utf8));
+          if (index.count(key)) return Status::OK();  // earlier tables win
+          index.emplace(key, static_cast<int32_t>(f->replacements.size()));
+          if (key[0] < 0x10000) st.starts[key[0] >> 6] |= 1ULL << (key[0] & 63);
+          keys.push_back(std::move(key));
           values.push_back(static_cast<int32_t>(f->replacements.size()));
           f->replacements.emplace_back(value);
           return Status::OK();
         }));
   }
-  NEARDUP_ASSIGN_OR_RETURN(st.trie, tokenize::CodeTrie::Build(std::move(keys), std::move(values)));
+  NEARDUP_ASSIGN_OR_RETURN(st.trie, base::CodeTrie::Build(std::move(keys), std::move(values)));
   return st;
 }
 
@@ -121,12 +110,12 @@ void T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* 
         continue;
       }
     }
-    int32_t state = tokenize::CodeTrie::kRoot;
+    int32_t state = base::CodeTrie::kRoot;
     size_t match_end = 0;
     int32_t match = -1;
     for (size_t i = pos; i < in.size(); ++i) {
       state = trie_.ChildByLabel(state, static_cast<unsigned char>(in[i]) + 1u);
-      if (state == tokenize::CodeTrie::kNone) break;
+      if (state == base::CodeTrie::kNone) break;
       const int32_t v = trie_.Value(state);
       if (v >= 0) match = v, match_end = i + 1;
     }

@@ -20,13 +20,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/code_trie.h"
 #include "neardup/status.h"
 #include "normalize/normalizer.h"
-#include "tokenize/code_trie.h"
 
 namespace neardup::normalize {
 
-// DataDir() + "/opencc/data/dictionary".
+// resources::OpenccDir().
 std::string DefaultOpenccDir();
 
 class T2SFolder final : public TextFolder {
@@ -50,7 +50,7 @@ class T2SFolder final : public TextFolder {
 
  private:
   struct Stage {
-    tokenize::CodeTrie trie;
+    base::CodeTrie trie;
     std::vector<std::string> replacements;
     std::vector<uint64_t> starts;  // bit per BMP code point: some key starts with it
   };

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
+#include "base/file_util.h"
 #include "normalize/normalizer.h"
-#include "tokenize/file_util.h"
 
 namespace neardup::normalize {
 namespace {
@@ -23,8 +23,8 @@ TEST(T2SFolderTest, LongestMatchOnSyntheticTables) {
       std::filesystem::temp_directory_path() / ("nd_t2s_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string phrases = (dir / "p.txt").string(), chars = (dir / "c.txt").string();
-  ASSERT_TRUE(tokenize::AtomicWrite(phrases, "# comment\n甲乙丙\t子 丑\n甲乙\t寅\n").ok());
-  ASSERT_TRUE(tokenize::AtomicWrite(chars, "甲\t卯\n乙\t辰 巳\n甲乙\t不用\n").ok());
+  ASSERT_TRUE(base::AtomicWrite(phrases, "# comment\n甲乙丙\t子 丑\n甲乙\t寅\n").ok());
+  ASSERT_TRUE(base::AtomicWrite(chars, "甲\t卯\n乙\t辰 巳\n甲乙\t不用\n").ok());
   auto f = T2SFolder::LoadFiles({phrases, chars});
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ((*f)->num_entries(), 4u);  // 甲乙 from the phrase table wins
@@ -34,7 +34,7 @@ TEST(T2SFolderTest, LongestMatchOnSyntheticTables) {
   EXPECT_EQ(Fold(**f, "ascii only"), "ascii only");
   EXPECT_EQ(Fold(**f, "甲乙\U0001F600"), "寅\U0001F600");
 
-  ASSERT_TRUE(tokenize::AtomicWrite(chars, "甲 no tab\n").ok());
+  ASSERT_TRUE(base::AtomicWrite(chars, "甲 no tab\n").ok());
   auto bad = T2SFolder::LoadFiles({chars});
   EXPECT_TRUE(bad.status().IsInvalidArgument());
   EXPECT_NE(bad.status().message().find(":1"), std::string::npos);

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <unordered_map>
 
 #include "index/hamming_index.h"
+#include "resources/tables.h"
 #include "signal/signal_internal.h"
 #include "sketch/exact_hash.h"
 #include "sketch/simhash.h"
@@ -253,22 +253,12 @@ std::unique_ptr<Signal> CreateSimHashView(const index::HammingIndex* index, int 
 
 Result<std::shared_ptr<const sketch::IMatcher>> LoadIMatchLexicon(
     const std::string& idf_path, const sketch::IMatchOptions& options) {
-  std::ifstream in(idf_path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read IDF table " + idf_path);
   std::vector<std::pair<uint64_t, double>> idf;
-  std::string line;
-  for (size_t n = 1; std::getline(in, line); ++n) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const size_t sp = line.rfind(' ');
-    double v = 0;
-    const char* end = line.data() + line.size();
-    if (sp == std::string::npos || sp == 0 ||
-        std::from_chars(line.data() + sp + 1, end, v).ptr != end) {
-      return Status::InvalidArgument(idf_path + ":" + std::to_string(n) + ": expected 'term idf'");
-    }
-    idf.emplace_back(features::HashFeature(std::string_view(line).substr(0, sp)), v);
-  }
+  NEARDUP_RETURN_IF_ERROR(
+      resources::ForEachIdfEntry(idf_path, [&](std::string_view term, double v) {
+        idf.emplace_back(features::HashFeature(term), v);
+        return Status::OK();
+      }));
   NEARDUP_ASSIGN_OR_RETURN(sketch::IMatcher m, sketch::IMatcher::FromIdf(std::move(idf), options));
   return std::shared_ptr<const sketch::IMatcher>(std::make_shared<sketch::IMatcher>(std::move(m)));
 }

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
+#include "base/utf8.h"
 #include "normalize/char_class.h"
-#include "normalize/utf8.h"
+#include "resources/tables.h"
 
 namespace neardup::sketch {
 namespace {
@@ -34,7 +34,7 @@ constexpr std::string_view kChineseAntecedents[] = {"的", "了", "是", "在", 
 size_t CodePoints(std::string_view s) {
   size_t n = 0, pos = 0;
   while (pos < s.size()) {
-    normalize::DecodeUtf8(s, &pos);
+    base::DecodeUtf8(s, &pos);
     ++n;
   }
   return n;
@@ -43,7 +43,7 @@ size_t CodePoints(std::string_view s) {
 bool AllNoSpace(std::string_view s) {
   size_t pos = 0;
   while (pos < s.size()) {
-    const int32_t cp = normalize::DecodeUtf8(s, &pos);
+    const int32_t cp = base::DecodeUtf8(s, &pos);
     if (cp < 0 || normalize::Classify(cp) != CharClass::kNoSpace) return false;
   }
   return !s.empty();
@@ -59,21 +59,12 @@ SpotSigOptions EnglishSpotSigOptions() {
 }
 
 Result<std::vector<std::string>> LoadStopWords(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read stop words " + path);
-  std::vector<std::string> words;
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    const size_t e = line.find_last_not_of(" \t\r");
-    std::string w = line.substr(b, e - b + 1);
+  NEARDUP_ASSIGN_OR_RETURN(std::vector<std::string> words, resources::LoadWordList(path));
+  for (auto& w : words) {
     for (char& c : w) {
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     }
-    words.push_back(std::move(w));
   }
-  if (in.bad()) return Status::IOError("error reading " + path);
   return words;
 }
 
@@ -147,7 +138,7 @@ void SpotSigExtractor::Tokenize(std::string_view text,
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t start = pos;
-    const int32_t cp = normalize::DecodeUtf8(text, &pos);
+    const int32_t cp = base::DecodeUtf8(text, &pos);
     const CharClass cls = cp < 0 ? CharClass::kControl : normalize::Classify(cp);
     if (cls == CharClass::kNoSpace) {
       end_word(start);

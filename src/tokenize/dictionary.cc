@@ -8,7 +8,9 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "tokenize/file_util.h"
+#include "base/code_trie.h"
+#include "base/file_util.h"
+#include "resources/tables.h"
 
 namespace neardup::tokenize {
 namespace {
@@ -21,19 +23,6 @@ using FreqMap = std::unordered_map<std::u32string, uint64_t>;
 
 bool IsAsciiAlnum(char32_t c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-Status ParseFreq(std::string_view s, uint64_t* freq) {
-  if (s.empty() || s.size() > 18)
-    return Status::InvalidArgument("bad frequency '" + std::string(s) + "'");
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9')
-      return Status::InvalidArgument("bad frequency '" + std::string(s) + "'");
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *freq = v;
-  return Status::OK();
 }
 
 // jieba's suggest_freq(word, tune=False): the product of the probabilities of
@@ -103,10 +92,10 @@ std::string DefaultCacheDir() {
 Result<std::unique_ptr<Dictionary>> Dictionary::Load(const DictionaryOptions& options) {
   std::unique_ptr<Dictionary> dict(new Dictionary());
   std::string identity = "jieba-dict|v" + std::to_string(kFormatVersion);
-  NEARDUP_ASSIGN_OR_RETURN(std::string id, FileIdentity(options.dict_path));
+  NEARDUP_ASSIGN_OR_RETURN(std::string id, base::FileIdentity(options.dict_path));
   identity += "|" + id;
   for (const auto& p : options.user_dict_paths) {
-    NEARDUP_ASSIGN_OR_RETURN(std::string uid, FileIdentity(p));
+    NEARDUP_ASSIGN_OR_RETURN(std::string uid, base::FileIdentity(p));
     identity += "|user:" + uid;
   }
   const uint64_t key = XXH3_64bits(identity.data(), identity.size());
@@ -129,54 +118,22 @@ Status Dictionary::Build(const DictionaryOptions& options) {
   FreqMap freq;
   freq.reserve(1 << 19);
   uint64_t total = 0;
-  std::string text;
-  NEARDUP_RETURN_IF_ERROR(ReadWholeFile(options.dict_path, &text));
-  NEARDUP_RETURN_IF_ERROR(ForEachLine(text, [&](std::string_view line, size_t no) -> Status {
-    line = TrimAscii(line);
-    if (line.empty()) return Status::OK();
-    const size_t sp = line.find(' ');
-    auto where = [&] { return options.dict_path + ":" + std::to_string(no) + ": "; };
-    if (sp == std::string_view::npos || sp == 0) {
-      return Status::InvalidArgument(where() + "expected 'word freq [tag]'");
-    }
-    std::string_view rest = line.substr(sp + 1);
-    uint64_t f;
-    Status s = ParseFreq(rest.substr(0, rest.find(' ')), &f);
-    if (!s.ok()) return s.WithContext(where());
-    auto word = DecodeToCodePoints(line.substr(0, sp));
-    if (!word.ok()) return word.status().WithContext(where());
-    freq[std::move(*word)] = f;
-    total += f;
-    return Status::OK();
-  }));
+  NEARDUP_RETURN_IF_ERROR(resources::ForEachJiebaEntry(
+      options.dict_path, false, [&](const resources::JiebaEntry& e) -> Status {
+        NEARDUP_ASSIGN_OR_RETURN(std::u32string word, base::DecodeToCodePoints(e.word));
+        freq[std::move(word)] = *e.freq;
+        total += *e.freq;
+        return Status::OK();
+      }));
   for (const auto& path : options.user_dict_paths) {
-    NEARDUP_RETURN_IF_ERROR(ReadWholeFile(path, &text));
-    NEARDUP_RETURN_IF_ERROR(ForEachLine(text, [&](std::string_view line, size_t no) -> Status {
-      line = TrimAscii(line);
-      if (line.empty()) return Status::OK();
-      // jieba: ^(.+?)( [0-9]+)?( [a-z]+)?$
-      std::string_view word = line;
-      size_t sp = word.rfind(' ');
-      if (sp != std::string_view::npos && sp > 0) {
-        std::string_view tail = word.substr(sp + 1);
-        bool tag = !tail.empty();
-        for (char c : tail) tag = tag && c >= 'a' && c <= 'z';
-        if (tag) word = word.substr(0, sp);
-      }
-      bool has_freq = false;
-      uint64_t f = 0;
-      sp = word.rfind(' ');
-      if (sp != std::string_view::npos && sp > 0 && ParseFreq(word.substr(sp + 1), &f).ok()) {
-        has_freq = true;
-        word = word.substr(0, sp);
-      }
-      auto w = DecodeToCodePoints(word);
-      if (!w.ok()) return w.status().WithContext(path + ":" + std::to_string(no));
-      if (!has_freq) f = SuggestFreq(*w, freq, total);
-      freq[std::move(*w)] = f;
-      total += f;
-      return Status::OK();
-    }));
+    NEARDUP_RETURN_IF_ERROR(
+        resources::ForEachJiebaEntry(path, true, [&](const resources::JiebaEntry& e) -> Status {
+          NEARDUP_ASSIGN_OR_RETURN(std::u32string w, base::DecodeToCodePoints(e.word));
+          const uint64_t f = e.freq ? *e.freq : SuggestFreq(w, freq, total);
+          freq[std::move(w)] = f;
+          total += f;
+          return Status::OK();
+        }));
   }
   if (total == 0) return Status::InvalidArgument(options.dict_path + ": dictionary has no words");
 
@@ -195,13 +152,13 @@ Status Dictionary::Build(const DictionaryOptions& options) {
   for (size_t i = 0; i < freq_.size(); ++i) {
     logp_[i] = std::log(static_cast<double>(freq_[i])) - log_total_;
   }
-  NEARDUP_ASSIGN_OR_RETURN(trie_, CodeTrie::Build(std::move(keys), std::move(ids)));
+  NEARDUP_ASSIGN_OR_RETURN(trie_, base::CodeTrie::Build(std::move(keys), std::move(ids)));
   return Status::OK();
 }
 
 Status Dictionary::TryLoadCache(uint64_t key) {
   std::string image;
-  NEARDUP_RETURN_IF_ERROR(ReadWholeFile(cache_path_, &image));
+  NEARDUP_RETURN_IF_ERROR(base::ReadWholeFile(cache_path_, &image));
   constexpr size_t kHeader = 8 + 4 + 4 + 8 + 8;
   if (image.size() < kHeader || std::memcmp(image.data(), kMagic, 8) != 0) {
     return Status::Corruption("not a dictionary cache");
@@ -231,7 +188,7 @@ Status Dictionary::TryLoadCache(uint64_t key) {
   std::memcpy(freq_.data(), body.data(), n * 8);
   std::memcpy(logp_.data(), body.data() + n * 8, n * 8);
   body.remove_prefix(n * 16);
-  NEARDUP_ASSIGN_OR_RETURN(trie_, CodeTrie::Deserialize(&body));
+  NEARDUP_ASSIGN_OR_RETURN(trie_, base::CodeTrie::Deserialize(&body));
   for (size_t s = 0; s < trie_.num_states(); ++s) {
     const int32_t v = trie_.Value(static_cast<int32_t>(s));
     if (v < -1 || v >= static_cast<int64_t>(n)) return Status::Corruption("word id out of range");
@@ -255,7 +212,7 @@ void Dictionary::SaveCache(uint64_t key) const {
   image.append(reinterpret_cast<const char*>(&key), 8);
   image.append(reinterpret_cast<const char*>(&hash), 8);
   image += body;
-  (void)AtomicWrite(cache_path_, image);  // a cache that cannot be written only costs speed
+  (void)base::AtomicWrite(cache_path_, image);  // a cache that cannot be written only costs speed
 }
 
 }  // namespace neardup::tokenize

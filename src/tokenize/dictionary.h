@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Dictionary: jieba's prefix dictionary of word frequencies, as a CodeTrie.
+// Dictionary: jieba's prefix dictionary of word frequencies, as a base::CodeTrie.
 //
 // The text format is jieba's: one "word freq [tag]" per line. As in jieba
 // (Sun Junyi, github.com/fxsjy/jieba, "gen_pfdict"), a repeated word keeps its
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "base/code_trie.h"
 #include "neardup/status.h"
-#include "tokenize/code_trie.h"
 
 namespace neardup::tokenize {
 
@@ -50,7 +50,7 @@ class Dictionary {
 
   // The trie's values are word ids for LogProb() and Freq(); only words of
   // non-zero frequency are stored.
-  const CodeTrie& trie() const { return trie_; }
+  const base::CodeTrie& trie() const { return trie_; }
   // log(freq) - log(total), computed as jieba does (double precision).
   double LogProb(int32_t id) const { return logp_[id]; }
   uint64_t Freq(int32_t id) const { return freq_[id]; }
@@ -67,7 +67,7 @@ class Dictionary {
   Status TryLoadCache(uint64_t key);
   void SaveCache(uint64_t key) const;
 
-  CodeTrie trie_;
+  base::CodeTrie trie_;
   std::vector<double> logp_;
   std::vector<uint64_t> freq_;
   uint64_t total_ = 0;

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "tokenize/file_util.h"
+#include "base/file_util.h"
 
 namespace neardup::tokenize {
 namespace {
@@ -21,7 +21,7 @@ class DictionaryTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     dict_ = (dir_ / "dict.utf8").string();
-    ASSERT_TRUE(AtomicWrite(dict_, "中国 10 ns\n中国人 5\n人 20 n\n国 0\n中国 12 ns\n").ok());
+    ASSERT_TRUE(base::AtomicWrite(dict_, "中国 10 ns\n中国人 5\n人 20 n\n国 0\n中国 12 ns\n").ok());
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
@@ -46,8 +46,8 @@ TEST_F(DictionaryTest, FollowsJiebaPrefixDictRules) {
   EXPECT_EQ((*d)->total(), 47u);         // every line counts, repeats included
   EXPECT_EQ(FreqOf(**d, U"中国"), 12u);  // the last line wins
   EXPECT_EQ(FreqOf(**d, U"中国人"), 5u);
-  EXPECT_EQ((*d)->trie().Find(U"国"), CodeTrie::kNone);  // frequency 0 = absent
-  EXPECT_EQ((*d)->trie().Find(U"中"), CodeTrie::kNone);  // a prefix, not a word
+  EXPECT_EQ((*d)->trie().Find(U"国"), base::CodeTrie::kNone);  // frequency 0 = absent
+  EXPECT_EQ((*d)->trie().Find(U"中"), base::CodeTrie::kNone);  // a prefix, not a word
   EXPECT_EQ((*d)->num_words(), 3u);
   const int32_t id = (*d)->trie().Find(U"人");
   EXPECT_DOUBLE_EQ((*d)->LogProb(id), std::log(20.0) - std::log(47.0));
@@ -66,9 +66,9 @@ TEST_F(DictionaryTest, CacheRoundTripAndRecovery) {
 
   // A damaged cache is detected and rebuilt.
   std::string image;
-  ASSERT_TRUE(ReadWholeFile((*first)->cache_path(), &image).ok());
+  ASSERT_TRUE(base::ReadWholeFile((*first)->cache_path(), &image).ok());
   image[image.size() / 2] ^= 0x55;
-  ASSERT_TRUE(AtomicWrite((*first)->cache_path(), image).ok());
+  ASSERT_TRUE(base::AtomicWrite((*first)->cache_path(), image).ok());
   auto third = Dictionary::Load(Options());
   ASSERT_TRUE(third.ok());
   EXPECT_FALSE((*third)->loaded_from_cache());
@@ -84,7 +84,7 @@ TEST_F(DictionaryTest, CacheRoundTripAndRecovery) {
 
 TEST_F(DictionaryTest, UserDictionaries) {
   const std::string user = (dir_ / "user.utf8").string();
-  ASSERT_TRUE(AtomicWrite(user, "\xEF\xBB\xBF云计算 100 n\n中国人民\n蓝翔 nz\n").ok());
+  ASSERT_TRUE(base::AtomicWrite(user, "\xEF\xBB\xBF云计算 100 n\n中国人民\n蓝翔 nz\n").ok());
   DictionaryOptions o = Options();
   o.user_dict_paths = {user};
   auto d = Dictionary::Load(o);
@@ -97,19 +97,19 @@ TEST_F(DictionaryTest, UserDictionaries) {
   // The user dictionary is part of the cache key.
   auto plain = Dictionary::Load(Options());
   ASSERT_TRUE(plain.ok());
-  EXPECT_EQ((*plain)->trie().Find(U"云计算"), CodeTrie::kNone);
+  EXPECT_EQ((*plain)->trie().Find(U"云计算"), base::CodeTrie::kNone);
 }
 
 TEST_F(DictionaryTest, Errors) {
   DictionaryOptions o = Options();
   o.dict_path = (dir_ / "missing").string();
   EXPECT_FALSE(Dictionary::Load(o).ok());
-  ASSERT_TRUE(AtomicWrite(dict_, "好 1\n坏\n").ok());
+  ASSERT_TRUE(base::AtomicWrite(dict_, "好 1\n坏\n").ok());
   auto bad = Dictionary::Load(Options());
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(bad.status().IsInvalidArgument());
   EXPECT_NE(bad.status().message().find(":2"), std::string::npos) << bad.status().message();
-  ASSERT_TRUE(AtomicWrite(dict_, "好 x1\n").ok());
+  ASSERT_TRUE(base::AtomicWrite(dict_, "好 x1\n").ok());
   EXPECT_TRUE(Dictionary::Load(Options()).status().IsInvalidArgument());
 }
 

@@ -4,14 +4,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "tokenize/code_trie.h"
-#include "tokenize/file_util.h"
+#include "base/code_trie.h"
+#include "base/file_util.h"
 
 namespace neardup::tokenize {
 namespace {
 
 Status ParseDouble(std::string_view s, double* v) {
-  std::string tmp(TrimAscii(s));
+  std::string tmp(base::TrimAscii(s));
   char* end = nullptr;
   *v = std::strtod(tmp.c_str(), &end);
   if (tmp.empty() || end != tmp.c_str() + tmp.size()) {
@@ -22,12 +22,12 @@ Status ParseDouble(std::string_view s, double* v) {
 
 Status ParseRow(std::string_view line, double* out) {
   for (int i = 0; i < 4; ++i) {
-    line = TrimAscii(line);
+    line = base::TrimAscii(line);
     const size_t sp = line.find_first_of(" \t");
     NEARDUP_RETURN_IF_ERROR(ParseDouble(line.substr(0, sp), &out[i]));
     line = sp == std::string_view::npos ? std::string_view() : line.substr(sp);
   }
-  if (!TrimAscii(line).empty()) return Status::InvalidArgument("more than 4 numbers");
+  if (!base::TrimAscii(line).empty()) return Status::InvalidArgument("more than 4 numbers");
   return Status::OK();
 }
 
@@ -35,12 +35,12 @@ Status ParseRow(std::string_view line, double* out) {
 
 Result<std::unique_ptr<HmmModel>> HmmModel::Load(const std::string& path) {
   std::string text;
-  NEARDUP_RETURN_IF_ERROR(ReadWholeFile(path, &text));
+  NEARDUP_RETURN_IF_ERROR(base::ReadWholeFile(path, &text));
   std::unique_ptr<HmmModel> m(new HmmModel());
   m->dense_emit_.assign((kDenseLast - kDenseFirst) * 4, kMinLogProb);
   int row = 0;  // 0: start, 1-4: transitions, 5-8: emissions
-  NEARDUP_RETURN_IF_ERROR(ForEachLine(text, [&](std::string_view line, size_t no) -> Status {
-    line = TrimAscii(line);
+  NEARDUP_RETURN_IF_ERROR(base::ForEachLine(text, [&](std::string_view line, size_t no) -> Status {
+    line = base::TrimAscii(line);
     if (line.empty() || line[0] == '#') return Status::OK();
     const std::string where = path + ":" + std::to_string(no);
     if (row == 0) {
@@ -56,7 +56,7 @@ Result<std::unique_ptr<HmmModel>> HmmModel::Load(const std::string& path) {
         const size_t colon = item.rfind(':');
         if (colon == std::string_view::npos)
           return Status::InvalidArgument(where + ": expected char:logp");
-        auto cps = DecodeToCodePoints(item.substr(0, colon));
+        auto cps = base::DecodeToCodePoints(item.substr(0, colon));
         if (!cps.ok() || cps->size() != 1)
           return Status::InvalidArgument(where + ": bad character");
         double v;

@@ -8,7 +8,8 @@
 #include <filesystem>
 #include <random>
 
-#include "tokenize/file_util.h"
+#include "base/file_util.h"
+#include "resources/data_dir.h"
 
 namespace neardup::tokenize {
 namespace {
@@ -67,7 +68,7 @@ TEST(HmmModelTest, ViterbiMatchesBruteForce) {
   const bool allowed[4][4] = {{0, 1, 1, 0}, {1, 0, 0, 1}, {0, 1, 1, 0}, {1, 0, 0, 1}};
   for (int round = 0; round < 30; ++round) {
     double start[4], trans[4][4], emit[4][5];
-    ASSERT_TRUE(AtomicWrite(path, RandomModel(&rng, start, trans, emit)).ok());
+    ASSERT_TRUE(base::AtomicWrite(path, RandomModel(&rng, start, trans, emit)).ok());
     auto model = HmmModel::Load(path);
     ASSERT_TRUE(model.ok()) << model.status().ToString();
     for (int len = 1; len <= 7; ++len) {
@@ -102,7 +103,7 @@ TEST(HmmModelTest, ViterbiMatchesBruteForce) {
 }
 
 TEST(HmmModelTest, RealModelLoadsAndRejectsGarbage) {
-  const std::string real = DataDir() + "/nodejieba/submodules/cppjieba/dict/hmm_model.utf8";
+  const std::string real = resources::JiebaFile(resources::kJiebaHmm);
   if (std::filesystem::exists(real)) {
     auto model = HmmModel::Load(real);
     ASSERT_TRUE(model.ok()) << model.status().ToString();
@@ -112,7 +113,7 @@ TEST(HmmModelTest, RealModelLoadsAndRejectsGarbage) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("nd_hmm_bad_" + std::to_string(::getpid()));
   const std::string path = (dir / "bad.utf8").string();
-  ASSERT_TRUE(AtomicWrite(path, "# only\n1 2 3\n").ok());
+  ASSERT_TRUE(base::AtomicWrite(path, "# only\n1 2 3\n").ok());
   EXPECT_TRUE(HmmModel::Load(path).status().IsInvalidArgument());
   EXPECT_FALSE(HmmModel::Load((dir / "missing").string()).ok());
   std::filesystem::remove_all(dir);

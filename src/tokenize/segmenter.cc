@@ -4,8 +4,9 @@
 #include <map>
 #include <mutex>
 
-#include "normalize/utf8.h"
-#include "tokenize/file_util.h"
+#include "base/file_util.h"
+#include "base/utf8.h"
+#include "resources/data_dir.h"
 
 namespace neardup::tokenize {
 namespace {
@@ -27,8 +28,6 @@ struct Segmenter::Scratch {
   std::vector<uint32_t> block_ends;
 };
 
-std::string DefaultJiebaDir() { return DataDir() + "/nodejieba/submodules/cppjieba/dict"; }
-
 bool IsJiebaBlockChar(char32_t c) {
   return IsJiebaHan(c) || IsAsciiAlnum(c) || c == '+' || c == '#' || c == '&' || c == '.' ||
          c == '_' || c == '%' || c == '-';
@@ -39,7 +38,7 @@ Segmenter::Segmenter(SegmenterOptions options, std::unique_ptr<Dictionary> dict,
     : options_(std::move(options)), dict_(std::move(dict)), hmm_(std::move(hmm)) {}
 
 Result<std::unique_ptr<Segmenter>> Segmenter::Create(const SegmenterOptions& options) {
-  const std::string dir = options.dict_dir.empty() ? DefaultJiebaDir() : options.dict_dir;
+  const std::string dir = options.dict_dir.empty() ? resources::JiebaDir() : options.dict_dir;
   DictionaryOptions dopt;
   dopt.dict_path = options.dict_path.empty() ? dir + "/jieba.dict.utf8" : options.dict_path;
   dopt.user_dict_paths = options.user_dict_paths;
@@ -75,7 +74,7 @@ Status Segmenter::Cut(std::string_view text, std::vector<std::string_view>* toke
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t at = pos;
-    const int32_t cp = normalize::DecodeUtf8(text, &pos);
+    const int32_t cp = base::DecodeUtf8(text, &pos);
     if (cp < 0) return Status::InvalidArgument("invalid UTF-8 at byte " + std::to_string(at));
     s->cps.push_back(static_cast<char32_t>(cp));
     s->offsets.push_back(static_cast<uint32_t>(at));
@@ -115,7 +114,7 @@ Status Segmenter::Cut(std::string_view text, std::vector<std::string_view>* toke
 }
 
 void Segmenter::Route(const char32_t* chars, size_t n, Scratch* s) const {
-  const CodeTrie& trie = dict_->trie();
+  const base::CodeTrie& trie = dict_->trie();
   s->logp.resize(n + 1);
   s->next.resize(n + 1);
   s->logp[n] = 0.0;
@@ -124,10 +123,10 @@ void Segmenter::Route(const char32_t* chars, size_t n, Scratch* s) const {
   for (size_t idx = n; idx-- > 0;) {
     double best = 0.0;
     int64_t best_x = -1;
-    int32_t state = CodeTrie::kRoot;
+    int32_t state = base::CodeTrie::kRoot;
     for (size_t x = idx; x < n; ++x) {
       state = trie.Child(state, chars[x]);
-      if (state == CodeTrie::kNone) break;
+      if (state == base::CodeTrie::kNone) break;
       const int32_t id = trie.Value(state);
       if (id < 0) continue;
       const double cand = dict_->LogProb(id) + s->logp[x + 1];
@@ -146,11 +145,11 @@ void Segmenter::Route(const char32_t* chars, size_t n, Scratch* s) const {
 }
 
 bool Segmenter::IsWord(const char32_t* chars, size_t n) const {
-  const CodeTrie& trie = dict_->trie();
-  int32_t state = CodeTrie::kRoot;
+  const base::CodeTrie& trie = dict_->trie();
+  int32_t state = base::CodeTrie::kRoot;
   for (size_t k = 0; k < n; ++k) {
     state = trie.Child(state, chars[k]);
-    if (state == CodeTrie::kNone) return false;
+    if (state == base::CodeTrie::kNone) return false;
   }
   return n > 0 && trie.Value(state) >= 0;
 }

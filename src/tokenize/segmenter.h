@@ -41,7 +41,7 @@ namespace neardup::tokenize {
 
 struct SegmenterOptions {
   // Directory holding jieba.dict.utf8 and hmm_model.utf8; empty means
-  // DefaultJiebaDir(). dict_path / hmm_path override single files.
+  // resources::JiebaDir(). dict_path / hmm_path override single files.
   std::string dict_dir;
   std::string dict_path;
   std::string hmm_path;
@@ -50,9 +50,6 @@ struct SegmenterOptions {
   bool use_cache = true;
   std::string cache_dir;  // empty: DefaultCacheDir()
 };
-
-// DataDir() + "/nodejieba/submodules/cppjieba/dict".
-std::string DefaultJiebaDir();
 
 // True for characters jieba keeps inside a block: U+4E00..U+9FD5, ASCII
 // letters and digits, and + # & . _ % -.

@@ -10,7 +10,8 @@
 #include <map>
 #include <random>
 
-#include "tokenize/file_util.h"
+#include "base/file_util.h"
+#include "resources/data_dir.h"
 
 namespace neardup::tokenize {
 namespace {
@@ -90,10 +91,10 @@ TEST(SegmenterTest, RouteMatchesBruteForce) {
       for (char32_t c : w) text += Utf8(c);
       text += " " + std::to_string(f) + "\n";
     }
-    ASSERT_TRUE(AtomicWrite((dir / "d.utf8").string(), text).ok());
+    ASSERT_TRUE(base::AtomicWrite((dir / "d.utf8").string(), text).ok());
     SegmenterOptions o;
     o.dict_path = (dir / "d.utf8").string();
-    o.hmm_path = DefaultJiebaDir() + "/hmm_model.utf8";
+    o.hmm_path = resources::JiebaDir() + "/hmm_model.utf8";
     o.hmm = false;
     o.use_cache = false;
     if (!std::filesystem::exists(o.hmm_path)) GTEST_SKIP() << "run scripts/setup for the HMM model";
@@ -115,7 +116,7 @@ TEST(SegmenterTest, RouteMatchesBruteForce) {
 class JiebaDataTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!std::filesystem::exists(DefaultJiebaDir() + "/jieba.dict.utf8")) return;
+    if (!std::filesystem::exists(resources::JiebaDir() + "/jieba.dict.utf8")) return;
     SegmenterOptions o;
     o.cache_dir = std::filesystem::temp_directory_path() / "neardup_test_cache";
     auto s = Segmenter::Shared(o);

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "normalize/utf8.h"
+#include "base/utf8.h"
 
 namespace neardup::verify {
 namespace {
@@ -98,7 +98,7 @@ std::u32string DecodeCodePoints(std::string_view utf8) {
   out.reserve(utf8.size());
   size_t pos = 0;
   while (pos < utf8.size()) {
-    const int32_t cp = normalize::DecodeUtf8(utf8, &pos);
+    const int32_t cp = base::DecodeUtf8(utf8, &pos);
     out.push_back(cp < 0 ? U'\uFFFD' : static_cast<char32_t>(cp));
   }
   return out;

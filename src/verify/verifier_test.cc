@@ -7,8 +7,8 @@
 #include <random>
 #include <set>
 
+#include "base/utf8.h"
 #include "features/char_ngram.h"
-#include "normalize/utf8.h"
 #include "verify/question_bank.h"
 
 namespace neardup::verify {
@@ -20,7 +20,7 @@ std::vector<std::string> CodePointStrings(std::string_view s) {
   size_t pos = 0;
   while (pos < s.size()) {
     const size_t start = pos;
-    normalize::DecodeUtf8(s, &pos);
+    base::DecodeUtf8(s, &pos);
     out.emplace_back(s.substr(start, pos - start));
   }
   return out;

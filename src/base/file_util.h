@@ -5,17 +5,18 @@
 // (absolute path, size, modification time) for cache keys.
 //
 // Thread safety: pure functions; AtomicWrite uses a unique temporary name.
-#ifndef NEARDUP_TOKENIZE_FILE_UTIL_H_
-#define NEARDUP_TOKENIZE_FILE_UTIL_H_
+#ifndef NEARDUP_BASE_FILE_UTIL_H_
+#define NEARDUP_BASE_FILE_UTIL_H_
 
 #include <string>
 #include <string_view>
 
 #include "neardup/status.h"
 
-namespace neardup::tokenize {
+namespace neardup::base {
 
-// Replaces *out with the contents of `path`. Errors: IOError naming the path.
+// Replaces *out with the contents of `path`. Errors: NotFound (no such file),
+// IOError (other failures), both naming the path.
 Status ReadWholeFile(const std::string& path, std::string* out);
 
 // Writes `data` to `path` through a temporary file and rename(2), creating the
@@ -43,10 +44,6 @@ Status ForEachLine(std::string_view text, Fn&& fn) {
 // Strips ASCII white space (and a UTF-8 byte order mark) from both ends.
 std::string_view TrimAscii(std::string_view s);
 
-// The data directory: $NEARDUP_DATA_DIR if set, else the compile-time
-// NEARDUP_DEFAULT_DATA_DIR (the source tree's data/, filled by scripts/setup).
-std::string DataDir();
+}  // namespace neardup::base
 
-}  // namespace neardup::tokenize
-
-#endif  // NEARDUP_TOKENIZE_FILE_UTIL_H_
+#endif  // NEARDUP_BASE_FILE_UTIL_H_

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tokenize/code_trie.h"
+#include "base/code_trie.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 
-namespace neardup::tokenize {
+namespace neardup::base {
 namespace {
 
 std::u32string RandomKey(std::mt19937* rng, int alphabet) {
@@ -89,4 +89,4 @@ TEST(CodeTrieTest, DecodeToCodePoints) {
 }
 
 }  // namespace
-}  // namespace neardup::tokenize
+}  // namespace neardup::base

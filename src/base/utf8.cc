@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "normalize/utf8.h"
+#include "base/utf8.h"
 
 #include <cstring>
 
@@ -30,7 +30,8 @@ size_t MaximalSubpart(const unsigned char* p, size_t avail) {
   const unsigned char c = p[0];
   size_t need;
   unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) need = 2;
+  if (c >= 0xC2 && c <= 0xDF)
+    need = 2;
   else if (c >= 0xE0 && c <= 0xEF) {
     need = 3;
     if (c == 0xE0) lo = 0xA0;
@@ -95,19 +96,27 @@ std::string ReplaceInvalidUtf8(std::string_view s) {
   return out;
 }
 
-namespace normalize {
+namespace base {
 
 int32_t DecodeUtf8Slow(std::string_view s, size_t* pos) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data()) + *pos;
   const size_t len = WellFormedLength(p, s.size() - *pos);
   switch (len) {
-    case 1: *pos += 1; return p[0];
-    case 2: *pos += 2; return ((p[0] & 0x1F) << 6) | (p[1] & 0x3F);
-    case 3: *pos += 3; return ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+    case 1:
+      *pos += 1;
+      return p[0];
+    case 2:
+      *pos += 2;
+      return ((p[0] & 0x1F) << 6) | (p[1] & 0x3F);
+    case 3:
+      *pos += 3;
+      return ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
     case 4:
       *pos += 4;
       return ((p[0] & 0x07) << 18) | ((p[1] & 0x3F) << 12) | ((p[2] & 0x3F) << 6) | (p[3] & 0x3F);
-    default: *pos += 1; return -1;
+    default:
+      *pos += 1;
+      return -1;
   }
 }
 
@@ -129,5 +138,5 @@ void AppendUtf8(int32_t cp, std::string* out) {
   }
 }
 
-}  // namespace normalize
+}  // namespace base
 }  // namespace neardup

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/parallel.h"
 #include "cluster/union_find.h"
 #include "normalize/normalizer.h"
 #include "verify/verifier.h"
@@ -180,24 +181,17 @@ Status GroupClusterer::AddGroups(std::span<const std::vector<std::string>> group
   Impl& m = *impl_;
   std::unordered_set<uint64_t>().swap(m.wanted);  // the texts pass is over
   m.stats.groups += groups.size();
-  int threads = m.options.threads > 0 ? m.options.threads
-                                      : static_cast<int>(std::thread::hardware_concurrency());
-  threads =
-      static_cast<int>(std::clamp<size_t>(threads, 1, std::max<size_t>(1, groups.size() / 16)));
-  std::vector<std::vector<Impl::Passed>> found(threads);
-  std::vector<GroupClusterStats> st(threads);
-  std::vector<Status> status(threads);
-  const size_t chunk = (groups.size() + threads - 1) / threads;
-  auto work = [&](int t) {
-    const size_t begin = std::min(groups.size(), t * chunk);
-    status[t] =
-        m.VerifyRange(groups, begin, std::min(groups.size(), begin + chunk), &found[t], &st[t]);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
-  for (int t = 0; t < threads; ++t) {
+  // Results per chunk, merged in chunk order: the same for any thread count.
+  constexpr size_t kChunk = 16;
+  const size_t chunks = (groups.size() + kChunk - 1) / kChunk;
+  std::vector<std::vector<Impl::Passed>> found(chunks);
+  std::vector<GroupClusterStats> st(chunks);
+  std::vector<Status> status(chunks);
+  base::ParallelFor(groups.size(), m.options.threads, kChunk, [&](int, size_t begin, size_t end) {
+    const size_t c = begin / kChunk;
+    status[c] = m.VerifyRange(groups, begin, end, &found[c], &st[c]);
+  });
+  for (size_t t = 0; t < chunks; ++t) {
     NEARDUP_RETURN_IF_ERROR(status[t]);
     m.stats.pairs_verified += st[t].pairs_verified;
     m.stats.pairs_missing_text += st[t].pairs_missing_text;

@@ -4,8 +4,8 @@
 // surrogates, nothing above U+10FFFF).
 //
 // Thread safety: pure functions.
-#ifndef NEARDUP_NORMALIZE_UTF8_H_
-#define NEARDUP_NORMALIZE_UTF8_H_
+#ifndef NEARDUP_BASE_UTF8_H_
+#define NEARDUP_BASE_UTF8_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include "neardup/status.h"
 #include "neardup/utf8.h"
 
-namespace neardup::normalize {
+namespace neardup::base {
 
 // ValidateUtf8 and ReplaceInvalidUtf8 (public, neardup/utf8.h) are
 // implemented in utf8.cc; U+FFFD replacement follows the Unicode
@@ -46,6 +46,6 @@ inline int32_t DecodeUtf8(std::string_view s, size_t* pos) {
 // Appends the UTF-8 encoding of `cp` (must be a valid scalar value).
 void AppendUtf8(int32_t cp, std::string* out);
 
-}  // namespace neardup::normalize
+}  // namespace neardup::base
 
-#endif  // NEARDUP_NORMALIZE_UTF8_H_
+#endif  // NEARDUP_BASE_UTF8_H_

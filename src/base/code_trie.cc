@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tokenize/code_trie.h"
+#include "base/code_trie.h"
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
-#include "normalize/utf8.h"
+#include "base/utf8.h"
 
-namespace neardup::tokenize {
+namespace neardup::base {
 namespace {
 
 // Incremental double-array construction; see the file comment in the header.
@@ -216,11 +216,11 @@ Result<std::u32string> DecodeToCodePoints(std::string_view utf8) {
   size_t pos = 0;
   while (pos < utf8.size()) {
     const size_t at = pos;
-    const int32_t cp = normalize::DecodeUtf8(utf8, &pos);
+    const int32_t cp = base::DecodeUtf8(utf8, &pos);
     if (cp < 0) return Status::InvalidArgument("invalid UTF-8 at byte " + std::to_string(at));
     out.push_back(static_cast<char32_t>(cp));
   }
   return out;
 }
 
-}  // namespace neardup::tokenize
+}  // namespace neardup::base

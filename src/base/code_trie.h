@@ -15,8 +15,8 @@
 // Build() or Deserialize(). Thread safety: const methods may be called
 // concurrently. Complexity: a transition is O(1); Build is roughly linear in
 // the total key length.
-#ifndef NEARDUP_TOKENIZE_CODE_TRIE_H_
-#define NEARDUP_TOKENIZE_CODE_TRIE_H_
+#ifndef NEARDUP_BASE_CODE_TRIE_H_
+#define NEARDUP_BASE_CODE_TRIE_H_
 
 #include <cstdint>
 #include <string>
@@ -25,7 +25,7 @@
 
 #include "neardup/status.h"
 
-namespace neardup::tokenize {
+namespace neardup::base {
 
 // Writes the UTF-8 encoding of `cp` (a scalar value) to buf; returns its length.
 inline int EncodeUtf8(char32_t cp, char* buf) {
@@ -104,6 +104,6 @@ class CodeTrie {
 // Decodes valid UTF-8 into code points. Errors: InvalidArgument on ill-formed input.
 Result<std::u32string> DecodeToCodePoints(std::string_view utf8);
 
-}  // namespace neardup::tokenize
+}  // namespace neardup::base
 
-#endif  // NEARDUP_TOKENIZE_CODE_TRIE_H_
+#endif  // NEARDUP_BASE_CODE_TRIE_H_

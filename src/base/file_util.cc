@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tokenize/file_util.h"
+#include "base/file_util.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,15 +11,14 @@
 #include <cstring>
 #include <filesystem>
 
-#ifndef NEARDUP_DEFAULT_DATA_DIR
-#define NEARDUP_DEFAULT_DATA_DIR "data"
-#endif
-
-namespace neardup::tokenize {
+namespace neardup::base {
 
 Status ReadWholeFile(const std::string& path, std::string* out) {
   FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::IOError(path + ": " + std::strerror(errno));
+  if (f == nullptr) {
+    const std::string why = path + ": " + std::strerror(errno);
+    return errno == ENOENT ? Status::NotFound(why) : Status::IOError(why);
+  }
   out->clear();
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && st.st_size > 0) out->reserve(static_cast<size_t>(st.st_size));
@@ -74,10 +73,4 @@ std::string_view TrimAscii(std::string_view s) {
   return s;
 }
 
-std::string DataDir() {
-  const char* env = std::getenv("NEARDUP_DATA_DIR");
-  if (env != nullptr && *env != '\0') return env;
-  return NEARDUP_DEFAULT_DATA_DIR;
-}
-
-}  // namespace neardup::tokenize
+}  // namespace neardup::base

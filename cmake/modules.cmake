@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: Apache-2.0
+#
+# neardup_module(NAME [DEPS module...] [LIBS target...] [API])
+#   A static library neardup_NAME from src/NAME/*.cc (tests excluded), or an
+#   interface library when the module is headers only. Its include path is
+#   its own staging directory plus those of DEPS (linked PUBLIC), so
+#   `#include "other/x.h"` compiles only when `other` is a dependency.
+#   Every module sees neardup/status.h and neardup/utf8.h. With API the
+#   module implements the public API: it sees all of include/neardup, and
+#   exports only that (its own headers and DEPS are PRIVATE), so what links
+#   it cannot reach internal headers.
+# neardup_module_tests()
+#   One GoogleTest binary per module from src/NAME/*_test.cc, linked to that
+#   module and its DEPS (plus gtest), label "unit;NAME".
+
+set(NEARDUP_STAGE ${CMAKE_BINARY_DIR}/modules)
+set(NEARDUP_API_BASE ${NEARDUP_STAGE}/api_base)
+file(MAKE_DIRECTORY ${NEARDUP_API_BASE}/neardup)
+foreach(h status.h utf8.h)
+  file(CREATE_LINK ${CMAKE_SOURCE_DIR}/include/neardup/${h} ${NEARDUP_API_BASE}/neardup/${h} SYMBOLIC)
+endforeach()
+set(NEARDUP_MODULES "" CACHE INTERNAL "")
+
+function(neardup_module name)
+  cmake_parse_arguments(M "API" "" "DEPS;LIBS" ${ARGN})
+  set(stage ${NEARDUP_STAGE}/${name})
+  file(MAKE_DIRECTORY ${stage})
+  file(CREATE_LINK ${CMAKE_SOURCE_DIR}/src/${name} ${stage}/${name} SYMBOLIC)
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${name}/*.cc)
+  list(FILTER srcs EXCLUDE REGEX "_test\\.cc$")
+  set(target neardup_${name})
+  if(srcs)
+    add_library(${target} STATIC ${srcs})
+    set(scope PUBLIC)
+    if(M_API)
+      set(scope PRIVATE)
+      target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR}/include)
+    endif()
+    target_compile_definitions(${target} PRIVATE NEARDUP_DEFAULT_DATA_DIR="${NEARDUP_DATA_DIR}")
+  else()
+    add_library(${target} INTERFACE)
+    set(scope INTERFACE)
+  endif()
+  target_include_directories(${target} ${scope} ${stage} ${NEARDUP_API_BASE})
+  foreach(dep ${M_DEPS})
+    target_link_libraries(${target} ${scope} neardup_${dep})
+  endforeach()
+  target_link_libraries(${target} ${scope} Threads::Threads ${M_LIBS})
+  set(NEARDUP_MODULES ${NEARDUP_MODULES} ${name} CACHE INTERNAL "")
+  set(NEARDUP_DEPS_${name} ${M_DEPS} CACHE INTERNAL "")
+endfunction()
+
+function(neardup_module_tests)
+  foreach(name ${NEARDUP_MODULES})
+    file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${name}/*_test.cc)
+    if(NOT tests)
+      continue()
+    endif()
+    add_executable(${name}_test ${tests})
+    target_compile_definitions(${name}_test PRIVATE
+      NEARDUP_DEFAULT_DATA_DIR="${NEARDUP_DATA_DIR}"
+      NEARDUP_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+      NEARDUP_BINARY_DIR="${CMAKE_BINARY_DIR}")
+    target_include_directories(${name}_test PRIVATE ${NEARDUP_STAGE}/${name})
+    target_link_libraries(${name}_test PRIVATE neardup_${name} GTest::gtest GTest::gtest_main
+      GTest::gmock)
+    foreach(dep ${NEARDUP_DEPS_${name}})
+      target_link_libraries(${name}_test PRIVATE neardup_${dep})
+    endforeach()
+    gtest_discover_tests(${name}_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "unit;${name}")
+  endforeach()
+endfunction()
