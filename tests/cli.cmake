@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of the neardup CLI (tests/cli_test.py), one ctest per case.
-foreach(case clusters_default_k3 clusters_k6 emit_all_and_keep_policies
+foreach(case clusters_default clusters_simhash_profile emit_all_and_keep_policies
         keep_smallest_id_with_reordered_input emit_unique_keeps_input_lines
         output_file_and_stdin_and_line_ids bad_input_names_file_and_line
         duplicate_ids_are_bad_input usage_errors_exit_2 fingerprint_matches_independent_reference

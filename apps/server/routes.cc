@@ -106,7 +106,7 @@ void HttpService::Impl::RegisterRoutes() {
       }
       k = static_cast<int>(m->get<int64_t>());
     }
-    auto q = eng.engine().Query(text, k);
+    auto q = eng.Query(text, {.max_distance = k});
     if (!q.ok()) return Fail(res, q.status());
     Reply(res, 200,
           {{"cluster", q->cluster ? Json(*q->cluster) : Json(nullptr)},
@@ -124,15 +124,15 @@ void HttpService::Impl::RegisterRoutes() {
     if (!limit.ok()) return Fail(res, limit.status());
     auto sim = eng.Similar(id, *limit);
     if (!sim.ok()) return Fail(res, sim.status());
-    auto rec = eng.engine().Record(id);
+    auto cluster = eng.ClusterOf(id, 0);
     Json list = Json::array();
     for (const auto& s : *sim) {
-      list.push_back({{"id", s.match.id},
-                      {"distance", s.match.distance},
-                      {"similarity", s.match.similarity},
-                      {"meta", MetaJson(s.meta)}});
+      Json j = {{"id", s.match.id}, {"similarity", s.match.similarity}, {"meta", MetaJson(s.meta)}};
+      if (s.match.distance >= 0) j["distance"] = s.match.distance;
+      if (s.match.verified) j["verified"] = *s.match.verified;
+      list.push_back(std::move(j));
     }
-    Reply(res, 200, {{"id", id}, {"cluster", rec.ok() ? rec->cluster : ""}, {"similar", list}});
+    Reply(res, 200, {{"id", id}, {"cluster", cluster.ok() ? cluster->id : ""}, {"similar", list}});
   });
   OtherMethods(kSimilar, "GET");
 
@@ -165,19 +165,18 @@ void HttpService::Impl::RegisterRoutes() {
     if (Status s = CheckId(id, limits); !s.ok()) return Fail(res, s);
     auto limit = CountParam(req, "limit", 100, 10000);
     if (!limit.ok()) return Fail(res, limit.status());
-    auto c = eng.engine().GetCluster(id, *limit);
+    auto c = eng.GetCluster(id, *limit);
     if (!c.ok()) return Fail(res, c.status());
     Json members = Json::array();
     for (const auto& m : c->members) {
       auto meta = eng.Meta(m);
       members.push_back({{"id", m}, {"meta", meta.ok() ? MetaJson(*meta) : Json(nullptr)}});
     }
-    auto root = eng.engine().Record(id);
     Reply(res, 200,
           {{"id", c->id},
            {"size", c->size},
            {"root_removed", c->root_removed},
-           {"time", root.ok() ? root->time : 0},
+           {"time", c->time},
            {"members", members}});
   });
   OtherMethods(R"(/v1/clusters/([^/].*))", "GET");
@@ -207,7 +206,7 @@ void HttpService::Impl::RegisterRoutes() {
       after.emplace(key, cur.substr(colon + 1));
     }
     const ClusterSort by = sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent;
-    auto page = eng.engine().ListClusters(by, order == "desc", *limit, after);
+    auto page = eng.ListClusters({by, order == "desc", *limit, after});
     Json list = Json::array();
     for (const auto& c : page) {
       auto meta = eng.Meta(c.representative);
@@ -284,7 +283,8 @@ void HttpService::Impl::RegisterRoutes() {
            {"restore_ms", s.restore_ms},
            {"restored_documents", s.restored_documents},
            {"ttl_ms", s.ttl_ms},
-           {"max_distance", s.engine.max_distance},
+           {"threshold", s.engine.threshold},
+           {"text_bytes", s.engine.text_bytes},
            {"profile", eng.options().engine.profile},
            {"uptime_seconds", uptime}});
   });
