@@ -47,6 +47,32 @@ def test_clusters_simhash_profile():
     assert "--threshold" in p.stderr and "simhash" in p.stderr, p.stderr
 
 
+def test_explain():
+    texts = {json.loads(l)["id"]: json.loads(l)["text"] for l in open(FIXTURE, encoding="utf-8")}
+    with tempfile.TemporaryDirectory() as d:
+        paths = {}
+        for i in (2, 6, 5):
+            paths[i] = os.path.join(d, "%d.txt" % i)
+            with open(paths[i], "w", encoding="utf-8") as f:
+                f.write(texts[i])
+        # 6 reprints 2 with "昨晚" -> "昨天晚上": the default calls them near-duplicates...
+        p = run(["explain", paths[2], paths[6]])
+        assert "NEAR-DUPLICATES" in p.stdout and "threshold" in p.stdout, p.stdout
+        j = json.loads(run(["explain", paths[2], paths[6], "--json"]).stdout)
+        assert j["duplicate"] and j["candidate"] and j["similarity"] >= j["threshold"], j
+        assert 0 < j["shared_shingles"] <= min(j["shingles_a"], j["shingles_b"]), j
+        assert j["shared_examples"], j
+        # ...SimHash at k=3 does not, and explain says why (exit 3).
+        p = run(["explain", paths[2], paths[6], "--profile", "simhash"], code=3)
+        assert "NOT" in p.stdout and "k=3" in p.stdout, p.stdout
+        # Unrelated texts: not a candidate.
+        j = json.loads(run(["explain", paths[2], paths[5], "--json"], code=3).stdout)
+        assert not j["duplicate"] and j["jaccard"] < 0.1, j
+        run(["explain", paths[2], os.path.join(d, "missing.txt")], code=1)
+    j = json.loads(run(["explain", "--text", "ab cd", "ab cd", "--json"]).stdout)
+    assert j["duplicate"] and j["similarity"] == 1.0, j
+
+
 def test_emit_all_and_keep_policies():
     rows = jsonl(run(["dedup", FIXTURE, "-q"]).stdout)
     assert [r["id"] for r in rows] == list(range(1, 13))  # input order

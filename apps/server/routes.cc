@@ -117,6 +117,37 @@ void HttpService::Impl::RegisterRoutes() {
   });
   OtherMethods("/v1/query", "POST");
 
+  Route("POST", "/v1/explain", "explain", [&](const Req& req, Res& res) {
+    auto body = ParseBody(req.body, limits);
+    if (!body.ok()) return Fail(res, body.status());
+    auto text = [&](const char* key) -> const Json* {
+      auto it = body->find(key);
+      return it != body->end() && it->is_string() ? &*it : nullptr;
+    };
+    if (!body->is_object() || !text("a") || !text("b")) {
+      return Fail(res, 400, "invalid_argument", "body must be {\"a\": string, \"b\": string}");
+    }
+    const auto& a = text("a")->get_ref<const std::string&>();
+    const auto& b = text("b")->get_ref<const std::string&>();
+    if (a.size() > limits.max_doc_bytes || b.size() > limits.max_doc_bytes) {
+      return Fail(res, Status::OutOfRange("text over " + std::to_string(limits.max_doc_bytes) +
+                                          " bytes"));
+    }
+    auto x = eng.Explain(a, b);
+    if (!x.ok()) return Fail(res, x.status());
+    Json j = {{"duplicate", x->duplicate},         {"rule", x->rule},
+              {"similarity", x->similarity},       {"threshold", x->threshold},
+              {"candidate", x->candidate},         {"jaccard", x->jaccard},
+              {"containment", x->containment},     {"minhash_estimate", x->minhash_estimate},
+              {"lsh_bands", x->lsh_bands},         {"lsh_equal_bands", x->lsh_equal_bands},
+              {"simhash_distance", x->simhash_distance},
+              {"shared_shingles", x->shared_shingles},
+              {"shared_examples", x->shared_examples}};
+    if (x->edit_similarity) j["edit_similarity"] = *x->edit_similarity;
+    Reply(res, 200, j);
+  });
+  OtherMethods("/v1/explain", "POST");
+
   Route("GET", kSimilar, "similar", [&](const Req& req, Res& res) {
     const std::string id = req.matches[1];
     if (Status s = CheckId(id, limits); !s.ok()) return Fail(res, s);

@@ -19,6 +19,27 @@ namespace {
 
 constexpr size_t kExamples = 12;
 
+std::string_view Describe(VerifyKind k) {
+  switch (k) {
+    case VerifyKind::kSimilarity:
+      return "similarity (shingle Jaccard; edit similarity for short texts)";
+    case VerifyKind::kJaccard:
+      return "shingle Jaccard";
+    case VerifyKind::kContainment:
+      return "shingle containment";
+    case VerifyKind::kCosine:
+      return "shingle cosine";
+    case VerifyKind::kLevenshtein:
+      return "edit similarity";
+    case VerifyKind::kLcs:
+      return "LCS ratio";
+    case VerifyKind::kQbank:
+      return "question-bank rule (other scripts equal, Han edit similarity)";
+    default:
+      return "similarity";
+  }
+}
+
 std::string Fmt(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", v);
@@ -109,9 +130,8 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
         v->Verify({a.normalized, a.shingles}, verify::Side{b.normalized});
     x.similarity = verdict.similarity;
     x.duplicate = x.candidate && verdict.passed;
-    x.rule = "verified " + std::string(Name(m.options.verify.kind)) + " similarity " +
-             Fmt(verdict.similarity) + (verdict.passed ? " >= " : " < ") + "threshold " +
-             Fmt(x.threshold);
+    x.rule = std::string(Describe(m.options.verify.kind)) + " " + Fmt(verdict.similarity) +
+             (verdict.passed ? " >= " : " < ") + "threshold " + Fmt(x.threshold);
     if (!x.candidate) x.rule += "; but no signal proposes the pair, so it is never verified";
   } else {
     x.similarity = 1.0 - x.simhash_distance / 64.0;
