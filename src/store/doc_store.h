@@ -48,7 +48,7 @@ struct NodeRow {
   std::string root;  // empty when the document is its own root
   uint64_t fingerprint = 0;
   int64_t time = 0;      // arrival time
-  std::string sketches;  // the signals' sketches, restored without recomputing
+  std::string sketches{};  // the signals' sketches, restored without recomputing
 };
 
 struct TimeRow {
