@@ -20,7 +20,7 @@ independently:
   case changes (the headline or first sentence in capitals, or everything lower
   case; p=.2).
 Documents are written in a seeded random order.
-Usage: english.py OUT_DIR DATA_DIR [--seed N]
+Usage: english.py OUT_DIR DATA_DIR [--seed N] [--articles N]
 Writes OUT_DIR/english.jsonl ({"id","text"}) and OUT_DIR/english_labels.jsonl.
 """
 import argparse
@@ -144,9 +144,10 @@ def main():
     ap.add_argument("out_dir")
     ap.add_argument("data_dir")
     ap.add_argument("--seed", type=int, default=20261122)
+    ap.add_argument("--articles", type=int, help="only the first N articles (test slices)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    articles = load_articles(args.data_dir)
+    articles = load_articles(args.data_dir)[:args.articles]
     docs = []
     for c, (name, field, paras) in enumerate(articles):
         size = min(60, int(rng.paretovariate(1.1)))

@@ -26,7 +26,7 @@ independently:
   removed or added (p=.3), full-width ASCII punctuation or half-width Chinese
   punctuation (p=.2), conversion to Traditional with OpenCC STCharacters (p=.15).
 Documents are written in a seeded random order.
-Usage: mixed.py OUT_DIR DATA_DIR [--seed N]
+Usage: mixed.py OUT_DIR DATA_DIR [--seed N] [--articles N]
 Writes OUT_DIR/mixed.jsonl ({"id","text"}) and OUT_DIR/mixed_labels.jsonl.
 """
 import argparse
@@ -81,7 +81,7 @@ def debref_articles():
     return articles
 
 
-def manpage_articles(man_root):
+def manpage_articles(man_root, limit=None):
     """The first paragraphs (400-1500 characters) of zh_CN manual pages that mix
     Chinese with options and identifiers, with the zh_TW page's first paragraphs."""
     cn, tw = manpages.pages(man_root, "zh_CN"), manpages.pages(man_root, "zh_TW")
@@ -106,6 +106,8 @@ def manpage_articles(man_root):
             if not stub and t.strip():
                 tw_paras = [p.strip() for p in t.split("\n\n") if p.strip()][:len(paras)]
         out.append(("man/" + page, paras, tw_paras))
+        if limit is not None and len(out) >= limit:
+            break
     return out
 
 
@@ -114,11 +116,16 @@ def grams(text):
     return {t[i:i + 3] for i in range(len(t) - 2)}
 
 
-def load_articles(man_root="/usr/share/man"):
+def load_articles(man_root="/usr/share/man", limit=None):
     """Debian Reference and manual-page articles; an article whose Han 3-gram Jaccard
     with an earlier one is >= 0.2 is skipped, so distinct clusters are distinct."""
     kept, kept_grams = [], []
-    for art in debref_articles() + manpage_articles(man_root):
+    debref = debref_articles()
+    if limit is not None:  # a test slice: half from each source
+        arts = debref[:(limit + 1) // 2] + manpage_articles(man_root, limit // 2)
+    else:
+        arts = debref + manpage_articles(man_root)
+    for art in arts:
         g = grams("".join(art[1]))
         if any(len(g & h) >= 0.2 * len(g | h) for h in kept_grams):
             continue
@@ -177,10 +184,11 @@ def main():
     ap.add_argument("out_dir")
     ap.add_argument("data_dir")
     ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument("--articles", type=int, help="only about N articles (test slices)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     s2t = {ord(k): v for k, v in load_char_table(args.data_dir, "STCharacters").items()}
-    articles = load_articles()
+    articles = load_articles(limit=args.articles)
     docs = []
     for c, (key, paras, tw_paras) in enumerate(articles):
         size = min(60, int(rng.paretovariate(1.1)))
