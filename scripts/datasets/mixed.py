@@ -10,19 +10,20 @@ Sources (installed by scripts/setup):
     (sources.debref_sections). An article is a run of consecutive numbered sections
     under one chapter section ("1.3.x"), concatenated until it holds >= 400 characters
     (at most 1,500);
-  - manpages-zh 1.6.4.0-1: the first paragraphs (400-1,500 characters) of a zh_CN page,
-    and the same page's zh_TW paragraphs.
+  - manpages-zh 1.6.4.0-1: the first paragraphs (500-1,500 characters) of a zh_CN page
+    (its zh_TW page is often another translation, not a copy: not used).
 An article needs >= 300 characters, >= 20% Han and >= 8% ASCII letters: prose mixed
-with `apt-get install`, /etc paths, option names. Its real zh_TW version (Taiwan
-wording: 文件 -> 檔案, 命令 -> 指令) comes from the other book or page. An article whose
+with `apt-get install`, /etc paths, option names. A Debian Reference article's real
+zh_TW version (Taiwan wording: 文件 -> 檔案, 命令 -> 指令) comes from the other book. An article whose
 Han 3-gram Jaccard with an earlier one is >= 0.2 is skipped.
 
 Cluster sizes are heavy-tailed (Pareto, alpha 1.1, capped at 60). Each reprint starts
-from the zh_CN text, or (p=.15) from the real zh_TW localization, then applies,
+from the zh_CN text, or (p=.15) from the real zh_TW localization (Debian Reference
+articles), then applies,
 independently:
   new headline (p=.5), "来源：" line (p=.5), ad paragraph (p=.3), 1-5 Han characters
-  changed (p=.5), 1-2 sentences deleted (p=.4), truncation to 70-95% of the
-  paragraphs (p=.15), shuffled paragraphs (p=.2), the spaces between Han and ASCII
+  changed (p=.5), 1-2 sentences deleted (p=.4), truncation after a sentence once
+  75-95% of the characters are kept (p=.15), shuffled paragraphs (p=.2), the spaces between Han and ASCII
   removed or added (p=.3), full-width ASCII punctuation or half-width Chinese
   punctuation (p=.2), conversion to Traditional with OpenCC STCharacters (p=.15).
 Documents are written in a seeded random order.
@@ -39,7 +40,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import manpages  # noqa: E402
 import sources  # noqa: E402
-from english import write  # noqa: E402
+from english import truncate, write  # noqa: E402
 from opencc_chars import load_char_table  # noqa: E402
 from reprint import ADS, HEADLINES, OUTLETS  # noqa: E402
 
@@ -82,9 +83,10 @@ def debref_articles():
 
 
 def manpage_articles(man_root, limit=None):
-    """The first paragraphs (400-1500 characters) of zh_CN manual pages that mix
-    Chinese with options and identifiers, with the zh_TW page's first paragraphs."""
-    cn, tw = manpages.pages(man_root, "zh_CN"), manpages.pages(man_root, "zh_TW")
+    """The first paragraphs (500-1500 characters) of zh_CN manual pages that mix
+    Chinese with options and identifiers. Their zh_TW pages are often another
+    translation, not a copy (the manpages set covers those), so they are not used."""
+    cn = manpages.pages(man_root, "zh_CN")
     out = []
     for page in sorted(cn):
         text, stub = manpages.read_text(cn[page])
@@ -96,16 +98,11 @@ def manpage_articles(man_root, limit=None):
             if p and n + len(p) <= 1500:
                 paras.append(p)
                 n += len(p)
-            if n >= 400:
+            if n >= 600:
                 break
-        if len(paras) < 3 or not _mixed_enough("".join(paras)):
+        if len(paras) < 3 or n < 500 or not _mixed_enough("".join(paras)):
             continue
-        tw_paras = None
-        if page in tw:
-            t, stub = manpages.read_text(tw[page])
-            if not stub and t.strip():
-                tw_paras = [p.strip() for p in t.split("\n\n") if p.strip()][:len(paras)]
-        out.append(("man/" + page, paras, tw_paras))
+        out.append(("man/" + page, paras, None))
         if limit is not None and len(out) >= limit:
             break
     return out
@@ -155,9 +152,8 @@ def reprint(rng, paras, tw_paras, s2t):
             if pos and pool:
                 p = rng.choice(pos)
                 paras[i] = paras[i][:p] + rng.choice(pool) + paras[i][p + 1:]
-    if rng.random() < 0.15 and len(paras) >= 3:
-        keep = max(2, int(round(len(paras) * rng.uniform(0.7, 0.95))))
-        paras = paras[:keep] + (["（未完待续）"] if rng.random() < 0.5 else [])
+    if rng.random() < 0.15:
+        paras = truncate(rng, paras, "（未完待续）" if rng.random() < 0.5 else "")
     if rng.random() < 0.2:
         rng.shuffle(paras)
     if rng.random() < 0.3:
