@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """End-to-end test of the quality leaderboard (scripts/quality/leaderboard) on a slice
-of the suite: a few hundred documents of the english, mixed, reprint and questions
-sets, built by the real dataset scripts from the pinned sources.
+of the suite: a few hundred documents of the english, mixed, reprint, mail and
+questions sets, built by the real dataset scripts from the pinned sources.
 
 Three configurations: "good" (no options), "strict" (--threshold 0.99, which only
 joins near-exact copies) and "broken" (a flag the binary does not know). Checks:
@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-SETS = ["english", "mixed", "reprint", "questions"]
+SETS = ["english", "mixed", "reprint", "mail", "questions"]
 
 
 def run(args):
@@ -35,6 +35,7 @@ def build_slices(src, data, ds):
     py = sys.executable
     for name in ("english", "mixed", "reprint"):
         run([py, os.path.join(src, "scripts/datasets/%s.py" % name), ds, data, "--articles", "50"])
+    run([py, os.path.join(src, "scripts/datasets/mail.py"), ds, "--articles", "50"])
     run([py, os.path.join(src, "scripts/datasets/qbank.py"), "300", "--seed", "7", "-j", "1",
          "-o", os.path.join(ds, "questions.jsonl"),
          "--labels", os.path.join(ds, "questions_labels.jsonl"), "--merge-identical",
@@ -100,7 +101,7 @@ def main():
             assert abs(got - f1) < 1e-5, (n, got, f1)
             print("%-10s good F1 %.4f (recomputed %.4f), strict F1 %s" %
                   (n, got, f1, rows[("strict", n)]["f1"]))
-        for n in ("english", "mixed", "reprint"):
+        for n in ("english", "mixed", "reprint", "mail"):
             good, strict = float(rows[("good", n)]["f1"]), float(rows[("strict", n)]["f1"])
             assert good >= strict + 0.3, (n, good, strict)
         with open(doc) as fh:
