@@ -30,10 +30,9 @@ import collections
 import glob
 import json
 import os
+import random
 import re
 import sys
-
-import random
 
 OUTLETS = ["Reuters", "Associated Press", "BBC News", "The Guardian", "Bloomberg",
            "Al Jazeera", "World Affairs Daily", "Global Times Online", "Yahoo News",
