@@ -149,6 +149,7 @@ class BatchDedup {
   Status SaveIdf(const std::string& path) const;
 
   struct Impl;
+  static std::unique_ptr<BatchDedup> FromImpl(std::unique_ptr<Impl> impl);
 
  private:
   friend Result<Labels> BatchClusterDocuments(std::span<const Document> docs,

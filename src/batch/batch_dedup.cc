@@ -112,11 +112,16 @@ Status BatchDedup::Impl::Setup(const std::vector<std::string>& names) {
   fields.text_field = options.text_field;
   fields.id_field = options.id_field;
   fields.replace_invalid_utf8 = options.engine.normalize.replace_invalid_utf8;
-  NEARDUP_ASSIGN_OR_RETURN(engine_sig,
-                           batch::EngineSignature::Create(options.engine, options.learn_idf));
-  sig = engine_sig.get();
+  if (sig == nullptr) {
+    NEARDUP_ASSIGN_OR_RETURN(owned_sig,
+                             batch::CreateBatchSignature(options.engine, options.learn_idf));
+    sig = owned_sig.get();
+  }
+  if (sig->spaces().size() > static_cast<size_t>(batch::kMaxSpaces)) {
+    return Status::InvalidArgument("a batch signature has at most 15 key spaces");
+  }
   if (!options.idf_load.empty()) {
-    if (Status s = engine_sig->LoadIdf(options.idf_load); !s.ok()) {
+    if (Status s = sig->LoadState(options.idf_load); !s.ok()) {
       return s.WithContext(options.idf_load);
     }
   }
@@ -182,19 +187,29 @@ Status BatchDedup::Impl::LearnPhase() {
 }
 
 BatchDedup::BatchDedup(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+std::unique_ptr<BatchDedup> BatchDedup::FromImpl(std::unique_ptr<Impl> impl) {
+  return std::unique_ptr<BatchDedup>(new BatchDedup(std::move(impl)));
+}
 BatchDedup::~BatchDedup() = default;
 
 const BatchStats& BatchDedup::stats() const { return impl_->stats; }
 
 Status BatchDedup::SaveIdf(const std::string& path) const {
-  Status s = impl_->engine_sig->SaveIdf(path);
+  Status s = impl_->sig->SaveState(path);
   return s.ok() ? s : s.WithContext(path);
 }
 
 Result<std::unique_ptr<BatchDedup>> BatchDedup::Run(const std::vector<std::string>& names,
                                                     const BatchOptions& options) {
-  auto m = std::make_unique<Impl>();
+  return RunWithSignature(names, options, nullptr);
+}
+
+Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::string>& names,
+                                                     const BatchOptions& options,
+                                                     batch::BatchSignature* sig) {
+  auto m = std::make_unique<BatchDedup::Impl>();
   m->options = options;
+  m->sig = sig;
   NEARDUP_RETURN_IF_ERROR(m->Setup(names));
   if (m->sig->wants_learning()) NEARDUP_RETURN_IF_ERROR(m->LearnPhase());
   {
@@ -208,12 +223,12 @@ Result<std::unique_ptr<BatchDedup>> BatchDedup::Run(const std::vector<std::strin
   }
   NEARDUP_RETURN_IF_ERROR(m->KeepPhase());
   if (!options.idf_save.empty()) {
-    if (Status s = m->engine_sig->SaveIdf(options.idf_save); !s.ok()) {
+    if (Status s = m->sig->SaveState(options.idf_save); !s.ok()) {
       return s.WithContext(options.idf_save);
     }
   }
   m->monitor->Finish(&m->stats);
-  return std::unique_ptr<BatchDedup>(new BatchDedup(std::move(m)));
+  return BatchDedup::FromImpl(std::move(m));
 }
 
 Result<BatchDedup::Labels> BatchClusterDocuments(std::span<const Document> docs,

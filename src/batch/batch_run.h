@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "batch/clusters.h"
-#include "batch/engine_signature.h"
 #include "batch/input.h"
 #include "batch/jsonl.h"
 #include "batch/monitor.h"
@@ -56,8 +55,8 @@ using MatchRuns = RunSet<Edge, MatchLess>;
 
 struct BatchDedup::Impl {
   BatchOptions options;
-  std::unique_ptr<batch::EngineSignature> engine_sig;
-  const batch::BatchSignature* sig = nullptr;
+  std::unique_ptr<batch::BatchSignature> owned_sig;
+  batch::BatchSignature* sig = nullptr;
   std::unique_ptr<batch::TempDir> tmp;
   std::vector<batch::InputFile> files;
   std::unique_ptr<batch::LineTable> lines;
@@ -103,6 +102,12 @@ struct BatchDedup::Impl {
   Status Parse(uint64_t line, batch::RecordParser* parser, batch::ParsedRecord* out) const;
   Status ParseId(uint64_t line, batch::RecordParser* parser, std::string_view* id) const;
 };
+
+// BatchDedup::Run with a given signature instead of CreateBatchSignature's
+// (tests; other front ends). `sig` must outlive the result.
+Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::string>& names,
+                                                     const BatchOptions& options,
+                                                     batch::BatchSignature* sig);
 
 // Labels per record (by_line: per input line, other lines alone).
 Result<BatchDedup::Labels> LabelsOf(const BatchDedup::Impl& m, bool by_line);

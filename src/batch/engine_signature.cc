@@ -261,7 +261,13 @@ Result<double> EngineSignature::Similarity(const DocText& a, const DocText& b,
       sa.shingles = std::span<const uint64_t>(s->a_shingles);
       sb.shingles = std::span<const uint64_t>(s->b_shingles);
     }
-    return m.verifier->Verify(sa, sb).similarity;
+    const verify::Verdict v = m.verifier->Verify(sa, sb);
+    // A rule can fail a pair whose similarity reaches the threshold (qbank:
+    // the non-Han parts differ); keep "near-duplicate iff >= threshold".
+    if (!v.passed && v.similarity >= m.verifier->threshold()) {
+      return std::nextafter(m.verifier->threshold(), -1.0);
+    }
+    return v.similarity;
   }
   // No verifier: only spotsig pairs get here; the Jaccard of the signature sets.
   if (!m.spotsig) return 1.0;
@@ -284,14 +290,14 @@ Status EngineSignature::Learn(std::string_view text, SignatureScratch*) const {
   return impl_->pipeline->Learn(text);
 }
 
-Status EngineSignature::LoadIdf(const std::string& path) {
+Status EngineSignature::LoadState(const std::string& path) {
   auto df = impl_->pipeline->learned_idf();
   if (!df)
     return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
   return df->Load(path);
 }
 
-Status EngineSignature::SaveIdf(const std::string& path) const {
+Status EngineSignature::SaveState(const std::string& path) const {
   auto df = impl_->pipeline->learned_idf();
   if (!df)
     return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
@@ -374,6 +380,12 @@ Result<PairEvidence> EngineSignature::Explain(const DocText& a, const DocText& b
     }
   }
   return PairEvidence{};
+}
+
+Result<std::unique_ptr<BatchSignature>> CreateBatchSignature(const EngineOptions& options,
+                                                             bool learn_first) {
+  NEARDUP_ASSIGN_OR_RETURN(auto sig, EngineSignature::Create(options, learn_first));
+  return std::unique_ptr<BatchSignature>(std::move(sig));
 }
 
 }  // namespace neardup::batch

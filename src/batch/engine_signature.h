@@ -57,8 +57,8 @@ class EngineSignature : public BatchSignature {
 
   // Learned IDF tables (FeatureOptions::idf == kLearned). Errors: as
   // Engine::LoadIdf / SaveIdf; FailedPrecondition without learned IDF.
-  Status LoadIdf(const std::string& path);
-  Status SaveIdf(const std::string& path) const;
+  Status LoadState(const std::string& path) override;
+  Status SaveState(const std::string& path) const override;
 
  private:
   struct Impl;

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "batch/records.h"
+#include "neardup/options.h"
 #include "neardup/status.h"
 
 namespace neardup::batch {
@@ -123,7 +124,22 @@ class BatchSignature {
   virtual Status Learn(std::string_view text, SignatureScratch* scratch) const {
     return Status::OK();
   }
+  // Learned statistics as a file (--idf-load / --idf-save). Errors:
+  // FailedPrecondition for a signature without any (the default).
+  virtual Status LoadState(const std::string& path) {
+    return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  }
+  virtual Status SaveState(const std::string& path) const {
+    return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  }
 };
+
+// The signature batch dedup runs for `options`: the one place that maps a
+// configuration to a BatchSignature (engine_signature.cc). `learn_first`:
+// learned statistics come from a first pass over the input.
+// Errors: InvalidArgument for options the batch pipeline cannot run.
+Result<std::unique_ptr<BatchSignature>> CreateBatchSignature(const EngineOptions& options,
+                                                             bool learn_first);
 
 // Hamming distance of two payloads.
 inline int PayloadDistance(uint64_t a, uint64_t b) { return __builtin_popcountll(a ^ b); }
