@@ -118,6 +118,44 @@ def test_full_disk_is_a_clear_error():
         assert "--tmp-dir" in p.stderr, p.stderr
 
 
+def test_index_build_and_against():
+    with tempfile.TemporaryDirectory() as d:
+        lines = corpus(1200).splitlines(keepends=True)
+        cut = len(lines) * 3 // 4
+        old = write(d, "old.jsonl", "".join(lines[:cut]))
+        new = write(d, "new.jsonl", "".join(lines[cut:]))
+        both = write(d, "both.jsonl", "".join(lines))
+        idx = os.path.join(d, "idx")
+        for profile in ["default", "qbank", "simhash"]:
+            opts = ["--profile", profile]
+            run(["index", "build", old, "-o", idx, "-q", "--memory", "1M"] + opts)
+            opts += ["--keep", "first"]
+            assert os.path.exists(os.path.join(idx, "index.json"))
+            got = jsonl(run(["dedup", "--against", idx, new, "-q", "--memory", "1M"] + opts).stdout)
+            full = jsonl(run(["dedup", both, "-q"] + opts).stdout)[cut:]
+            assert [r["id"] for r in got] == [r["id"] for r in full]
+            # A new record is a duplicate against the index exactly when it is one
+            # in a run over corpus + new records (the corpus comes first).
+            assert [r["duplicate_of"] is None for r in got] == \
+                   [r["duplicate_of"] is None for r in full], profile
+            if profile != "simhash":  # k=3 finds few of these one-character edits
+                assert any(r["duplicates_corpus"] for r in got), profile
+                assert any(r["duplicate_of"] is not None and not r["duplicates_corpus"]
+                           for r in got)
+            unique = run(["dedup", "--against", idx, new, "-q", "--emit", "unique"] + opts).stdout
+            assert len(unique.splitlines()) == sum(r["duplicate_of"] is None for r in got)
+        # Another pipeline, a changed corpus, not an index: clear errors.
+        p = run(["dedup", "--against", idx, new, "-q", "--profile", "qbank"], code=1)
+        assert "another pipeline" in p.stderr, p.stderr
+        os.utime(old, ns=(1, 1))
+        p = run(["dedup", "--against", idx, new, "-q", "--profile", "simhash"], code=1)
+        assert "changed since" in p.stderr and old in p.stderr, p.stderr
+        p = run(["dedup", "--against", d, new, "-q"], code=1)
+        assert "index build" in p.stderr, p.stderr
+        run(["index", "build", "-", "-o", idx, "-q"], code=1, stdin="{}\n")
+        run(["dedup", "--against", idx, new, "--emit", "clusters"], code=2)
+
+
 def test_usage_errors():
     run(["dedup", "--memory", "lots", os.path.join(SRC, "testdata", "reprints.jsonl")], code=2)
     run(["dedup", "--memory", "10K", os.path.join(SRC, "testdata", "reprints.jsonl")], code=2)

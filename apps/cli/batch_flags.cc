@@ -110,9 +110,12 @@ void BatchProgressBar::Finish() {
 
 void PrintBatchStats(const std::string& cmd, const BatchStats& s, std::ostream& out) {
   char buf[256];
-  out << "neardup " << cmd << ": " << s.records << " documents, " << s.clusters << " clusters ("
-      << s.multi_clusters << " with duplicates), " << s.duplicates << " duplicates removed, "
-      << s.skipped << " skipped, ";
+  out << "neardup " << cmd << ": " << s.records << " documents, ";
+  if (s.candidate_pairs > 0 || s.clusters > 0) {
+    out << s.clusters << " clusters (" << s.multi_clusters << " with duplicates), " << s.duplicates
+        << " duplicates removed, ";
+  }
+  out << s.skipped << " skipped, ";
   std::snprintf(buf, sizeof buf, "%.2f s", s.seconds);
   out << buf << "\n";
   std::snprintf(buf, sizeof buf,

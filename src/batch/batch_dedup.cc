@@ -129,12 +129,16 @@ Status BatchDedup::Impl::Setup(const std::vector<std::string>& names) {
   monitor = std::make_unique<batch::Monitor>(options.progress, tmp.get());
   const bool stdin_input =
       names.empty() || std::find(names.begin(), names.end(), "-") != names.end();
-  if (stdin_input) monitor->Phase(BatchPhase::kSpool, 0);
-  NEARDUP_ASSIGN_OR_RETURN(files, batch::OpenInputs(names, tmp.get()));
-  for (const auto& f : files) stats.input_bytes += f.size;
   bool payloads = false;
   for (const auto& sp : sig->spaces()) payloads = payloads || sp.max_distance >= 0;
   lines = std::make_unique<batch::LineTable>(payloads);
+  if (!options.against.empty()) NEARDUP_RETURN_IF_ERROR(OpenIndex());
+  if (stdin_input) monitor->Phase(BatchPhase::kSpool, 0);
+  NEARDUP_ASSIGN_OR_RETURN(auto inputs, batch::OpenInputs(names, tmp.get()));
+  for (auto& f : inputs) {
+    stats.input_bytes += f.size;
+    files.push_back(std::move(f));
+  }
   return Status::OK();
 }
 
@@ -211,9 +215,13 @@ Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::stri
   m->options = options;
   m->sig = sig;
   NEARDUP_RETURN_IF_ERROR(m->Setup(names));
-  if (m->sig->wants_learning()) NEARDUP_RETURN_IF_ERROR(m->LearnPhase());
+  // Against an index, learned statistics come from the index (state.bin).
+  if (m->sig->wants_learning() && options.against.empty()) {
+    NEARDUP_RETURN_IF_ERROR(m->LearnPhase());
+  }
   {
     batch::KeyRuns keys(m->tmp.get(), "keys");
+    if (!m->index_keys.empty()) keys.AddFile(m->index_keys, m->index_key_records, /*keep=*/true);
     NEARDUP_RETURN_IF_ERROR(m->SketchPhase(&keys));
     NEARDUP_RETURN_IF_ERROR(m->store.Open(&m->files, m->lines.get()));
     batch::PairRuns pairs(m->tmp.get(), "pairs");

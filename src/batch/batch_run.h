@@ -67,6 +67,13 @@ struct BatchDedup::Impl {
   std::unique_ptr<batch::Monitor> monitor;
   BatchStats stats;
 
+  // Against an index: its corpus lines come first (ids < corpus_lines), its
+  // files are files[0, corpus_files), its keys one more sorted run.
+  uint64_t corpus_lines = 0;
+  size_t corpus_files = 0;
+  std::string index_keys;
+  uint64_t index_key_records = 0;
+
   // Results.
   uint64_t n = 0;  // lines
   batch::Clustering clustering;
@@ -88,6 +95,7 @@ struct BatchDedup::Impl {
   Status PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs);
   Status VerifyPhase(batch::PairRuns* pairs);
   Status KeepPhase();
+  Status OpenIndex();  // index.cc
 
   // Helpers.
   void RecordError(uint64_t line, Status s);

@@ -97,9 +97,13 @@ size_t LineTable::MemoryBytes() const {
   return segs * (kMask + 1) * (payloads_ ? 17 : 9);
 }
 
-ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes)
-    : files_(files), lines_(lines), chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)) {
-  for (const auto& f : *files_) total_bytes_ += f.size;
+ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,
+                         size_t first_file)
+    : files_(files),
+      lines_(lines),
+      chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)),
+      file_(first_file) {
+  for (size_t i = first_file; i < files_->size(); ++i) total_bytes_ += (*files_)[i].size;
 }
 
 ChunkReader::~ChunkReader() {

@@ -71,6 +71,7 @@ class LineTable {
     if (payloads_) Seg(line)->payloads[line & kMask] = p;
   }
   size_t MemoryBytes() const;
+  bool payload_enabled() const { return payloads_; }
 
  private:
   static constexpr int kShift = 20;
@@ -102,7 +103,9 @@ struct Chunk {
 class ChunkReader {
  public:
   static constexpr size_t kPadding = 64;
-  ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes);
+  // Reads files[first_file...] (earlier ones are already in `lines`).
+  ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,
+              size_t first_file = 0);
   ~ChunkReader();
 
   // Fills *chunk (reusing its buffer) with the next lines; false at the end

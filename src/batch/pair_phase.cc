@@ -87,10 +87,15 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
     const batch::KeySpace& sp = spaces[space];
     const bool hamming = sp.max_distance >= 0;
     const uint64_t payload = hamming ? lines->payload(e.doc) : 0;
-    for (uint32_t h : head) {
-      if (hamming && batch::PayloadDistance(lines->payload(h), payload) > sp.max_distance) continue;
-      buf.push_back(batch::MakePair(h, e.doc, sp.decides));
-      if (buf.size() >= pair_limit) NEARDUP_RETURN_IF_ERROR(flush(true));
+    // Against an index, pairs of two corpus records are not wanted (head
+    // members precede e.doc, so they are corpus records too).
+    if (e.doc >= corpus_lines) {
+      for (uint32_t h : head) {
+        if (hamming && batch::PayloadDistance(lines->payload(h), payload) > sp.max_distance)
+          continue;
+        buf.push_back(batch::MakePair(h, e.doc, sp.decides));
+        if (buf.size() >= pair_limit) NEARDUP_RETURN_IF_ERROR(flush(true));
+      }
     }
     if (head.size() < (hamming ? batch::kHammingWidth : batch::kStarWidth)) head.push_back(e.doc);
   }

@@ -59,27 +59,38 @@ Status BatchDedup::Impl::KeepPhase() {
   batch::RecordParser pd(fields), pk(fields);
   batch::ParsedRecord rd, rk;
   const KeepPolicy keep = options.engine.keep;
-  uint64_t records = 0, clusters = 0, multi = 0;
   for (uint32_t d = 0; d < n; ++d) {
     if (lines->state(d) != batch::kRecord) continue;
-    ++records;
     const uint32_t r = root[d];
     if (first[r] == UINT32_MAX) {
-      ++clusters;
-      multi += size[r] > 1;
       first[r] = kept[r] = d;
       continue;
     }
     if (keep == KeepPolicy::kFirst) continue;
+    // Against an index the corpus keeps its member: a new record never
+    // replaces a corpus record (corpus lines come first).
+    if (kept[r] < corpus_lines && d >= corpus_lines) continue;
     NEARDUP_RETURN_IF_ERROR(Parse(d, &pd, &rd));
     NEARDUP_RETURN_IF_ERROR(Parse(kept[r], &pk, &rk));
     const bool better = keep == KeepPolicy::kSmallestId ? IdLess(rd.id_json, rk.id_json)
                                                         : CodePoints(rd.text) > CodePoints(rk.text);
     if (better) kept[r] = d;
   }
+  // Counts over the reported records (the new ones, against an index).
+  uint64_t clusters = 0, multi = 0, duplicates = 0;
+  std::vector<bool> seen(n);
+  for (uint32_t d = static_cast<uint32_t>(corpus_lines); d < n; ++d) {
+    if (lines->state(d) != batch::kRecord) continue;
+    const uint32_t r = root[d];
+    duplicates += kept[r] != d;
+    if (seen[r]) continue;
+    seen[r] = true;
+    ++clusters;
+    multi += size[r] > 1;
+  }
   stats.clusters = clusters;
   stats.multi_clusters = multi;
-  stats.duplicates = records - clusters;
+  stats.duplicates = duplicates;
   return Status::OK();
 }
 
@@ -105,7 +116,7 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
   std::string repaired;
   batch::ParsedRecord rec, ra;
   const size_t max_matches = m.options.engine.max_matches;
-  for (uint32_t d = 0; d < m.n; ++d) {
+  for (uint32_t d = static_cast<uint32_t>(m.corpus_lines); d < m.n; ++d) {
     if (m.lines->state(d) != batch::kRecord) continue;
     NEARDUP_RETURN_IF_ERROR(m.Parse(d, &own, &rec));
     BatchRecord out;
@@ -119,6 +130,7 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
       NEARDUP_ASSIGN_OR_RETURN(out.cluster, first_ids.Get(m, m.first[r], &pf));
       NEARDUP_ASSIGN_OR_RETURN(out.kept, kept_ids.Get(m, m.kept[r], &pk));
       out.is_kept = m.kept[r] == d;
+      out.duplicates_corpus = m.first[r] < m.corpus_lines;
     }
     out.line = m.store.Get(d).text;
     if (m.fields.replace_invalid_utf8 && !ValidateUtf8(out.line).ok()) {
@@ -170,6 +182,9 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
 
 Status BatchDedup::ForEachCluster(const std::function<Status(const BatchCluster&)>& fn) {
   Impl& m = *impl_;
+  if (m.corpus_lines > 0) {
+    return Status::FailedPrecondition("clusters are not listed against an index");
+  }
   // (first member, member) of every record in a cluster of two or more, sorted.
   using Runs = batch::RunSet<uint64_t, std::less<uint64_t>>;
   Runs runs(m.tmp.get(), "members");
@@ -222,7 +237,7 @@ Status BatchDedup::ForEachCluster(const std::function<Status(const BatchCluster&
 Result<BatchDedup::Labels> LabelsOf(const BatchDedup::Impl& m, bool by_line) {
   std::vector<uint32_t> pos(m.n, UINT32_MAX);
   uint32_t next = 0;
-  for (uint32_t d = 0; d < m.n; ++d) {
+  for (uint32_t d = static_cast<uint32_t>(m.corpus_lines); d < m.n; ++d) {
     if (by_line || m.lines->state(d) == batch::kRecord) pos[d] = next++;
   }
   BatchDedup::Labels l;

@@ -40,6 +40,11 @@ namespace neardup::batch {
 template <typename T, typename Less>
 class RunMerger;
 
+struct RunFile {
+  std::string path;
+  bool keep = false;  // not ours: leave it after the merge
+};
+
 template <typename T, typename Less>
 class RunSet {
  public:
@@ -71,14 +76,24 @@ class RunSet {
     std::lock_guard<std::mutex> lock(mu_);
     records_ += sorted->size();
     spilled_bytes_ += sorted->size() * sizeof(T);
-    files_.push_back(path);
+    ++spilled_runs_;
+    files_.push_back({path, false});
     sorted->clear();
     return Status::OK();
   }
 
+  // Adds an existing sorted run file of `records` records (an index's keys);
+  // with `keep` the merge leaves the file in place.
+  void AddFile(const std::string& path, uint64_t records, bool keep) {
+    std::lock_guard<std::mutex> lock(mu_);
+    records_ += records;
+    files_.push_back({path, keep});
+  }
+
   uint64_t records() const { return records_; }
   uint64_t spilled_bytes() const { return spilled_bytes_; }
-  size_t spilled_runs() const { return files_.size(); }
+  // Runs this set wrote (not files added with AddFile).
+  size_t spilled_runs() const { return spilled_runs_; }
   size_t memory_runs() const { return memory_.size(); }
   size_t memory_bytes() const {
     size_t n = 0;
@@ -95,7 +110,7 @@ class RunSet {
       // Merge the first max_fanin files into one (in-memory runs stay).
       const size_t take = std::min(files_.size(), max_fanin);
       if (take < 2) break;
-      std::vector<std::string> group(files_.begin(), files_.begin() + take);
+      std::vector<RunFile> group(files_.begin(), files_.begin() + take);
       files_.erase(files_.begin(), files_.begin() + take);
       RunMerger<T, Less> m({}, group, buffer_bytes);
       const std::string path = dir_->File(prefix_ + "-" + std::to_string(next_file_++) + ".run");
@@ -114,7 +129,7 @@ class RunSet {
         if (!more) break;
       }
       NEARDUP_RETURN_IF_ERROR(w.Close());
-      files_.push_back(path);
+      files_.push_back({path, false});
     }
     auto m =
         std::make_unique<RunMerger<T, Less>>(std::move(memory_), std::move(files_), buffer_bytes);
@@ -129,8 +144,9 @@ class RunSet {
   std::string prefix_;
   std::mutex mu_;
   std::vector<std::vector<T>> memory_;
-  std::vector<std::string> files_;
+  std::vector<RunFile> files_;
   uint64_t records_ = 0, spilled_bytes_ = 0;
+  size_t spilled_runs_ = 0;
   size_t next_file_ = 0;
 };
 
@@ -138,17 +154,21 @@ class RunSet {
 template <typename T, typename Less>
 class RunMerger {
  public:
-  RunMerger(std::vector<std::vector<T>> memory, std::vector<std::string> files, size_t buffer_bytes)
+  RunMerger(std::vector<std::vector<T>> memory, std::vector<RunFile> files, size_t buffer_bytes)
       : memory_(std::move(memory)) {
     const size_t per = files.empty() ? 0 : buffer_bytes / files.size();
     buffer_ = std::clamp<size_t>(per, 16 << 10, 4 << 20);
     buffer_ -= buffer_ % sizeof(T);
-    for (auto& f : files) sources_.push_back(Source{nullptr, nullptr, std::move(f), {}});
-    for (auto& m : memory_) sources_.push_back(Source{m.data(), m.data() + m.size(), "", {}});
+    for (auto& f : files) {
+      sources_.push_back(Source{nullptr, nullptr, std::move(f.path), f.keep, {}});
+    }
+    for (auto& m : memory_) {
+      sources_.push_back(Source{m.data(), m.data() + m.size(), "", false, {}});
+    }
   }
   ~RunMerger() {
     for (auto& s : sources_) {
-      if (!s.path.empty()) unlink(s.path.c_str());
+      if (!s.path.empty() && !s.keep) unlink(s.path.c_str());
     }
   }
 
@@ -197,7 +217,8 @@ class RunMerger {
   struct Source {
     const T* cur;
     const T* end;
-    std::string path;  // empty: in memory
+    std::string path;  // empty: in memory (or read through)
+    bool keep;         // leave the file after reading
     SpillReader reader;
   };
   struct HeapLess {  // a max-heap on "greater" gives the smallest at the front
@@ -212,7 +233,7 @@ class RunMerger {
     s->end = s->cur + block.size() / sizeof(T);
     if (block.empty()) {  // read through: free the disk now
       s->reader = SpillReader();
-      unlink(s->path.c_str());
+      if (!s->keep) unlink(s->path.c_str());
       s->path.clear();
       s->cur = s->end = nullptr;
     }

@@ -40,7 +40,7 @@ struct Worker {
 
 Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
   const size_t chunk_bytes = std::clamp<uint64_t>(budget / 64, 64 << 10, 4 << 20);
-  batch::ChunkReader reader(&files, lines.get(), chunk_bytes);
+  batch::ChunkReader reader(&files, lines.get(), chunk_bytes, corpus_files);
   const size_t pool = 2 * static_cast<size_t>(threads) + 2;
   std::vector<Chunk> chunks(pool);
   batch::Queue<Chunk*> free_q, work_q;
