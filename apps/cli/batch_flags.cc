@@ -20,6 +20,11 @@ void AddBatchFlags(CLI::App* cmd, BatchFlags* f) {
                   "Cap on cluster size: edges are joined best first and a join past the cap is "
                   "refused (0 = no cap)")
       ->capture_default_str();
+  cmd->add_option("--min-shared-keys", f->min_shared_keys,
+                  "Verify only pairs that share at least this many bucket keys (LSH bands); "
+                  "1 = any, as the engine")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   cmd->add_flag("--stats", f->stats,
                 "Print a summary to stderr: counts, peak RSS, disk used, time per phase, RSS over "
                 "time");
@@ -61,6 +66,7 @@ Result<BatchOptions> MakeBatchOptions(const EngineOptions& engine, const InputFl
   }
   o.tmp_dir = batch.tmp_dir;
   o.max_cluster_size = batch.max_cluster_size;
+  o.min_shared_keys = batch.min_shared_keys;
   o.text_field = input.text_field;
   o.id_field = input.id_field;
   o.skip_invalid = input.skip_invalid;

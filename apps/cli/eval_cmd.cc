@@ -28,8 +28,9 @@ struct EvalFlags {
   std::string out_dir;
   std::string name;
   bool no_plot = false;
-  std::string mode = "online";  // online: Engine::AddBatch; batch: neardup/batch.h
-  std::string memory;           // batch mode: --memory
+  std::string mode = "online";   // online: Engine::AddBatch; batch: neardup/batch.h
+  std::string memory;            // batch mode: --memory
+  uint64_t min_shared_keys = 1;  // batch mode
 };
 
 // One swept parameter: how a value string changes the options.
@@ -225,11 +226,12 @@ struct Row {
 
 // Runs the batch pipeline (what `neardup dedup` runs) over the corpus.
 Result<eval::Labels> ClusterBatch(const EngineOptions& options, const Corpus& c, bool skip_invalid,
-                                  uint64_t memory) {
+                                  uint64_t memory, uint64_t min_shared_keys) {
   BatchOptions bo;
   bo.engine = options;
   bo.skip_invalid = skip_invalid;
   bo.memory_bytes = memory;
+  bo.min_shared_keys = min_shared_keys;
   NEARDUP_ASSIGN_OR_RETURN(BatchDedup::Labels l, BatchClusterDocuments(c.docs, bo));
   return eval::Labels(l.cluster.begin(), l.cluster.end());
 }
@@ -344,7 +346,8 @@ int RunEval(const EvalFlags& f) {
       if (!m.ok()) return Fail("eval", m.status()), kExitUsage;
       memory = *m;
     }
-    auto labels = f.mode == "batch" ? ClusterBatch(*options, *corpus, f.input.skip_invalid, memory)
+    auto labels = f.mode == "batch" ? ClusterBatch(*options, *corpus, f.input.skip_invalid, memory,
+                                                   f.min_shared_keys)
                                     : Cluster(*options, *corpus, f.input.skip_invalid);
     if (!labels.ok()) return Fail("eval", labels.status());
     Row r;
@@ -396,6 +399,8 @@ void SetupEval(CLI::App* app, int* exit_code) {
       ->check(CLI::IsMember({"online", "batch"}))
       ->capture_default_str();
   cmd->add_option("--memory", flags->memory, "With --mode batch: the memory budget (e.g. 64M)");
+  cmd->add_option("--min-shared-keys", flags->min_shared_keys,
+                  "With --mode batch: verify only pairs sharing this many bucket keys");
   cmd->callback([flags, exit_code] { *exit_code = RunEval(*flags); });
 }
 

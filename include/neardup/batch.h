@@ -59,6 +59,11 @@ struct BatchOptions {
   uint64_t memory_bytes = 0;      // the budget; 0 = half of the available RAM
   std::string tmp_dir;            // where spill files go; "" = $TMPDIR, else /tmp
   uint64_t max_cluster_size = 0;  // the cap; 0 = none
+  // A candidate pair needs this many buckets in common (e.g. LSH bands)
+  // before it is verified; 1 = any shared key (the engine's rule). Counted
+  // over the star pairs (docs/batch.md), so a pair met only in large buckets
+  // may count fewer.
+  uint64_t min_shared_keys = 1;
   std::string text_field = "text";
   std::string id_field = "id";
   bool skip_invalid = false;  // skip bad records (reported through on_skip)

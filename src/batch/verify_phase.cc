@@ -7,6 +7,8 @@
 // reach the ClusterBuilder (and the --with-matches runs) in (a, b) order
 // whatever the thread count. Pairs that touch a skipped record are dropped.
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <thread>
@@ -113,6 +115,9 @@ Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
   batch::Pair p, prev = 0;
   bool have_prev = false, more = true;
   auto batch_buf = std::make_unique<PairBatch>();
+  // The pending distinct pair and how many buckets proposed it.
+  uint64_t proposals = 0;
+  const uint64_t min_proposals = std::max<uint64_t>(1, options.min_shared_keys);
   while (status.ok() && (more || next_commit < next_seq)) {
     while (more && next_seq - next_commit < max_in_flight) {
       auto r = merger->Next(&p);
@@ -123,12 +128,19 @@ Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
       }
       more = *r;
       merged += more;
-      const bool full = !more || batch_buf->pairs.size() >= kBatchPairs;
       if (more && have_prev && (p >> 1) == (prev >> 1)) {  // the same pair again
-        batch_buf->pairs.back() |= p & 1;
+        prev |= p & 1;
+        ++proposals;
         continue;
       }
-      if (full && !batch_buf->pairs.empty()) {
+      if (have_prev) {
+        ++stats.candidate_pairs;
+        if (proposals >= min_proposals) {
+          batch_buf->pairs.push_back(prev);
+        }
+        have_prev = false;
+      }
+      if ((!more || batch_buf->pairs.size() >= kBatchPairs) && !batch_buf->pairs.empty()) {
         std::lock_guard<std::mutex> lock(mu);
         todo.emplace_back(next_seq++, std::move(batch_buf));
         batch_buf = std::make_unique<PairBatch>();
@@ -137,8 +149,7 @@ Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
       if (!more) break;
       have_prev = true;
       prev = p;
-      batch_buf->pairs.push_back(p);
-      ++stats.candidate_pairs;
+      proposals = 1;
     }
     std::unique_ptr<PairBatch> ready;
     {
