@@ -32,7 +32,8 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
   std::vector<batch::Pair> buf;
   buf.reserve(std::min<uint64_t>(pair_limit, 1 << 20));
   auto flush = [&](bool spill) -> Status {
-    batch::RadixSort(std::span<batch::Pair>(buf), PairKey, std::less<batch::Pair>());
+    batch::ParallelRadixSort(std::span<batch::Pair>(buf), PairKey, std::less<batch::Pair>(),
+                             threads);
     // Adjacent duplicates inside one buffer go now (the merge drops the rest),
     // unless the verify phase counts them (min_shared_keys).
     if (options.min_shared_keys <= 1) buf.erase(std::unique(buf.begin(), buf.end()), buf.end());

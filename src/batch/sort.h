@@ -17,6 +17,8 @@
 #include <span>
 #include <utility>
 
+#include "base/parallel.h"
+
 namespace neardup::batch {
 
 namespace sort_internal {
@@ -53,7 +55,7 @@ std::array<size_t, 257> FlagPartition(std::span<T> v, int shift, KeyFn key) {
 template <typename T, typename KeyFn, typename Less>
 void RadixSort(std::span<T> v, KeyFn key, Less less, int shift = 56) {
   constexpr size_t kSmall = 256;
-  if (v.size() <= kSmall || shift < 32) {
+  if (v.size() <= kSmall || shift < 24) {
     std::sort(v.begin(), v.end(), less);
     return;
   }
@@ -61,6 +63,28 @@ void RadixSort(std::span<T> v, KeyFn key, Less less, int shift = 56) {
   for (int b = 0; b < 256; ++b) {
     RadixSort(v.subspan(start[b], start[b + 1] - start[b]), key, less, shift - 8);
   }
+}
+
+// RadixSort with the buckets of the first level sorted on `threads` threads
+// (base::ParallelFor); the same result.
+template <typename T, typename KeyFn, typename Less>
+void ParallelRadixSort(std::span<T> v, KeyFn key, Less less, int threads) {
+  if (threads <= 1 || v.size() < (1u << 16)) {
+    RadixSort(v, key, less);
+    return;
+  }
+  // Partition on the highest byte that varies (small doc ids leave the top
+  // bytes of pairs zero).
+  uint64_t bits = 0;
+  for (const T& x : v) bits |= key(x);
+  const int top = bits == 0 ? 0 : 63 - __builtin_clzll(bits);
+  const int shift = std::max(0, top - 7);
+  const auto start = sort_internal::FlagPartition(v, shift, key);
+  base::ParallelFor(256, threads, 1, [&](int, size_t begin, size_t end) {
+    for (size_t b = begin; b < end; ++b) {
+      RadixSort(v.subspan(start[b], start[b + 1] - start[b]), key, less, shift - 8);
+    }
+  });
 }
 
 }  // namespace neardup::batch
