@@ -75,6 +75,7 @@ Result<Clustering> ClusterBuilder::Finish() {
     RunSet<Edge, EdgeCanonicalLess> runs(tmp_, "capped");
     std::vector<Edge> buf;
     const size_t limit = std::max<size_t>(1024, sort_bytes_ / sizeof(Edge));
+    buf.reserve(limit + 1);
     auto flush = [&](bool spill) -> Status {
       RadixSort(std::span<Edge>(buf), CanonicalKey, EdgeCanonicalLess());
       return runs.AddRun(&buf, spill);

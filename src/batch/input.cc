@@ -236,7 +236,8 @@ TextStore::Line TextStore::Get(uint64_t line) const {
   out.text = std::string_view(base + begin, end - begin);
   out.readable = f.size - begin;
   out.line_in_file = line - f.first_line + 1;
-  Touch(end - begin + 1);
+  // A random read maps whole pages: count at least one.
+  Touch(std::max<uint64_t>(end - begin + 1, 4096));
   return out;
 }
 

@@ -30,13 +30,19 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
       8192, (avail > in_memory + read_budget ? avail - in_memory - read_budget : 0) /
                 sizeof(batch::Pair));
   std::vector<batch::Pair> buf;
-  buf.reserve(std::min<uint64_t>(pair_limit, 1 << 20));
+  buf.reserve(pair_limit + 1);  // no growth by doubling past the budget
   auto flush = [&](bool spill) -> Status {
     batch::ParallelRadixSort(std::span<batch::Pair>(buf), PairKey, std::less<batch::Pair>(),
                              threads);
-    // Adjacent duplicates inside one buffer go now (the merge drops the rest),
-    // unless the verify phase counts them (min_shared_keys).
-    if (options.min_shared_keys <= 1) buf.erase(std::unique(buf.begin(), buf.end()), buf.end());
+    // Repeats inside one buffer go now (the verify phase drops the rest);
+    // with min_shared_keys = m it counts them, so m copies are kept.
+    const uint64_t keep = std::max<uint64_t>(1, options.min_shared_keys);
+    size_t out = 0, copies = 0;
+    for (size_t i = 0; i < buf.size(); ++i) {
+      copies = i > 0 && buf[i] == buf[i - 1] ? copies + 1 : 1;
+      if (copies <= keep) buf[out++] = buf[i];
+    }
+    buf.resize(out);
     return pairs->AddRun(&buf, spill);
   };
 

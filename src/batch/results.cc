@@ -190,6 +190,7 @@ Status BatchDedup::ForEachCluster(const std::function<Status(const BatchCluster&
   Runs runs(m.tmp.get(), "members");
   std::vector<uint64_t> buf;
   const uint64_t limit = std::max<uint64_t>(1 << 16, m.Available() / 2 / sizeof(uint64_t));
+  buf.reserve(limit + 1);
   auto flush = [&](bool spill) {
     batch::RadixSort(
         std::span<uint64_t>(buf), [](uint64_t v) { return v; }, std::less<uint64_t>());

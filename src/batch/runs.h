@@ -97,7 +97,7 @@ class RunSet {
   size_t memory_runs() const { return memory_.size(); }
   size_t memory_bytes() const {
     size_t n = 0;
-    for (const auto& m : memory_) n += m.capacity() * sizeof(T);
+    for (const auto& m : memory_) n += m.size() * sizeof(T);  // reserved, untouched pages are free
     return n;
   }
 

@@ -120,7 +120,9 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
       w.scratch = sig->NewScratch();
       w.parser = std::make_unique<batch::RecordParser>(fields);
       w.keys.resize(sig->max_keys());
-      w.buf.reserve(std::min<uint64_t>(key_limit(), 1 << 20));
+      // The whole limit up front: growth by doubling would overshoot the
+      // budget (untouched reserved pages cost no memory).
+      w.buf.reserve(key_limit() + 1);
       while (auto c = work_q.Pop()) {
         if ((*c)->first_line <= stop_line.load()) process(w, **c);
         free_q.Push(*c);

@@ -38,6 +38,7 @@ Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
   if (options.with_matches) matches = std::make_unique<batch::MatchRuns>(tmp.get(), "matches");
   std::vector<batch::Edge> match_buf;
   const uint64_t match_limit = std::max<uint64_t>(4096, Available() / 8 / sizeof(batch::Edge));
+  if (options.with_matches) match_buf.reserve(match_limit + 1);
 
   // Workers: batches in, batches out keyed by sequence number.
   std::mutex mu;
