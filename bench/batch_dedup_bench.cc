@@ -32,6 +32,12 @@ std::string Escape(const std::string& s) {
   return o;
 }
 
+// The first UTF-8 character boundary at or after `i`.
+size_t Boundary(const std::string& s, size_t i) {
+  while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+  return i;
+}
+
 // The corpus file, made once.
 const std::string& CorpusPath(size_t* bytes) {
   static std::string path;
@@ -45,10 +51,14 @@ const std::string& CorpusPath(size_t* bytes) {
       const int copies = 1 + static_cast<int>(rng() % 4);
       for (int c = 0; c < copies; ++c) {
         std::string t = doc;
-        if (c >= 1) t.replace(rng() % (t.size() / 3) * 3, 3, "改");  // a changed character
-        if (c >= 2) t = t.substr(0, t.size() * 9 / 10);             // truncated
-        if (c >= 3) t += "（本文转载自网络）";                         // a tag line
-        const std::string line = "{\"id\":" + std::to_string(id++) + ",\"text\":\"" + Escape(t) + "\"}\n";
+        if (c >= 1) {  // a changed character
+          const size_t at = Boundary(t, rng() % t.size());
+          t.replace(at, Boundary(t, at + 1) - at, "改");
+        }
+        if (c >= 2) t = t.substr(0, Boundary(t, t.size() * 9 / 10));  // truncated
+        if (c >= 3) t += "（本文转载自网络）";                        // a tag line
+        const std::string line =
+            "{\"id\":" + std::to_string(id++) + ",\"text\":\"" + Escape(t) + "\"}\n";
         out << line;
         size += line.size();
       }
@@ -97,6 +107,6 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   size_t bytes = 0;
-  std::remove(CorpusPath(&bytes).c_str());
+  if (std::getenv("NEARDUP_BENCH_KEEP") == nullptr) std::remove(CorpusPath(&bytes).c_str());
   return 0;
 }

@@ -71,6 +71,18 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
     if (e.doc == last) continue;  // the same key twice in one document
     last = e.doc;
     if (space == batch::kIdSpace) {
+      // Ids are parsed only when a bucket gets a second member (ids are
+      // almost always unique, and parsing every record here would cost a
+      // pass over the input).
+      if (head.empty() && ids.empty()) {
+        head.push_back(e.doc);
+        continue;
+      }
+      if (ids.empty()) {
+        std::string_view first_id;
+        NEARDUP_RETURN_IF_ERROR(ParseId(head.front(), &parser, &first_id));
+        ids.emplace_back(head.front(), std::string(first_id));
+      }
       std::string_view id;
       NEARDUP_RETURN_IF_ERROR(ParseId(e.doc, &parser, &id));
       bool repeated = false;
