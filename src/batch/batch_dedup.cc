@@ -249,7 +249,10 @@ Result<BatchDedup::Labels> BatchClusterDocuments(std::span<const Document> docs,
     std::string line;
     for (const Document& d : docs) {
       line.assign("{\"id\":");
-      if (IsIntegerId(d.id) && d.id.size() < 19) {
+      // Integers in canonical form (no leading zeros, no "-0") stay numbers.
+      const std::string_view digits = std::string_view(d.id).substr(d.id[0] == '-' ? 1 : 0);
+      if (IsIntegerId(d.id) && d.id.size() < 19 &&
+          (digits == "0" ? d.id == "0" : digits[0] != '0')) {
         line.append(d.id);
       } else {
         batch::AppendJsonString(d.id, &line);

@@ -235,6 +235,11 @@ TEST_F(BatchDedupTest, InMemoryDocuments) {
   EXPECT_EQ(l->cluster, (std::vector<uint32_t>{0, 1, 0}));
   EXPECT_EQ(l->kept, (std::vector<uint32_t>{2, 1, 2}));  // id 3 < id 7
   EXPECT_EQ(l->size, (std::vector<uint32_t>{2, 1, 2}));
+  // Ids that are not canonical integers (leading zeros) are strings, not bad JSON.
+  docs = {{"007", "x y z", 0}, {"-0", "x y z", 0}, {"", "other", 0}};
+  auto odd = BatchClusterDocuments(docs, o);
+  ASSERT_TRUE(odd.ok()) << odd.status().ToString();
+  EXPECT_EQ(odd->cluster, (std::vector<uint32_t>{0, 0, 2}));
 }
 
 }  // namespace
