@@ -24,9 +24,11 @@ std::string FingerprintOptions(const EngineOptions& o) {
   // stores written before they existed still open.
   if (o.fold_t2s || o.features != "char-ngram" || o.weights != "tf" || o.drop_stop_words ||
       o.min_word_chars != 1 || o.top_n != 0 || !o.user_dicts.empty() || o.profile == "auto") {
-    s += " t2s=" + std::to_string(o.fold_t2s) + (o.t2s_taiwan ? "tw" : "") + " features=" + o.features + " weights=" + o.weights +
-         " stop=" + std::to_string(o.drop_stop_words) + " min_word=" + std::to_string(o.min_word_chars) +
-         " top_n=" + std::to_string(o.top_n) + " user_dicts=" + std::to_string(o.user_dicts.size());
+    s += " t2s=" + std::to_string(o.fold_t2s) + (o.t2s_taiwan ? "tw" : "") +
+         " features=" + o.features + " weights=" + o.weights +
+         " stop=" + std::to_string(o.drop_stop_words) +
+         " min_word=" + std::to_string(o.min_word_chars) + " top_n=" + std::to_string(o.top_n) +
+         " user_dicts=" + std::to_string(o.user_dicts.size());
     if (o.profile == "auto") s += " auto_long=" + std::to_string(o.auto_long_chars);
   }
   return s;
@@ -205,7 +207,7 @@ void MaybeTouch(DurableEngine::Impl& impl, const NodeRecord& rec, int64_t granul
 }
 }  // namespace
 
-Result<DocumentRecord> DurableEngine::Get(const std::string& id) {
+Result<DocumentRecord> DurableEngine::Peek(const std::string& id) const {
   NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, engine_->Record(id));
   if (rec.ghost) return Status::NotFound("no document '" + id + "'");
   DocumentRecord out;
@@ -224,7 +226,13 @@ Result<DocumentRecord> DurableEngine::Get(const std::string& id) {
   } else {
     return Status::NotFound("no document '" + id + "'");  // removed meanwhile, or not committed
   }
-  MaybeTouch(*impl_, rec, options_.touch_granularity_ms);
+  return out;
+}
+
+Result<DocumentRecord> DurableEngine::Get(const std::string& id) {
+  NEARDUP_ASSIGN_OR_RETURN(DocumentRecord out, Peek(id));
+  MaybeTouch(*impl_, NodeRecord{.id = id, .cluster = out.cluster, .time = out.time},
+             options_.touch_granularity_ms);
   return out;
 }
 
@@ -236,7 +244,13 @@ Result<std::vector<SimilarDocument>> DurableEngine::Similar(const std::string& i
   out.reserve(matches.size());
   for (auto& m : matches) {
     auto row = impl_->store->GetDoc(m.id);
-    out.push_back({std::move(m), row.ok() ? std::move(row->meta) : std::string()});
+    SimilarDocument& d = out.emplace_back();
+    d.match = std::move(m);
+    if (row.ok()) {
+      d.meta = std::move(row->meta);
+      d.arrival = row->arrival;
+      if (options_.store_text) d.text = std::move(row->text);
+    }
   }
   MaybeTouch(*impl_, rec, options_.touch_granularity_ms);
   return out;
