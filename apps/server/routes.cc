@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "server/cluster_list.h"
+#include "server/doc_view.h"
 #include "server/server_impl.h"
 
 namespace neardup::server {
@@ -127,10 +129,13 @@ void HttpService::Impl::RegisterRoutes() {
     auto rec = eng.engine().Record(id);
     Json list = Json::array();
     for (const auto& s : *sim) {
+      Json meta = MetaJson(s.meta);
       list.push_back({{"id", s.match.id},
                       {"distance", s.match.distance},
                       {"similarity", s.match.similarity},
-                      {"meta", MetaJson(s.meta)}});
+                      {"arrival", s.arrival},
+                      {"title", MakeDocView(meta, s.text).title},
+                      {"meta", std::move(meta)}});
     }
     Reply(res, 200, {{"id", id}, {"cluster", rec.ok() ? rec->cluster : ""}, {"similar", list}});
   });
@@ -149,6 +154,7 @@ void HttpService::Impl::RegisterRoutes() {
               {"arrival", r->arrival},
               {"time", r->time},
               {"meta", MetaJson(r->meta)}};
+    j["title"] = MakeDocView(j["meta"], r->text).title;
     if (r->text) j["text"] = *r->text;
     Reply(res, 200, j);
   });
@@ -193,38 +199,17 @@ void HttpService::Impl::RegisterRoutes() {
     }
     auto limit = CountParam(req, "limit", 20, 1000);
     if (!limit.ok()) return Fail(res, limit.status());
-    std::optional<std::pair<int64_t, std::string>> after;
+    ClusterListQuery query;
+    query.sort = sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent;
+    query.descending = order == "desc";
+    query.limit = *limit;
     if (req.has_param("cursor") && !req.get_param_value("cursor").empty()) {
-      // "<key>:<id>", the next_cursor of the previous page.
-      const std::string cur = req.get_param_value("cursor");
-      const size_t colon = cur.find(':');
-      int64_t key = 0;
-      auto [p, ec] =
-          std::from_chars(cur.data(), cur.data() + (colon == std::string::npos ? 0 : colon), key);
-      if (colon == std::string::npos || ec != std::errc() || p != cur.data() + colon) {
-        return Fail(res, 400, "invalid_argument", "bad cursor");
-      }
-      after.emplace(key, cur.substr(colon + 1));
+      auto after = ParseCursor(req.get_param_value("cursor"));
+      if (!after.ok()) return Fail(res, after.status());
+      query.after = std::move(*after);
     }
-    const ClusterSort by = sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent;
-    auto page = eng.engine().ListClusters(by, order == "desc", *limit, after);
-    Json list = Json::array();
-    for (const auto& c : page) {
-      auto meta = eng.Meta(c.representative);
-      list.push_back(
-          {{"id", c.id},
-           {"size", c.size},
-           {"time", c.time},
-           {"representative",
-            {{"id", c.representative}, {"meta", meta.ok() ? MetaJson(*meta) : Json(nullptr)}}}});
-    }
-    Json next = nullptr;
-    if (!page.empty() && page.size() == *limit) {
-      const auto& last = page.back();
-      next =
-          std::to_string(by == ClusterSort::kSize ? int64_t{last.size} : last.time) + ":" + last.id;
-    }
-    Reply(res, 200, {{"clusters", list}, {"next_cursor", next}});
+    if (req.has_param("q")) query.q = req.get_param_value("q");
+    Reply(res, 200, ListClustersJson(eng, query));
   });
   OtherMethods("/v1/clusters", "GET");
 
