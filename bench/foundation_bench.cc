@@ -24,7 +24,8 @@ size_t TotalBytes(const std::vector<std::string>& docs) {
 }
 
 void RunFingerprint(benchmark::State& state, const std::vector<std::string>& docs) {
-  auto p = engine::Pipeline::Create(EngineOptions{}).value();
+  auto p =
+      engine::Pipeline::Create(EngineOptions::FromProfile("simhash").value(), true, false).value();
   uint64_t sink = 0;
   for (auto _ : state) {
     for (const auto& d : docs) sink ^= p->Fingerprint(d).value();

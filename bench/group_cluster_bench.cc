@@ -71,13 +71,15 @@ size_t RssKb() {
   return 0;
 }
 
-void BM_GroupCluster(benchmark::State& state, const char* verify) {
+void BM_GroupCluster(benchmark::State& state, VerifyKind verify, double threshold) {
   const Bank& b = MakeBank();
   GroupClustering r;
   size_t rss = 0;
   for (auto _ : state) {
     const size_t before = RssKb();
-    auto gc = GroupClusterer::Create({.verify = verify, .max_cluster_size = 100}).value();
+    auto gc =
+        GroupClusterer::Create({.verify = verify, .threshold = threshold, .max_cluster_size = 100})
+            .value();
     for (const auto& g : b.groups) gc->Want(g);
     for (size_t i = 0; i < b.texts.size(); ++i) (void)gc->AddText(b.ids[i], b.texts[i]);
     (void)gc->AddGroups(b.groups);
@@ -95,11 +97,11 @@ void BM_GroupCluster(benchmark::State& state, const char* verify) {
   state.counters["text_MB"] = static_cast<double>(b.bytes) / (1 << 20);
 }
 // Wall time (UseRealTime): verification runs on all cores.
-BENCHMARK_CAPTURE(BM_GroupCluster, qbank, "qbank")
+BENCHMARK_CAPTURE(BM_GroupCluster, qbank, VerifyKind::kQbank, 0.8)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->UseRealTime();
-BENCHMARK_CAPTURE(BM_GroupCluster, levenshtein, "levenshtein:0.8")
+BENCHMARK_CAPTURE(BM_GroupCluster, levenshtein, VerifyKind::kLevenshtein, 0.8)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->UseRealTime();

@@ -49,25 +49,29 @@ const Pairs& ChinesePairs(size_t doc_bytes) {
   return cache.emplace(doc_bytes, std::move(p)).first->second;
 }
 
-void BM_Verify(benchmark::State& state, const char* spec, size_t doc_bytes) {
+using K = verify::VerifierSpec::Kind;
+
+void BM_Verify(benchmark::State& state, K kind, double threshold, size_t doc_bytes) {
   const Pairs& p = ChinesePairs(doc_bytes);
-  auto v = verify::CreateVerifier(spec).value();
+  auto v = verify::Verifier::Create({.kind = kind, .threshold = threshold}).value();
   size_t passed = 0;
   for (auto _ : state) {
-    for (size_t i = 0; i < p.a.size(); ++i) passed += v->Verify(p.a[i], p.b[i])->passed;
+    for (size_t i = 0; i < p.a.size(); ++i) passed += v->Verify(p.a[i], p.b[i]).passed;
   }
   state.SetItemsProcessed(state.iterations() * p.a.size());
   state.SetBytesProcessed(state.iterations() * p.bytes);
   state.counters["pass_rate"] = static_cast<double>(passed) / (state.iterations() * p.a.size());
 }
-BENCHMARK_CAPTURE(BM_Verify, jaccard_300B, "jaccard:0.5", 300)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Verify, cosine_300B, "cosine:0.8", 300)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Verify, levenshtein_300B, "levenshtein:0.8", 300)
+BENCHMARK_CAPTURE(BM_Verify, jaccard_300B, K::kJaccard, 0.5, 300)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Verify, cosine_300B, K::kCosine, 0.8, 300)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Verify, levenshtein_300B, K::kLevenshtein, 0.8, 300)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Verify, lcs_300B, "lcs:0.8", 300)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Verify, qbank_300B, "qbank", 300)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Verify, jaccard_3KB, "jaccard:0.5", 3000)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Verify, levenshtein_3KB, "levenshtein:0.8", 3000)
+BENCHMARK_CAPTURE(BM_Verify, lcs_300B, K::kLcs, 0.8, 300)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Verify, qbank_300B, K::kQbank, 0.8, 300)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Verify, jaccard_3KB, K::kJaccard, 0.5, 3000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Verify, similarity_3KB, K::kSimilarity, 0.6, 3000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Verify, levenshtein_3KB, K::kLevenshtein, 0.8, 3000)
     ->Unit(benchmark::kMillisecond);
 
 // Edit distance alone by pattern length (code points): 1 block up to 64.

@@ -29,26 +29,59 @@ def clusters(args):
     return cli_helpers.clusters(BIN, FIXTURE, args)
 
 
-def test_clusters_default_k3():
-    # At k=3 the light edits cluster; "昨晚"->"昨天晚上" (6) and a new English
-    # headline (11) move the fingerprint further and stay apart.
-    assert clusters([]) == [[1, 4, 9], [2, 10], [3, 7]], clusters([])
+def test_clusters_default():
+    # The default pipeline (verified shingle similarity) finds every reprint and
+    # keeps unrelated documents apart.
+    assert clusters([]) == [[1, 4, 9], [2, 6, 10], [3, 7, 11]], clusters([])
 
 
-def test_clusters_k6():
+def test_clusters_simhash_profile():
+    # SimHash at k=3: the light edits cluster; "昨晚"->"昨天晚上" (6) and a new
+    # English headline (11) move the fingerprint further and stay apart.
+    assert clusters(["--profile", "simhash"]) == [[1, 4, 9], [2, 10], [3, 7]]
     # At k=6 every reprint joins its story and unrelated documents stay apart.
-    assert clusters(["-k", "6"]) == [[1, 4, 9], [2, 6, 10], [3, 7, 11]], clusters(["-k", "6"])
+    got = clusters(["--profile", "simhash", "-k", "6"])
+    assert got == [[1, 4, 9], [2, 6, 10], [3, 7, 11]], got
+    # -k has no meaning without the simhash signal: a usage error that says so.
+    p = run(["dedup", FIXTURE, "-q", "-k", "6"], code=2)
+    assert "--threshold" in p.stderr and "simhash" in p.stderr, p.stderr
+
+
+def test_explain():
+    texts = {json.loads(l)["id"]: json.loads(l)["text"] for l in open(FIXTURE, encoding="utf-8")}
+    with tempfile.TemporaryDirectory() as d:
+        paths = {}
+        for i in (2, 6, 5):
+            paths[i] = os.path.join(d, "%d.txt" % i)
+            with open(paths[i], "w", encoding="utf-8") as f:
+                f.write(texts[i])
+        # 6 reprints 2 with "昨晚" -> "昨天晚上": the default calls them near-duplicates...
+        p = run(["explain", paths[2], paths[6]])
+        assert "NEAR-DUPLICATES" in p.stdout and "threshold" in p.stdout, p.stdout
+        j = json.loads(run(["explain", paths[2], paths[6], "--json"]).stdout)
+        assert j["duplicate"] and j["candidate"] and j["similarity"] >= j["threshold"], j
+        assert 0 < j["shared_shingles"] <= min(j["shingles_a"], j["shingles_b"]), j
+        assert j["shared_examples"], j
+        # ...SimHash at k=3 does not, and explain says why (exit 3).
+        p = run(["explain", paths[2], paths[6], "--profile", "simhash"], code=3)
+        assert "NOT" in p.stdout and "k=3" in p.stdout, p.stdout
+        # Unrelated texts: not a candidate.
+        j = json.loads(run(["explain", paths[2], paths[5], "--json"], code=3).stdout)
+        assert not j["duplicate"] and j["jaccard"] < 0.1, j
+        run(["explain", paths[2], os.path.join(d, "missing.txt")], code=1)
+    j = json.loads(run(["explain", "--text", "ab cd", "ab cd", "--json"]).stdout)
+    assert j["duplicate"] and j["similarity"] == 1.0, j
 
 
 def test_emit_all_and_keep_policies():
-    rows = jsonl(run(["dedup", FIXTURE, "-k", "6", "-q"]).stdout)
+    rows = jsonl(run(["dedup", FIXTURE, "-q"]).stdout)
     assert [r["id"] for r in rows] == list(range(1, 13))  # input order
     by = {r["id"]: r for r in rows}
     assert by[9]["cluster"] == 1 and by[9]["cluster_size"] == 3  # final size
     assert by[1]["duplicate_of"] is None and by[4]["duplicate_of"] == 1
     assert by[5]["cluster_size"] == 1 and by[5]["duplicate_of"] is None
     texts = {json.loads(l)["id"]: json.loads(l)["text"] for l in open(FIXTURE, encoding="utf-8")}
-    longest = jsonl(run(["dedup", FIXTURE, "-k", "6", "-q", "--keep", "longest"]).stdout)
+    longest = jsonl(run(["dedup", FIXTURE, "-q", "--keep", "longest"]).stdout)
     by = {r["id"]: r for r in longest}
     # Story 3's longest member is 7 (it gained a trailer line): the others point to it.
     assert max([3, 7, 11], key=lambda i: len(texts[i])) == 7
@@ -68,7 +101,7 @@ def test_emit_unique_keeps_input_lines():
     out = run(["dedup", FIXTURE, "--emit", "unique", "-q"]).stdout.splitlines()
     lines = open(FIXTURE, encoding="utf-8").read().splitlines()
     kept = [json.loads(l)["id"] for l in out]
-    assert kept == [1, 2, 3, 5, 6, 8, 11, 12], kept
+    assert kept == [1, 2, 3, 5, 8, 12], kept
     assert all(l in lines for l in out)  # byte-identical input lines
 
 

@@ -53,7 +53,7 @@ def pair_metrics(pred, truth_pairs, ids):
 
 
 def dedup_clusters(neardup, corpus, k):
-    out = run([neardup, "dedup", corpus, "-k", str(k), "-q"]).stdout
+    out = run([neardup, "dedup", corpus, "--profile", "simhash", "-k", str(k), "-q"]).stdout
     return {json.loads(l)["id"]: json.loads(l)["cluster"] for l in out.splitlines()}
 
 
@@ -65,7 +65,8 @@ def read_csv(path):
 def case_labels_sweep(neardup, src, tmp):
     corpus, labels = build_slice(src, tmp)
     out = os.path.join(tmp, "ev")
-    p = run([neardup, "eval", corpus, "--truth", labels, "--sweep", "k=0..12:6", "--out", out,
+    p = run([neardup, "eval", corpus, "--truth", labels, "--profile", "simhash",
+             "--sweep", "k=0..12:6", "--out", out,
              "--name", "slice", "-j", "2"])
     assert "precision" in p.stdout, p.stdout
     rows = read_csv(os.path.join(out, "metrics.csv"))
@@ -91,7 +92,7 @@ def case_labels_sweep(neardup, src, tmp):
 def case_pairs_truth(neardup, src, tmp):
     corpus, _ = build_slice(src, tmp)
     pairs_file = os.path.join(tmp, "pairs.jsonl")
-    run([neardup, "truth", corpus, "--shingle", "char:3", "--threshold", "0.3", "--t2s",
+    run([neardup, "truth", corpus, "--shingle", "script:3,1", "--threshold", "0.3", "--t2s",
          "-o", pairs_file, "-q"])
     pairs = [json.loads(l) for l in open(pairs_file)]
     assert pairs, "a CN page and its TW page share >= 30% of 3-grams after T2S"
@@ -102,7 +103,8 @@ def case_pairs_truth(neardup, src, tmp):
     same = sum(p["a"].split("/", 1)[1] == p["b"].split("/", 1)[1] for p in pairs)
     assert same >= 24, (same, len(pairs))
     out = os.path.join(tmp, "ev")
-    run([neardup, "eval", corpus, "--truth", pairs_file, "-k", "6", "--out", out, "-q"])
+    run([neardup, "eval", corpus, "--truth", pairs_file, "--profile", "simhash", "-k", "6",
+         "--out", out, "-q"])
     row = read_csv(os.path.join(out, "metrics.csv"))[0]
     ids = sorted(json.loads(l)["id"] for l in open(corpus))
     truth_pairs = {(p["a"], p["b"]) for p in pairs}
@@ -117,7 +119,7 @@ def case_truth_larger_than_corpus(neardup, src, tmp):
     # they are counted as unknown, not a crash.
     corpus, _ = build_slice(src, tmp)
     pairs_file = os.path.join(tmp, "pairs.jsonl")
-    run([neardup, "truth", corpus, "--shingle", "char:3", "--threshold", "0.3", "--t2s",
+    run([neardup, "truth", corpus, "--shingle", "script:3,1", "--threshold", "0.3", "--t2s",
          "-o", pairs_file, "-q"])
     lines = open(corpus).read().splitlines()
     half = os.path.join(tmp, "half.jsonl")

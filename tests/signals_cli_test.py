@@ -71,7 +71,8 @@ def test_several_signals_evidence():
     rows = jsonl(run(["dedup", FIXTURE, "-q", "--algorithm", "exact,simhash,minhash",
                       "--with-matches"]).stdout)
     by = {r["id"]: r for r in rows}
-    assert by[4]["matches"] == [{"id": 1, "signal": "exact", "distance": 0, "similarity": 1.0}]
+    assert by[4]["matches"] == [{"id": 1, "signal": "exact", "distance": 0, "similarity": 1.0,
+                                 "verified": 1.0}], by[4]["matches"]
     signals = {x["signal"] for r in rows for x in r["matches"]}
     assert signals <= {"exact", "simhash", "minhash"} and "simhash" in signals, signals
     for r in rows:
@@ -80,11 +81,13 @@ def test_several_signals_evidence():
                 assert x["similarity"] == 1 - x["distance"] / 64, x
 
 
-def test_default_output_unchanged():
-    base = run(["dedup", FIXTURE, "-q"]).stdout
-    assert run(["dedup", FIXTURE, "-q", "--algorithm", "simhash", "--verify", "none"]).stdout == base
+def test_simhash_profile_output():
+    base = run(["dedup", FIXTURE, "-q", "--profile", "simhash"]).stdout
+    same = run(["dedup", FIXTURE, "-q", "--profile", "simhash", "--signals", "simhash",
+                "--verify", "none", "-k", "3"]).stdout
+    assert same == base
     assert "matches" not in base
-    rows = jsonl(run(["dedup", FIXTURE, "-q", "--with-matches"]).stdout)
+    rows = jsonl(run(["dedup", FIXTURE, "-q", "--profile", "simhash", "--with-matches"]).stdout)
     assert [dict((k, v) for k, v in r.items() if k != "matches") for r in rows] == jsonl(base)
     assert all("verified" not in x and x["signal"] == "simhash" for r in rows for x in r["matches"])
 

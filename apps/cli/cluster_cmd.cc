@@ -19,6 +19,8 @@ struct ClusterFlags {
   InputFlags texts;
   std::string group_field = "ids";
   GroupClusterOptions options;
+  std::string verify = "levenshtein:0.8";
+  std::string keep = "first";
   bool keep_punctuation = false;
   std::string emit = "all";
   std::string output;
@@ -133,7 +135,7 @@ Status WriteResults(const ClusterFlags& f, const GroupClustering& r, std::ostrea
       pairs->stream() << nlohmann::json{{"a", ids[p.a]},
                                         {"b", ids[p.b]},
                                         {"similarity", p.similarity},
-                                        {"verifier", f.options.verify},
+                                        {"verifier", f.verify},
                                         {"outcome", OutcomeName(p.outcome)}}
                              .dump()
                       << '\n';
@@ -182,6 +184,17 @@ Status RunPasses(const ClusterFlags& f, GroupClusterer* gc) {
 int RunCluster(ClusterFlags f) {
   const auto start = std::chrono::steady_clock::now();
   if (f.keep_punctuation) f.options.drop_punctuation = false;
+  VerifySpec v{f.options.verify, std::nullopt, std::nullopt, std::nullopt};
+  if (f.verify != "none") {
+    if (Status s = ParseVerifySpec(f.verify, &v); !s.ok()) return Fail("cluster", s), kExitUsage;
+  } else {
+    v.kind = VerifyKind::kNone;
+  }
+  f.options.verify = v.kind;
+  if (v.threshold) f.options.threshold = *v.threshold;
+  if (v.shingles) f.options.shingles = *v.shingles;
+  if (v.other_min) f.options.qbank_other_min = *v.other_min;
+  f.options.keep = *ParseKeepPolicy(f.keep);
   f.options.replace_invalid_utf8 = f.texts.replace_invalid_utf8;
   auto gc = GroupClusterer::Create(f.options);
   if (!gc.ok()) return Fail("cluster", gc.status()), kExitUsage;
@@ -227,9 +240,9 @@ void SetupCluster(CLI::App* app, int* exit_code) {
   cmd->add_option("--group-field", f->group_field,
                   "Field holding the ids when a group is an object")
       ->capture_default_str();
-  cmd->add_option("--verify", f->options.verify,
-                  "Verifier: levenshtein[:0.8] | lcs[:0.8] | jaccard[:0.8][,ngram=5] | "
-                  "cosine[:0.9][,ngram=3] | qbank[:0.8][,other=1] | none")
+  cmd->add_option("--verify", f->verify,
+                  "Verifier[:threshold]: levenshtein | lcs | similarity | jaccard[,ngram=N] | "
+                  "containment | cosine | qbank[,other=1] | none")
       ->capture_default_str();
   cmd->add_option("--max-cluster-size", f->options.max_cluster_size,
                   "Cap on cluster size (0 = none)")
@@ -237,7 +250,7 @@ void SetupCluster(CLI::App* app, int* exit_code) {
   cmd->add_option("--max-group-size", f->options.max_group_size,
                   "Ids of a group beyond this many are ignored")
       ->capture_default_str();
-  cmd->add_option("--keep", f->options.keep, "Kept member: first|smallest-id|longest")
+  cmd->add_option("--keep", f->keep, "Kept member: first|smallest-id|longest")
       ->check(CLI::IsMember({"first", "smallest-id", "longest"}))
       ->capture_default_str();
   cmd->add_option("--emit", f->emit, "What to write: all|clusters")

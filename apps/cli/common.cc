@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 
@@ -12,98 +14,190 @@
 
 namespace neardup::cli {
 
+Result<double> ParseDouble(std::string_view s, std::string_view what) {
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) {
+    return Status::InvalidArgument("bad " + std::string(what) + " '" + std::string(s) + "'");
+  }
+  return v;
+}
+
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
   std::string profiles;
   for (const auto& n : EngineOptions::ProfileNames()) profiles += (profiles.empty() ? "" : "|") + n;
-  cmd->add_option("--profile", f->profile, "Pipeline profile: " + profiles)->capture_default_str();
-  cmd->add_option("-k,--max-distance", f->max_distance,
-                  "Hamming distance (0-32) within which fingerprints are near-duplicates "
-                  "[profile default: 3]");
-  cmd->add_option("--ngram", f->ngram, "Characters per feature in Han/no-space runs [3]");
-  cmd->add_option("--word-ngram", f->word_ngram, "Words per feature in spaced scripts [1]");
-  cmd->add_flag("--keep-punctuation", f->keep_punctuation,
-                "Keep punctuation and symbols as features (default: dropped)");
+  cmd->add_option("--profile", f->profile, "Pipeline profile: " + profiles + " (docs/profiles.md)")
+      ->capture_default_str();
+  cmd->add_option("-t,--threshold", f->threshold,
+                  "Similarity (0..1) at which two texts are near-duplicates; the one knob "
+                  "[profile default: 0.6; simhash: 1-k/64]")
+      ->check(CLI::Range(0.0, 1.0));
+  auto* g = cmd->add_option_group("Pipeline details", "Override parts of the profile");
+  g->add_option("--shingles", f->shingles,
+                "Shingle sets for MinHash and verification: script:C[,W] (C-character n-grams of "
+                "Han, W-word n-grams elsewhere), char:N, word:N [profile default: script:3,2]");
+  g->add_option("--signals,--algorithm", f->signals,
+                "Candidate signals, comma-separated, the first gives the evidence: "
+                "exact|simhash|minhash|supershingle|imatch|spotsig [profile default: "
+                "exact,minhash]");
+  g->add_option("--verify", f->verify,
+                "How a candidate pair is decided: similarity (shingle Jaccard, edit similarity "
+                "for short texts), jaccard, containment, cosine, levenshtein, lcs, qbank, or "
+                "none; KIND:T also sets the threshold [profile default: similarity]");
+  g->add_option("-k,--max-distance", f->max_distance,
+                "SimHash: Hamming distance (0-32) within which fingerprints are candidates "
+                "[default: from the threshold, 1-k/64]");
+  g->add_option("--num-perm", f->num_perm, "MinHash permutations [128]");
+  g->add_option("--bands", f->bands, "MinHash LSH bands [chosen from the threshold]");
+  g->add_option("--rows", f->rows, "MinHash LSH rows per band [chosen from the threshold]");
+  g->add_option("--candidate-threshold,--minhash-threshold", f->candidate_threshold,
+                "Similarity the LSH bands aim at [threshold - 0.1]");
+  g->add_option("--minhash-ngram", f->minhash_ngram, "Older spelling of --shingles script:N,1");
+  g->add_option("--short-chars", f->short_chars,
+                "similarity verifier: texts up to this many characters also get the edit "
+                "similarity [200]");
+  g->add_option("--ngram", f->ngram, "SimHash features: characters per Han/no-space n-gram [3]");
+  g->add_option("--word-ngram", f->word_ngram, "SimHash features: words per shingle [1]");
+  g->add_flag("--keep-punctuation", f->keep_punctuation,
+              "Keep punctuation and symbols as features (default: dropped)");
   cmd->add_flag("--replace-invalid-utf8", f->replace_invalid_utf8,
                 "Replace ill-formed UTF-8 with U+FFFD instead of rejecting the record");
-  cmd->add_option("-j,--threads", f->threads, "Fingerprinting threads (0 = all cores)")
+  cmd->add_option("-j,--threads", f->threads, "Worker threads (0 = all cores)")
       ->capture_default_str();
   cmd->add_option("--data-dir", f->data_dir, "Directory of dictionaries (default: built-in)");
-  cmd->add_option("--features", f->features,
-                  "char-ngram (n-grams of Han, words elsewhere), words (jieba segmentation of "
-                  "Han, ICU words elsewhere) or longest-sentence[:N] (n-grams of the N longest "
-                  "sentences) [profile default]");
-  cmd->add_option(
-      "--weights", f->weights,
-      "tf, or tfidf (jieba's idf.utf8; median IDF for unknown words) [profile default]");
-  cmd->add_option("--top-n", f->top_n, "With tfidf: keep only the N heaviest words (0 = all)");
-  cmd->add_option("--idf", f->idf,
-                  "With tfidf, where IDF comes from: jieba (idf.utf8, the default), corpus (learned "
-                  "from the input in a first pass; files only), stream (learned as documents "
-                  "arrive)")
+  g->add_option("--features", f->features,
+                "SimHash features: char-ngram, words (jieba) or longest-sentence[:N] "
+                "[profile default]");
+  g->add_option("--weights", f->weights,
+                "SimHash weights: tf, or tfidf (jieba's idf.utf8) [profile default]");
+  g->add_option("--top-n", f->top_n, "With tfidf: keep only the N heaviest words (0 = all)");
+  g->add_option("--idf", f->idf,
+                "With tfidf, where IDF comes from: jieba (idf.utf8, the default), corpus (learned "
+                "from the input in a first pass; files only), stream (learned as documents "
+                "arrive)")
       ->check(CLI::IsMember({"jieba", "corpus", "stream"}));
-  cmd->add_option("--idf-load", f->idf_load,
-                  "Start from a saved document-frequency table (implies learned IDF)");
-  cmd->add_option("--idf-save", f->idf_save, "Save the learned document-frequency table here");
-  cmd->add_flag("--t2s", f->t2s,
-                "Fold Traditional to Simplified Chinese (OpenCC t2s) [on in zh-* and auto]");
-  cmd->add_flag("--no-t2s", f->no_t2s, "Do not fold Traditional to Simplified");
-  cmd->add_flag("--t2s-taiwan", f->t2s_taiwan,
-                "With T2S, first map Taiwan usage to mainland usage (OpenCC tw2sp: 程式->程序) "
-                "[on in zh-* and auto]");
-  cmd->add_flag("--no-t2s-taiwan", f->no_t2s_taiwan, "Plain t2s, without Taiwan usage");
-  cmd->add_option(
-      "--user-dict", f->user_dicts,
-      "Extra jieba user dictionary for --features words (word [freq] [tag]); may repeat");
-  cmd->add_option("--algorithm", f->algorithm,
-                  "Candidate signals, comma-separated, first gives the evidence: "
-                  "simhash|minhash|supershingle|imatch|spotsig|exact, e.g. exact,simhash,minhash "
-                  "[profile default: simhash]");
-  cmd->add_option("--verify", f->verify,
-                  "Verify candidates before clustering: levenshtein[:0.8], lcs[:0.8], "
-                  "jaccard[:0.8][,ngram=5], cosine[:0.9][,ngram=3], qbank[:0.8][,other=1.0], "
-                  "or none [profile default: none; zh-short: levenshtein:0.8]");
-  cmd->add_option("--minhash-threshold", f->minhash_threshold,
-                  "Jaccard threshold of minhash (LSH bands and estimate) [0.8]");
-  cmd->add_option("--minhash-ngram", f->minhash_ngram,
-                  "Characters per shingle of minhash and supershingle; 0 = the pipeline's "
-                  "features [5]");
-  cmd->add_option("--spotsig-stop-words", f->spotsig_stop_words,
-                  "spotsig stop words: en (built-in), zh (jieba's stop_words.utf8 plus English) "
-                  "or a file [profile default]");
+  g->add_option("--idf-load", f->idf_load,
+                "Start from a saved document-frequency table (implies learned IDF)");
+  g->add_option("--idf-save", f->idf_save, "Save the learned document-frequency table here");
+  g->add_flag("--t2s", f->t2s, "Fold Traditional to Simplified Chinese (on by default)");
+  g->add_flag("--no-t2s", f->no_t2s, "Do not fold Traditional to Simplified");
+  g->add_flag("--t2s-taiwan", f->t2s_taiwan,
+              "With T2S, first map Taiwan usage to mainland usage (程式->程序) (on by default)");
+  g->add_flag("--no-t2s-taiwan", f->no_t2s_taiwan, "Plain t2s, without Taiwan usage");
+  g->add_option("--user-dict", f->user_dicts,
+                "Extra jieba user dictionary for --features words (word [freq] [tag])");
+  g->add_option("--spotsig-stop-words", f->spotsig_stop_words,
+                "spotsig stop words: en (built-in), zh (jieba's plus English) or a file");
+}
+
+Status ParseVerifySpec(std::string_view spec, VerifySpec* o) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t comma = spec.find(',', start);
+    parts.push_back(spec.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  std::string_view head = parts[0];
+  if (const size_t colon = head.find(':'); colon != std::string_view::npos) {
+    NEARDUP_ASSIGN_OR_RETURN(double t, ParseDouble(head.substr(colon + 1), "threshold"));
+    o->threshold = t;
+    head = head.substr(0, colon);
+  }
+  NEARDUP_ASSIGN_OR_RETURN(o->kind, ParseVerifyKind(head));
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const size_t eq = parts[i].find('=');
+    const std::string_view key = parts[i].substr(0, eq);
+    if (eq == std::string_view::npos) {
+      return Status::InvalidArgument("bad verifier option '" + std::string(parts[i]) + "'");
+    }
+    NEARDUP_ASSIGN_OR_RETURN(double v, ParseDouble(parts[i].substr(eq + 1), key));
+    ShingleOptions sh = o->shingles.value_or(ShingleOptions{ShingleKind::kScript, 3, 1});
+    if (key == "ngram") {
+      sh.char_ngram = static_cast<int>(v);
+      o->shingles = sh;
+    } else if (key == "word_ngram") {
+      sh.word_ngram = static_cast<int>(v);
+      o->shingles = sh;
+    } else if (key == "other") {
+      o->other_min = v;
+    } else {
+      return Status::InvalidArgument("verifier has no option '" + std::string(key) + "'");
+    }
+  }
+  return Status::OK();
 }
 
 Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   NEARDUP_ASSIGN_OR_RETURN(EngineOptions o, EngineOptions::FromProfile(f.profile));
-  if (f.max_distance) o.max_distance = *f.max_distance;
-  if (f.ngram) o.ngram = *f.ngram;
-  if (f.word_ngram) o.word_ngram = *f.word_ngram;
-  if (f.keep_punctuation) o.drop_punctuation = false;
-  if (f.replace_invalid_utf8) o.replace_invalid_utf8 = true;
+  if (f.threshold) o.threshold = *f.threshold;
+  if (f.max_distance) {
+    o.simhash.max_distance = *f.max_distance;
+    if (!f.threshold && o.verify.kind == VerifyKind::kNone)
+      o.threshold = 1.0 - *f.max_distance / 64.0;
+  }
+  if (f.minhash_ngram) o.shingles = {ShingleKind::kScript, *f.minhash_ngram, 1};
+  if (f.shingles) {
+    NEARDUP_ASSIGN_OR_RETURN(o.shingles, ParseShingles(*f.shingles));
+  }
+  if (f.signals) {
+    NEARDUP_ASSIGN_OR_RETURN(o.signals, ParseSignals(*f.signals));
+  }
+  if (f.verify) {
+    VerifySpec v{o.verify.kind, std::nullopt, std::nullopt, std::nullopt};
+    NEARDUP_RETURN_IF_ERROR(ParseVerifySpec(*f.verify, &v));
+    o.verify.kind = v.kind;
+    if (v.threshold) o.threshold = *v.threshold;
+    if (v.shingles) o.shingles = *v.shingles;
+    if (v.other_min) o.verify.qbank_other_min = *v.other_min;
+  }
+  if (f.num_perm) o.minhash.num_perm = *f.num_perm;
+  if (f.bands) o.minhash.bands = *f.bands;
+  if (f.rows) o.minhash.rows = *f.rows;
+  if (f.candidate_threshold) o.minhash.candidate_threshold = *f.candidate_threshold;
+  if (f.short_chars) o.verify.short_chars = *f.short_chars;
+  if (f.ngram) o.features.ngram = *f.ngram;
+  if (f.word_ngram) o.features.word_ngram = *f.word_ngram;
+  if (f.keep_punctuation) o.normalize.drop_punctuation = false;
+  if (f.replace_invalid_utf8) o.normalize.replace_invalid_utf8 = true;
   o.threads = f.threads;
   if (!f.data_dir.empty()) o.data_dir = f.data_dir;
-  if (f.features) o.features = *f.features;
-  if (f.weights) o.weights = *f.weights;
-  if (f.top_n) o.top_n = *f.top_n;
-  if (f.idf == "jieba") o.idf = "jieba";
+  if (f.features) {
+    std::string_view kind = *f.features;
+    if (kind.starts_with("longest-sentence:")) {
+      NEARDUP_ASSIGN_OR_RETURN(double n, ParseDouble(kind.substr(17), "sentence count"));
+      o.features.longest_sentences = static_cast<int>(n);
+      kind = "longest-sentence";
+    }
+    NEARDUP_ASSIGN_OR_RETURN(o.features.kind, ParseFeatureKind(kind));
+  }
+  if (f.weights) {
+    NEARDUP_ASSIGN_OR_RETURN(o.features.weights, ParseWeights(*f.weights));
+  }
+  if (f.top_n) o.features.top_n = *f.top_n;
+  if (f.idf == "jieba") o.features.idf = IdfSource::kJieba;
   if (f.idf == "corpus" || f.idf == "stream" || !f.idf_load.empty() || !f.idf_save.empty()) {
     if (f.idf == "jieba") return Status::InvalidArgument("--idf-load/--idf-save need learned IDF");
-    o.idf = "learned";
+    o.features.idf = IdfSource::kLearned;
   }
-  o.learn_idf = f.idf == "stream";
-  if (o.idf == "learned" && o.weights != "tfidf") {
+  o.features.learn_idf = f.idf == "stream";
+  if (o.features.idf == IdfSource::kLearned && o.features.weights != Weights::kTfIdf) {
     return Status::InvalidArgument(
-        "learned IDF needs TF-IDF weights (--profile zh-news, or --features words --weights tfidf)");
+        "learned IDF needs TF-IDF weights (--profile zh-news, or --features words --weights "
+        "tfidf)");
   }
-  if (f.t2s) o.fold_t2s = true;
-  if (f.no_t2s) o.fold_t2s = false;
-  if (f.t2s_taiwan) o.t2s_taiwan = true;
-  if (f.no_t2s_taiwan) o.t2s_taiwan = false;
-  if (!f.user_dicts.empty()) o.user_dicts = f.user_dicts;
-  if (f.algorithm) o.algorithms = *f.algorithm;
-  if (f.verify) o.verify = *f.verify;
-  if (f.minhash_threshold) o.minhash_threshold = *f.minhash_threshold;
-  if (f.minhash_ngram) o.minhash_ngram = *f.minhash_ngram;
-  if (f.spotsig_stop_words) o.spotsig_stop_words = *f.spotsig_stop_words;
+  if (f.t2s && o.normalize.t2s == T2S::kOff) o.normalize.t2s = T2S::kTaiwan;
+  if (f.no_t2s) o.normalize.t2s = T2S::kOff;
+  if (f.t2s_taiwan && o.normalize.t2s != T2S::kOff) o.normalize.t2s = T2S::kTaiwan;
+  if (f.no_t2s_taiwan && o.normalize.t2s == T2S::kTaiwan) o.normalize.t2s = T2S::kPhrases;
+  if (!f.user_dicts.empty()) o.features.user_dicts = f.user_dicts;
+  if (f.spotsig_stop_words) o.spotsig.stop_words = *f.spotsig_stop_words;
+  if (f.max_distance &&
+      std::find(o.signals.begin(), o.signals.end(), SignalKind::kSimHash) == o.signals.end()) {
+    return Status::InvalidArgument(
+        "-k sets the SimHash distance, but profile '" + o.profile +
+        "' has no simhash signal: use --threshold, or --profile simhash");
+  }
   return o;
 }
 

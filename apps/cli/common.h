@@ -17,17 +17,30 @@
 #include <string>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "neardup/engine.h"
+#include "neardup/ids.h"
 #include "neardup/options.h"
 
 namespace neardup::cli {
 
-// Flags that shape the pipeline; shared by dedup, fingerprint, query, eval.
+// Flags that shape the pipeline; shared by dedup, fingerprint, explain, eval.
+// Strings are parsed once, by MakeEngineOptions, into the typed options.
 struct PipelineFlags {
   std::string profile = "default";
-  std::optional<int> max_distance;
-  std::optional<int> ngram;
+  std::optional<double> threshold;
+  std::optional<std::string> shingles;  // script:C[,W] | char:N | word:N
+  std::optional<std::string> signals;   // comma list: exact,simhash,minhash,...
+  std::optional<std::string> verify;    // kind[:threshold][,ngram=N][,word_ngram=N][,other=X]
+  std::optional<int> max_distance;      // simhash k
+  std::optional<int> num_perm;
+  std::optional<int> bands, rows;
+  std::optional<double> candidate_threshold;
+  std::optional<int> short_chars;
+  std::optional<int> ngram;  // SimHash features
   std::optional<int> word_ngram;
+  std::optional<double> minhash_threshold;  // older name of --candidate-threshold
+  std::optional<int> minhash_ngram;         // older: shingles script:N,1
   bool keep_punctuation = false;
   bool replace_invalid_utf8 = false;
   int threads = 0;
@@ -35,19 +48,26 @@ struct PipelineFlags {
   std::optional<std::string> features;  // char-ngram | words | longest-sentence[:N]
   std::optional<std::string> weights;   // tf | tfidf
   std::optional<int> top_n;
-  bool t2s = false, no_t2s = false;                // override the profile's fold_t2s
-  bool t2s_taiwan = false, no_t2s_taiwan = false;  // override the profile's t2s_taiwan
+  bool t2s = false, no_t2s = false;
+  bool t2s_taiwan = false, no_t2s_taiwan = false;
   std::vector<std::string> user_dicts;
-  std::optional<std::string> algorithm;  // comma list: exact,simhash,minhash,...
-  std::optional<std::string> verify;     // verifier spec, or "none"
-  std::optional<double> minhash_threshold;
-  std::optional<int> minhash_ngram;
   std::optional<std::string> spotsig_stop_words;  // en | zh | a file
   std::string idf;       // "" (profile), jieba, corpus (two passes), stream
   std::string idf_load;  // a saved document-frequency table to start from
   std::string idf_save;  // where to save the learned table after the run
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);
+// A --verify value, "kind[:threshold][,ngram=N][,word_ngram=N][,other=X]";
+// the parts given are set, the others left unset.
+struct VerifySpec {
+  VerifyKind kind = VerifyKind::kSimilarity;
+  std::optional<double> threshold;
+  std::optional<ShingleOptions> shingles;
+  std::optional<double> other_min;  // qbank: the non-Han parts
+};
+Status ParseVerifySpec(std::string_view spec, VerifySpec* out);
+// A decimal number. Errors: InvalidArgument naming `what`.
+Result<double> ParseDouble(std::string_view s, std::string_view what);
 // The profile's options with the explicit flags applied on top.
 Result<EngineOptions> MakeEngineOptions(const PipelineFlags& flags);
 
@@ -70,10 +90,10 @@ void AddInputFlags(CLI::App* cmd, InputFlags* flags);
 
 struct Record {
   std::string file;
-  uint64_t line = 0;     // 1-based line number within the file
-  nlohmann::json id;     // the id field, or the line number when absent
+  uint64_t line = 0;  // 1-based line number within the file
+  nlohmann::json id;  // the id field, or the line number when absent
   std::string text;
-  std::string raw;       // the input line, only when requested
+  std::string raw;  // the input line, only when requested
 };
 
 // Reads JSONL records in batches. Bad records (malformed JSON, missing or
@@ -107,6 +127,10 @@ class JsonlReader {
 
 // Engine ids are strings: the id's JSON serialization, so 1 and "1" differ.
 inline std::string IdKey(const nlohmann::json& id) { return id.dump(); }
+// The one id order (neardup/ids.h) on JSON ids: integers numerically first.
+inline bool JsonIdLess(const nlohmann::json& a, const nlohmann::json& b) {
+  return IdLess(IdKey(a), IdKey(b));
+}
 
 // Output to a file (-o) or stdout.
 class Output {

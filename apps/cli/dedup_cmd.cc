@@ -14,7 +14,7 @@ struct DedupFlags {
   PipelineFlags pipeline;
   InputFlags input;
   std::string emit = "all";
-  std::string keep = "first";
+  std::optional<std::string> keep;  // default: the profile's
   std::string output;
   bool stats = false;
   bool with_matches = false;
@@ -22,14 +22,14 @@ struct DedupFlags {
 
 struct DocRow {
   nlohmann::json id;
-  uint32_t cluster;     // index into clusters
-  uint32_t length;      // code points
-  std::string raw;      // only for --emit unique
+  uint32_t cluster;        // index into clusters
+  uint32_t length;         // code points
+  std::string raw;         // only for --emit unique
   nlohmann::json matches;  // only with --with-matches
 };
 
 struct ClusterRow {
-  uint32_t root;         // doc index of the first member
+  uint32_t root;  // doc index of the first member
   std::vector<uint32_t> members;
   uint32_t kept = 0;
 };
@@ -38,16 +38,6 @@ uint32_t CodePoints(std::string_view s) {
   uint32_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
-}
-
-// True if id a sorts before id b: integers numerically, before strings.
-bool IdLess(const nlohmann::json& a, const nlohmann::json& b) {
-  if (a.is_number() != b.is_number()) return a.is_number();
-  if (a.is_number()) {
-    if (a.is_number_unsigned() && b.is_number_unsigned()) return a.get<uint64_t>() < b.get<uint64_t>();
-    return a.get<double>() < b.get<double>();
-  }
-  return a.get_ref<const std::string&>() < b.get_ref<const std::string&>();
 }
 
 // Match evidence as JSON: the matched id (as in the input), the signal, its
@@ -66,11 +56,11 @@ nlohmann::json MatchesJson(const std::vector<Match>& matches) {
   return a;
 }
 
-void ChooseKept(const std::string& keep, const std::vector<DocRow>& docs, ClusterRow* c) {
+void ChooseKept(KeepPolicy keep, const std::vector<DocRow>& docs, ClusterRow* c) {
   c->kept = c->members.front();
   for (uint32_t m : c->members) {
-    if (keep == "smallest-id" && IdLess(docs[m].id, docs[c->kept].id)) c->kept = m;
-    if (keep == "longest" && docs[m].length > docs[c->kept].length) c->kept = m;
+    if (keep == KeepPolicy::kSmallestId && JsonIdLess(docs[m].id, docs[c->kept].id)) c->kept = m;
+    if (keep == KeepPolicy::kLongest && docs[m].length > docs[c->kept].length) c->kept = m;
   }
 }
 
@@ -176,8 +166,8 @@ int RunDedup(const DedupFlags& f) {
         continue;
       }
       const uint32_t doc = static_cast<uint32_t>(docs.size());
-      auto [it, added] = cluster_of_root.try_emplace(results[i]->cluster,
-                                                     static_cast<uint32_t>(clusters.size()));
+      auto [it, added] =
+          cluster_of_root.try_emplace(results[i]->cluster, static_cast<uint32_t>(clusters.size()));
       if (added) clusters.push_back({doc, {}, 0});
       clusters[it->second].members.push_back(doc);
       docs.push_back({std::move(rec.id), it->second, CodePoints(pending[i].text),
@@ -187,7 +177,9 @@ int RunDedup(const DedupFlags& f) {
     progress.Update(reader.bytes_read(), reader.total_bytes(), docs.size());
   }
   progress.Finish();
-  for (ClusterRow& c : clusters) ChooseKept(f.keep, docs, &c);
+  KeepPolicy keep = engine->options().keep;
+  if (f.keep) keep = *ParseKeepPolicy(*f.keep);
+  for (ClusterRow& c : clusters) ChooseKept(keep, docs, &c);
   Emit(f, docs, clusters, (*out)->stream());
   if (Status s = (*out)->Close(); !s.ok()) return Fail("dedup", s);
   if (!SaveIdfFlag("dedup", f.pipeline, *engine)) return kExitBadInput;
@@ -223,9 +215,9 @@ void SetupDedup(CLI::App* app, int* exit_code) {
       ->check(CLI::IsMember({"all", "unique", "clusters"}))
       ->capture_default_str();
   cmd->add_option("--keep", flags->keep,
-                  "Which document of a cluster is kept: first|smallest-id|longest")
-      ->check(CLI::IsMember({"first", "smallest-id", "longest"}))
-      ->capture_default_str();
+                  "Which document of a cluster is kept: first|smallest-id|longest "
+                  "[profile default: first; qbank: smallest-id]")
+      ->check(CLI::IsMember({"first", "smallest-id", "longest"}));
   cmd->add_option("-o,--output", flags->output, "Output file (default: stdout)");
   cmd->add_flag("--stats", flags->stats, "Print a summary to stderr");
   cmd->add_flag("--with-matches", flags->with_matches,

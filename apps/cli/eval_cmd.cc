@@ -13,7 +13,7 @@
 
 #include "cli/command.h"
 #include "cli/common.h"
-#include "eval/metrics.h"
+#include "neardup/eval.h"
 
 namespace neardup::cli {
 namespace {
@@ -63,6 +63,16 @@ const std::vector<SweepParam>& SweepParams() {
          NEARDUP_ASSIGN_OR_RETURN(f->word_ngram, ParseInt(v));
          return Status::OK();
        }},
+      {"threshold", false,
+       [](const std::string& v, PipelineFlags* f) {
+         NEARDUP_ASSIGN_OR_RETURN(f->threshold, ParseDouble(v, "threshold"));
+         return Status::OK();
+       }},
+      {"shingles", false,
+       [](const std::string& v, PipelineFlags* f) {
+         f->shingles = v;
+         return Status::OK();
+       }},
       {"profile", false,
        [](const std::string& v, PipelineFlags* f) {
          f->profile = v;
@@ -77,7 +87,8 @@ struct Sweep {
   std::vector<std::string> values;
 };
 
-// "k=0..12", "k=0..12:2", "ngram=2,3,4", "profile=default,zh-news".
+// "k=0..12", "k=0..12:2", "ngram=2,3,4", "threshold=0.5,0.6", "profile=default,zh-news",
+// "shingles=script:3,2;char:5".
 Result<Sweep> ParseSweep(const std::string& spec) {
   Sweep s;
   s.values.push_back("");
@@ -111,8 +122,10 @@ Result<Sweep> ParseSweep(const std::string& spec) {
     }
     for (int v = lo; v <= hi; v += step) s.values.push_back(std::to_string(v));
   } else {
+    // Values are separated by ',' or, when one contains a comma, by ';'.
+    const char sep = range.find(';') != std::string::npos ? ';' : ',';
     for (size_t pos = 0; pos <= range.size();) {
-      size_t comma = range.find(',', pos);
+      size_t comma = range.find(sep, pos);
       if (comma == std::string::npos) comma = range.size();
       if (comma > pos) s.values.push_back(range.substr(pos, comma - pos));
       pos = comma + 1;
@@ -201,7 +214,7 @@ Result<eval::GroundTruth> ReadTruth(const std::string& path, const Corpus& c, do
 struct Row {
   std::string value;
   std::string profile;
-  int k = 0;
+  double threshold = 0;
   eval::Quality q;
   double seconds = 0;
   uint64_t peak_rss = 0;
@@ -232,15 +245,15 @@ Result<eval::Labels> Cluster(const EngineOptions& options, const Corpus& c, bool
 Status WriteCsv(const std::string& path, const std::string& name, const std::string& param,
                 size_t docs, const std::vector<Row>& rows) {
   std::ofstream out(path, std::ios::trunc);
-  out << "dataset,param,value,profile,k,docs,truth_pairs,predicted_pairs,true_positives,"
+  out << "dataset,param,value,profile,threshold,docs,truth_pairs,predicted_pairs,true_positives,"
          "precision,recall,f1,ari,seconds,peak_rss_mb\n";
   for (const Row& r : rows) {
     char buf[256];
     std::snprintf(buf, sizeof buf, "%.6f,%.6f,%.6f,%.6f,%.3f,%.1f", r.q.precision, r.q.recall,
                   r.q.f1, r.q.ari, r.seconds, r.peak_rss / 1048576.0);
-    out << name << ',' << param << ',' << r.value << ',' << r.profile << ',' << r.k << ',' << docs
-        << ',' << r.q.truth_pairs << ',' << r.q.predicted_pairs << ',' << r.q.true_positives << ','
-        << buf << '\n';
+    out << name << ',' << param << ',' << r.value << ',' << r.profile << ',' << r.threshold << ','
+        << docs << ',' << r.q.truth_pairs << ',' << r.q.predicted_pairs << ',' << r.q.true_positives
+        << ',' << buf << '\n';
   }
   out.close();
   if (!out) return Status::IOError(path + ": write failed");
@@ -316,7 +329,7 @@ int RunEval(const EvalFlags& f) {
     Row r;
     r.value = value;
     r.profile = options->profile;
-    r.k = options->max_distance;
+    r.threshold = options->threshold;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.q = eval::Evaluate(*labels, *truth);
     r.peak_rss = eval::PeakRssBytes();

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <thread>
 
+#include "base/parallel.h"
 #include "cli/command.h"
 #include "cli/common.h"
 
@@ -28,27 +29,22 @@ int RunFingerprint(const FingerprintFlags& f) {
   std::vector<Record> batch;
   std::vector<Result<uint64_t>> fps;
   uint64_t done = 0;
-  const unsigned threads = f.pipeline.threads > 0 ? f.pipeline.threads
-                                                  : std::max(1u, std::thread::hardware_concurrency());
   while (true) {
     auto more = reader.Next(4096, &batch);
     if (!more.ok()) return Fail("fingerprint", more.status());
     if (!*more) break;
     fps.assign(batch.size(), Result<uint64_t>(uint64_t{0}));
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        for (size_t i = t; i < batch.size(); i += threads) fps[i] = engine->Fingerprint(batch[i].text);
-      });
-    }
-    for (auto& th : pool) th.join();
+    base::ParallelFor(batch.size(), f.pipeline.threads, 64, [&](int, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) fps[i] = engine->Fingerprint(batch[i].text);
+    });
     for (size_t i = 0; i < batch.size(); ++i) {
       if (!fps[i].ok()) {
         if (!SkipOrFail("fingerprint", f.input, batch[i], fps[i].status())) return kExitBadInput;
         continue;
       }
-      (*out)->stream() << nlohmann::json{{"id", batch[i].id}, {"simhash", FingerprintHex(*fps[i])}}.dump()
-                       << '\n';
+      (*out)->stream()
+          << nlohmann::json{{"id", batch[i].id}, {"simhash", FingerprintHex(*fps[i])}}.dump()
+          << '\n';
     }
     done += batch.size();
     progress.Update(reader.bytes_read(), reader.total_bytes(), done);
@@ -62,9 +58,11 @@ void SetupFingerprint(CLI::App* app, int* exit_code) {
   auto flags = std::make_shared<FingerprintFlags>();
   CLI::App* cmd = app->add_subcommand(
       "fingerprint",
-      "Write the 64-bit SimHash of each JSONL record: {\"id\":..,\"simhash\":\"<16 hex digits>\"}.\n"
+      "Write the 64-bit SimHash of each JSONL record: {\"id\":..,\"simhash\":\"<16 hex "
+      "digits>\"}.\n"
       "Bit i of the fingerprint is bit i of the hex number (XXH3-64 features, seed 0).");
   AddInputFlags(cmd, &flags->input);
+  flags->pipeline.profile = "simhash";  // a fingerprint is the seeds' SimHash by default
   AddPipelineFlags(cmd, &flags->pipeline);
   cmd->add_option("-o,--output", flags->output, "Output file (default: stdout)");
   cmd->callback([flags, exit_code] { *exit_code = RunFingerprint(*flags); });

@@ -17,12 +17,8 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "features/tfidf.h"
-#include "features/word_extractor.h"
-#include "normalize/normalizer.h"
-#include "normalize/t2s.h"
-#include "resources/data_dir.h"
-#include "tokenize/segmenter.h"
+#include "neardup/options.h"
+#include "neardup/text.h"
 
 namespace neardup::cli {
 namespace {
@@ -31,49 +27,39 @@ struct SegmentArgs {
   std::vector<std::string> files;
   std::string profile = "jieba";
   std::string format = "text";
-  tokenize::SegmenterOptions seg;
+  SegmenterOptions seg;
   bool no_cache = false;
 };
 
 int Run(const SegmentArgs& args) {
-  tokenize::SegmenterOptions opts = args.seg;
+  SegmenterOptions opts = args.seg;
   opts.use_cache = !args.no_cache;
   opts.hmm = args.profile != "jieba-nohmm";
-  auto seg = tokenize::Segmenter::Shared(opts);
-  if (!seg.ok()) {
-    std::cerr << "neardup segment: " << seg.status().ToString() << "\n";
-    return kExitBadInput;
-  }
-  // zh-news: the words that profile fingerprints.
-  std::unique_ptr<normalize::Normalizer> normalizer;
-  std::unique_ptr<features::WordExtractor> words;
-  std::shared_ptr<const features::StopWords> stop;
+  // zh-news: the words that profile's pipeline fingerprints (the same object
+  // the engine runs, so the two cannot drift apart).
+  std::unique_ptr<Segmenter> segmenter;
+  std::unique_ptr<TextPipeline> pipeline;
   if (args.profile == "zh-news") {
-    auto t2s = normalize::T2SFolder::Shared();
-    if (!t2s.ok()) {
-      std::cerr << "neardup segment: " << t2s.status().ToString() << "\n";
+    auto o = EngineOptions::FromProfile("zh-news");
+    if (o.ok()) o->features.user_dicts = opts.user_dicts;
+    auto p = o.ok() ? TextPipeline::Create(*o) : Result<std::unique_ptr<TextPipeline>>(o.status());
+    if (!p.ok()) {
+      std::cerr << "neardup segment: " << p.status().ToString() << "\n";
       return kExitBadInput;
     }
-    normalize::NormalizerOptions no;
-    no.folder = *t2s;
-    auto n = normalize::Normalizer::Create(no);
-    auto w = features::WordExtractor::Create({.segmenter = opts, .min_chars = 2});
-    auto sw = features::StopWords::Load(features::DefaultStopWordsPath());
-    for (const Status& st : {n.status(), w.status(), sw.status()}) {
-      if (!st.ok()) {
-        std::cerr << "neardup segment: " << st.ToString() << "\n";
-        return kExitBadInput;
-      }
+    pipeline = std::move(*p);
+  } else {
+    auto seg = Segmenter::Create(opts);
+    if (!seg.ok()) {
+      std::cerr << "neardup segment: " << seg.status().ToString() << "\n";
+      return kExitBadInput;
     }
-    normalizer = std::move(*n);
-    words = std::move(*w);
-    stop = *sw;
+    segmenter = std::move(*seg);
   }
   const bool json = args.format == "json";
-  std::string normalized;
   std::vector<std::string> files = args.files;
   if (files.empty()) files.push_back("-");
-  std::vector<std::string_view> tokens;
+  std::vector<std::string> tokens;
   std::string out;
   for (const auto& file : files) {
     std::ifstream in;
@@ -91,16 +77,7 @@ int Run(const SegmentArgs& args) {
       ++line_no;
       while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
       tokens.clear();
-      Status st;
-      if (words) {
-        st = normalizer->Normalize(line, &normalized);
-        if (st.ok()) {
-          words->Words(normalized, &tokens);
-          std::erase_if(tokens, [&](std::string_view w) { return stop->ContainsWord(w); });
-        }
-      } else {
-        st = (*seg)->Cut(line, &tokens);
-      }
+      const Status st = pipeline ? pipeline->Words(line, &tokens) : segmenter->Cut(line, &tokens);
       if (!st.ok()) {
         std::cerr << "neardup segment: " << (file == "-" ? "<stdin>" : file) << ":" << line_no
                   << ": " << st.ToString() << "\n";
@@ -109,7 +86,7 @@ int Run(const SegmentArgs& args) {
       out.clear();
       if (json) {
         nlohmann::json arr = nlohmann::json::array();
-        for (auto t : tokens) arr.push_back(std::string(t));
+        for (const auto& t : tokens) arr.push_back(t);
         out = arr.dump(-1, ' ', false);
       } else {
         for (size_t i = 0; i < tokens.size(); ++i) {
@@ -142,16 +119,16 @@ void Setup(CLI::App* app, int* exit_code) {
                   "text: tokens separated by single spaces, white-space tokens verbatim "
                   "(as jieba's CLI); json: one JSON array of tokens per line")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option(
-      "--dict-dir", args->seg.dict_dir,
-      "Directory with jieba.dict.utf8 and hmm_model.utf8 (default: " + resources::JiebaDir() + ")");
+  cmd->add_option("--dict-dir", args->seg.dict_dir,
+                  "Directory with jieba.dict.utf8 and hmm_model.utf8 (default: " +
+                      Segmenter::DefaultDictDir() + ")");
   cmd->add_option("--dict", args->seg.dict_path, "Main dictionary (jieba format: word freq [tag])");
-  cmd->add_option("--user-dict", args->seg.user_dict_paths,
+  cmd->add_option("--user-dict", args->seg.user_dicts,
                   "User dictionary (word [freq] [tag]); may repeat");
   cmd->add_option("--hmm-model", args->seg.hmm_path, "HMM model (cppjieba hmm_model.utf8 format)");
   cmd->add_option(
       "--cache-dir", args->seg.cache_dir,
-      "Where the built dictionary image is cached (default: " + tokenize::DefaultCacheDir() + ")");
+      "Where the built dictionary image is cached (default: " + Segmenter::DefaultCacheDir() + ")");
   cmd->add_flag("--no-cache", args->no_cache,
                 "Build the dictionary without reading or writing the cache");
   cmd->callback([args, exit_code] { *exit_code = Run(*args); });

@@ -36,6 +36,7 @@ struct ServeFlags {
   size_t max_batch = 1000;
   int threads = 64;
   int max_distance = -1;
+  double threshold = -1;
 };
 
 // "48h", "30m", "90s", "2d", "1500ms" or "0" (never) -> milliseconds.
@@ -89,14 +90,15 @@ int Serve(const ServeFlags& f) {
   if (!listen.ok()) return fail(listen.status(), kExitUsage);
   auto engine_opts = EngineOptions::FromProfile(f.profile);
   if (!engine_opts.ok()) return fail(engine_opts.status(), kExitUsage);
-  if (!engine_opts->SimHashOnly()) {  // e.g. zh-short; the store persists fingerprints only
-    fmt::print(stderr,
-               "neardup serve: note: the store persists SimHash only; profile {} runs without "
-               "its signals '{}' and verifier '{}'\n",
-               f.profile, engine_opts->algorithms, engine_opts->verify);
-    engine_opts->algorithms = "simhash";
-    engine_opts->verify.clear();
-  }
+  if (f.threshold >= 0) engine_opts->threshold = f.threshold;
+  if (f.max_distance >= 0) engine_opts->simhash.max_distance = f.max_distance;
+  engine_opts->info_log = [](LogLevel level, std::string_view message) {
+    fmt::print(stderr, "neardup serve: {}{}\n",
+               level == LogLevel::kError     ? "error: "
+               : level == LogLevel::kWarning ? "warning: "
+                                             : "",
+               message);
+  };
   server::ServerOptions so;
   so.host = listen->first;
   so.port = listen->second;
@@ -113,7 +115,6 @@ int Serve(const ServeFlags& f) {
   d.dir = f.data;
   d.engine = *engine_opts;
   d.engine.max_document_bytes = f.max_doc;
-  if (f.max_distance >= 0) d.engine.max_distance = f.max_distance;
   d.ttl_ms = *ttl;
   d.store_text = f.store_text;
   d.sync = !f.no_fsync;
@@ -173,7 +174,11 @@ void Setup(CLI::App* app, int* exit_code) {
   cmd->add_option("--max-batch", flags->max_batch, "Most documents per batch request")
       ->capture_default_str();
   cmd->add_option("--threads", flags->threads, "Connection threads")->capture_default_str();
-  cmd->add_option("--max-distance", flags->max_distance, "Override the profile's k");
+  cmd->add_option("-t,--threshold", flags->threshold,
+                  "Override the profile's similarity threshold (0..1)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("-k,--max-distance", flags->max_distance,
+                  "Override the SimHash k (profiles with the simhash signal)");
   cmd->add_option("--port-file", flags->port_file, "Write the bound port here once listening");
   cmd->add_flag("--no-fsync", flags->no_fsync,
                 "UNSAFE: acknowledge writes before they reach the disk (benchmarks only)");

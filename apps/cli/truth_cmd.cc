@@ -1,25 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // `neardup truth`: exact ground-truth pairs by Jaccard similarity of shingle
-// sets (src/eval/truth.h: prefix-filtered all-pairs join, multi-threaded).
+// sets (neardup/eval.h: prefix-filtered all-pairs join, multi-threaded),
+// shingled by the engine's own pipeline (neardup/text.h).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <iostream>
-#include <thread>
 #include <unordered_set>
 
+#include "base/parallel.h"
 #include "cli/command.h"
 #include "cli/common.h"
-#include "eval/shingles.h"
-#include "eval/truth.h"
+#include "neardup/eval.h"
+#include "neardup/ids.h"
+#include "neardup/text.h"
 
 namespace neardup::cli {
 namespace {
 
 struct TruthFlags {
   InputFlags input;
-  std::string shingle = "char:3";
+  std::string shingle = "script:3,1";
   double threshold = 0.5;
   bool t2s = false;
   bool replace_invalid_utf8 = false;
@@ -28,48 +29,37 @@ struct TruthFlags {
   std::string output;
 };
 
-// Integers numerically, before strings (the order `dedup --keep smallest-id` uses).
-bool IdLess(const nlohmann::json& a, const nlohmann::json& b) {
-  if (a.is_number() != b.is_number()) return a.is_number();
-  if (a.is_number()) return a.get<double>() < b.get<double>();
-  return a.get_ref<const std::string&>() < b.get_ref<const std::string&>();
-}
-
-// Shingles every text in parallel; the first error wins.
-Status ShingleAll(const eval::Shingler& shingler, const std::vector<Record>& docs, int threads,
+// Shingles every text in parallel; the first error (in input order) wins.
+Status ShingleAll(const TextPipeline& pipeline, const std::vector<Record>& docs, int threads,
                   std::vector<std::vector<uint64_t>>* sets) {
   sets->assign(docs.size(), {});
-  std::atomic<size_t> next{0};
-  std::vector<Status> errors(threads);
-  auto work = [&](int w) {
-    for (size_t i; (i = next.fetch_add(1)) < docs.size();) {
-      auto s = shingler.Shingle(docs[i].text);
-      if (!s.ok()) {
-        errors[w] = s.status().WithContext(docs[i].file + ":" + std::to_string(docs[i].line));
-        return;
-      }
-      (*sets)[i] = std::move(*s);
+  std::vector<Status> errors(docs.size());
+  base::ParallelFor(docs.size(), threads, 256, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) errors[i] = pipeline.Shingles(docs[i].text, &(*sets)[i]);
+  });
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (!errors[i].ok()) {
+      return errors[i].WithContext(docs[i].file + ":" + std::to_string(docs[i].line));
     }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < threads; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& t : pool) t.join();
-  for (auto& e : errors) NEARDUP_RETURN_IF_ERROR(e);
+  }
   return Status::OK();
 }
 
 int RunTruth(const TruthFlags& f) {
   const auto start = std::chrono::steady_clock::now();
-  auto spec = eval::ShingleSpec::Parse(f.shingle);
+  auto spec = ParseShingles(f.shingle);
   if (!spec.ok()) return Fail("truth", spec.status()), kExitUsage;
   if (!(f.threshold > 0 && f.threshold <= 1)) {
     return Fail("truth", Status::InvalidArgument("--threshold must be in (0, 1]")), kExitUsage;
   }
-  eval::ShinglerOptions so{*spec, f.t2s, f.replace_invalid_utf8, f.data_dir};
-  auto shingler = eval::Shingler::Create(so);
+  EngineOptions o;
+  o.shingles = *spec;
+  o.normalize.t2s = f.t2s ? T2S::kCharacters : T2S::kOff;
+  o.normalize.replace_invalid_utf8 = f.replace_invalid_utf8;
+  o.data_dir = f.data_dir;
+  auto shingler = TextPipeline::Create(o);
   if (!shingler.ok()) return Fail("truth", shingler.status());
-  const int threads = f.threads > 0 ? f.threads : std::max(1u, std::thread::hardware_concurrency());
+  const int threads = base::ResolveThreads(f.threads);
 
   InputFlags input = f.input;
   input.replace_invalid_utf8 = f.replace_invalid_utf8;
@@ -94,11 +84,11 @@ int RunTruth(const TruthFlags& f) {
   auto pairs = eval::AllPairsJaccard(sets, f.threshold, threads);
   if (!pairs.ok()) return Fail("truth", pairs.status());
   for (auto& p : *pairs) {
-    if (IdLess(docs[p.b].id, docs[p.a].id)) std::swap(p.a, p.b);
+    if (JsonIdLess(docs[p.b].id, docs[p.a].id)) std::swap(p.a, p.b);
   }
   std::sort(pairs->begin(), pairs->end(), [&](const auto& p, const auto& q) {
-    if (p.a != q.a) return IdLess(docs[p.a].id, docs[q.a].id);
-    return IdLess(docs[p.b].id, docs[q.b].id);
+    if (p.a != q.a) return JsonIdLess(docs[p.a].id, docs[q.a].id);
+    return JsonIdLess(docs[p.b].id, docs[q.b].id);
   });
 
   auto out = Output::Open(f.output);
@@ -133,8 +123,8 @@ void SetupTruth(CLI::App* app, int* exit_code) {
       "Exit codes: 0 ok, 1 bad input (file:line on stderr), 2 usage.");
   AddInputFlags(cmd, &flags->input);
   cmd->add_option("--shingle", flags->shingle,
-                  "char:N (character N-grams in Han/no-space runs, words elsewhere) or word:N "
-                  "(N-word shingles in spaced scripts)")
+                  "script:C[,W] (C-character n-grams in Han/no-space runs, W-word n-grams "
+                  "elsewhere), char:N (character n-grams everywhere) or word:N (word n-grams)")
       ->capture_default_str();
   cmd->add_option("--threshold", flags->threshold, "Minimum Jaccard similarity, in (0, 1]")
       ->capture_default_str();

@@ -56,7 +56,7 @@ Json ListClustersJson(const DurableEngine& eng, const ClusterListQuery& query) {
   Json list = Json::array();
   Json next = nullptr;
   if (terms.empty()) {
-    auto page = eng.engine().ListClusters(query.sort, query.descending, query.limit, query.after);
+    auto page = eng.ListClusters({query.sort, query.descending, query.limit, query.after});
     for (const auto& c : page)
       list.push_back(RowJson(c, DocumentSummaryJson(eng, c.representative)));
     if (!page.empty() && page.size() == query.limit) next = CursorOf(query.sort, page.back());
@@ -64,7 +64,7 @@ Json ListClustersJson(const DurableEngine& eng, const ClusterListQuery& query) {
   }
   // Filtered: walk a bounded window in list order, keep the rows whose
   // representative's title has every term.
-  auto window = eng.engine().ListClusters(query.sort, query.descending, kFilterWindow, query.after);
+  auto window = eng.ListClusters({query.sort, query.descending, kFilterWindow, query.after});
   size_t scanned = 0;
   for (const auto& c : window) {
     if (list.size() == query.limit) break;

@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "base/status_macros.h"
+
 namespace neardup::server {
 namespace {
 
@@ -130,7 +132,10 @@ Status ParseBatch(std::string_view body, const Limits& limits,
 Json MatchesJson(const std::vector<Match>& matches) {
   Json a = Json::array();
   for (const auto& m : matches) {
-    a.push_back({{"id", m.id}, {"distance", m.distance}, {"similarity", m.similarity}});
+    Json j = {{"id", m.id}, {"signal", m.signal}, {"similarity", m.similarity}};
+    if (m.distance >= 0) j["distance"] = m.distance;
+    if (m.verified) j["verified"] = *m.verified;
+    a.push_back(std::move(j));
   }
   return a;
 }

@@ -108,7 +108,7 @@ void HttpService::Impl::RegisterRoutes() {
       }
       k = static_cast<int>(m->get<int64_t>());
     }
-    auto q = eng.engine().Query(text, k);
+    auto q = eng.Query(text, {.max_distance = k});
     if (!q.ok()) return Fail(res, q.status());
     Reply(res, 200,
           {{"cluster", q->cluster ? Json(*q->cluster) : Json(nullptr)},
@@ -119,6 +119,42 @@ void HttpService::Impl::RegisterRoutes() {
   });
   OtherMethods("/v1/query", "POST");
 
+  Route("POST", "/v1/explain", "explain", [&](const Req& req, Res& res) {
+    auto body = ParseBody(req.body, limits);
+    if (!body.ok()) return Fail(res, body.status());
+    auto text = [&](const char* key) -> const Json* {
+      auto it = body->find(key);
+      return it != body->end() && it->is_string() ? &*it : nullptr;
+    };
+    if (!body->is_object() || !text("a") || !text("b")) {
+      return Fail(res, 400, "invalid_argument", "body must be {\"a\": string, \"b\": string}");
+    }
+    const auto& a = text("a")->get_ref<const std::string&>();
+    const auto& b = text("b")->get_ref<const std::string&>();
+    if (a.size() > limits.max_doc_bytes || b.size() > limits.max_doc_bytes) {
+      return Fail(
+          res, Status::OutOfRange("text over " + std::to_string(limits.max_doc_bytes) + " bytes"));
+    }
+    auto x = eng.Explain(a, b);
+    if (!x.ok()) return Fail(res, x.status());
+    Json j = {{"duplicate", x->duplicate},
+              {"rule", x->rule},
+              {"similarity", x->similarity},
+              {"threshold", x->threshold},
+              {"candidate", x->candidate},
+              {"jaccard", x->jaccard},
+              {"containment", x->containment},
+              {"minhash_estimate", x->minhash_estimate},
+              {"lsh_bands", x->lsh_bands},
+              {"lsh_equal_bands", x->lsh_equal_bands},
+              {"simhash_distance", x->simhash_distance},
+              {"shared_shingles", x->shared_shingles},
+              {"shared_examples", x->shared_examples}};
+    if (x->edit_similarity) j["edit_similarity"] = *x->edit_similarity;
+    Reply(res, 200, j);
+  });
+  OtherMethods("/v1/explain", "POST");
+
   Route("GET", kSimilar, "similar", [&](const Req& req, Res& res) {
     const std::string id = req.matches[1];
     if (Status s = CheckId(id, limits); !s.ok()) return Fail(res, s);
@@ -126,18 +162,20 @@ void HttpService::Impl::RegisterRoutes() {
     if (!limit.ok()) return Fail(res, limit.status());
     auto sim = eng.Similar(id, *limit);
     if (!sim.ok()) return Fail(res, sim.status());
-    auto rec = eng.engine().Record(id);
+    auto cluster = eng.ClusterOf(id, 0);
     Json list = Json::array();
     for (const auto& s : *sim) {
       Json meta = MetaJson(s.meta);
-      list.push_back({{"id", s.match.id},
-                      {"distance", s.match.distance},
-                      {"similarity", s.match.similarity},
-                      {"arrival", s.arrival},
-                      {"title", MakeDocView(meta, s.text).title},
-                      {"meta", std::move(meta)}});
+      Json j = {{"id", s.match.id},
+                {"similarity", s.match.similarity},
+                {"arrival", s.arrival},
+                {"title", MakeDocView(meta, s.text).title},
+                {"meta", std::move(meta)}};
+      if (s.match.distance >= 0) j["distance"] = s.match.distance;
+      if (s.match.verified) j["verified"] = *s.match.verified;
+      list.push_back(std::move(j));
     }
-    Reply(res, 200, {{"id", id}, {"cluster", rec.ok() ? rec->cluster : ""}, {"similar", list}});
+    Reply(res, 200, {{"id", id}, {"cluster", cluster.ok() ? cluster->id : ""}, {"similar", list}});
   });
   OtherMethods(kSimilar, "GET");
 
@@ -171,19 +209,18 @@ void HttpService::Impl::RegisterRoutes() {
     if (Status s = CheckId(id, limits); !s.ok()) return Fail(res, s);
     auto limit = CountParam(req, "limit", 100, 10000);
     if (!limit.ok()) return Fail(res, limit.status());
-    auto c = eng.engine().GetCluster(id, *limit);
+    auto c = eng.GetCluster(id, *limit);
     if (!c.ok()) return Fail(res, c.status());
     Json members = Json::array();
     for (const auto& m : c->members) {
       auto meta = eng.Meta(m);
       members.push_back({{"id", m}, {"meta", meta.ok() ? MetaJson(*meta) : Json(nullptr)}});
     }
-    auto root = eng.engine().Record(id);
     Reply(res, 200,
           {{"id", c->id},
            {"size", c->size},
            {"root_removed", c->root_removed},
-           {"time", root.ok() ? root->time : 0},
+           {"time", c->time},
            {"members", members}});
   });
   OtherMethods(R"(/v1/clusters/([^/].*))", "GET");
@@ -269,7 +306,8 @@ void HttpService::Impl::RegisterRoutes() {
            {"restore_ms", s.restore_ms},
            {"restored_documents", s.restored_documents},
            {"ttl_ms", s.ttl_ms},
-           {"max_distance", s.engine.max_distance},
+           {"threshold", s.engine.threshold},
+           {"text_bytes", s.engine.text_bytes},
            {"profile", eng.options().engine.profile},
            {"uptime_seconds", uptime}});
   });

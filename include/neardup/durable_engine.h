@@ -9,15 +9,21 @@
 // `max_group` queued documents, applies them to the in-memory engine one by
 // one (so of two identical documents exactly one starts the cluster), puts
 // all their records into one RocksDB WriteBatch, writes it with sync (WAL +
-// fsync) and only then acknowledges every write of the group. Fingerprinting
+// fsync) and only then acknowledges every write of the group. Sketching
 // happens in the caller's thread, before queueing. Readers see a document
 // from the moment the writer applies it, a few milliseconds before it is
 // acknowledged; if the commit fails the group's adds are rolled back and
 // every caller gets the error (a full disk is ResourceExhausted).
 //
-// Recovery. Open() rebuilds index and forest from the store by two
-// sequential scans (nodes in arrival order, then refreshed times and ghost
-// roots): cluster ids, member order, tie-breaks and times come back exactly.
+// Recovery. Open() rebuilds the signals' indexes and the forest from the
+// store by two sequential scans (nodes in arrival order with their stored
+// sketches, then refreshed times and ghost roots): cluster ids, member order,
+// tie-breaks and times come back exactly, without re-sketching any text.
+//
+// Texts. When the pipeline verifies candidates (the default), every text is
+// stored and the verifier reads candidates' texts from the store (its block
+// cache), so memory does not grow with text size. The store records the
+// pipeline's identity (PipelineIdentity) and refuses to open under another.
 //
 // Expiry. A node's time is its arrival, raised when a member joins its
 // cluster (for the root) and when it is looked up (Get, Similar, with a
@@ -41,12 +47,17 @@
 #include "neardup/status.h"
 
 namespace neardup {
+class DurableEngine;
+namespace engine {
+struct DurableImpl;                              // src/engine/durable_impl.h
+const Engine& EngineOf(const DurableEngine& d);  // for the library's own tests
+}  // namespace engine
 
 struct DurableOptions {
   std::string dir;  // the store; created when missing
   EngineOptions engine;
   int64_t ttl_ms = 48LL * 3600 * 1000;  // 0 keeps documents forever
-  bool store_text = false;              // keep the text in the store
+  bool store_text = false;   // keep the text in the store (forced on when the pipeline verifies)
   bool sync = true;          // fsync each group commit (off only for tests and bulk loads)
   size_t max_group = 1024;   // documents per group commit
   size_t max_queue = 65536;  // queued documents beyond which writes are Unavailable
@@ -146,7 +157,14 @@ class DurableEngine {
   // Meta of a live or ghost document (empty if none). Errors: NotFound.
   Result<std::string> Meta(const std::string& id) const;
 
-  const Engine& engine() const { return *engine_; }
+  // Reads with the engine's contract (include/neardup/engine.h); they do not
+  // refresh times.
+  Result<QueryResult> Query(std::string_view text, const QueryOptions& q = {}) const;
+  Result<ClusterInfo> ClusterOf(const std::string& id, size_t limit) const;
+  Result<ClusterInfo> GetCluster(const std::string& cluster_id, size_t limit) const;
+  std::vector<ClusterSummary> ListClusters(const ListOptions& page) const;
+  Result<Explanation> Explain(std::string_view a, std::string_view b) const;
+
   DurableStats Stats() const;
   const DurableOptions& options() const { return options_; }
 
@@ -154,13 +172,12 @@ class DurableEngine {
   // Later writes are Unavailable. Idempotent.
   Status Close();
 
-  struct Impl;
-
  private:
+  friend const Engine& engine::EngineOf(const DurableEngine& d);
   DurableEngine() = default;
   DurableOptions options_;
   std::unique_ptr<Engine> engine_;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<engine::DurableImpl> impl_;
 };
 
 }  // namespace neardup

@@ -2,19 +2,19 @@
 //
 // neardup::Engine: online near-duplicate detection and clustering.
 //
-// Each added document is normalized, turned into weighted features and a
-// 64-bit SimHash, looked up in an exact Hamming index (distance <= k), and
-// placed in the parent forest: it joins the cluster of the documents it is
-// near, or starts a new one whose id is its own id. See docs/design.md.
+// Each added document is normalized (NFKC case folding, Traditional folded
+// to Simplified, punctuation dropped), turned into shingles and features,
+// sketched by every signal of EngineOptions::signals (MinHash-LSH and exact
+// hashes by default; SimHash, super-shingles, I-Match, SpotSig on request),
+// and its candidates are decided by the verifier: a pair whose verified
+// similarity reaches EngineOptions::threshold is a near-duplicate. The
+// document is placed in the parent forest: it joins the cluster of the
+// documents it is near, or starts a new one whose id is its own id. Every
+// match carries the signal that found it and its verified similarity.
+// See docs/design.md and docs/profiles.md.
 //
-// Other signals (EngineOptions::algorithms: exact, minhash, supershingle,
-// imatch, spotsig, alone or beside simhash) propose candidates too, and an
-// optional verifier (EngineOptions::verify) drops candidates that fail an
-// exact check; every match carries the signal that found it and its
-// verified similarity. The fingerprint index is kept in every configuration
-// (Get, Similar and Record report fingerprints), but only searched when
-// simhash is selected. Persistence (AddFingerprinted, Restore) supports the
-// default, SimHash alone without a verifier, only.
+// Memory: with a verifier the engine keeps each document's normalized text
+// (the durable engine reads texts from its store instead).
 //
 // Example:
 //   auto engine = neardup::Engine::Create(neardup::EngineOptions{});
@@ -46,6 +46,9 @@
 #include "neardup/status.h"
 
 namespace neardup {
+namespace engine {
+class EngineInternal;
+}  // namespace engine
 
 struct Document {
   std::string id;    // unique, non-empty
@@ -58,10 +61,10 @@ struct Match {
   std::string id;
   // The signal's distance: Hamming bits for simhash (similarity = 1 - d/64),
   // 0 for exact, unequal super-shingles for supershingle; -1 for signals
-  // without one (minhash, imatch, spotsig).
+  // without one (minhash, imatch, spotsig) and for cluster members (Similar).
   int distance = 0;
   double similarity = 0.0;         // the signal's similarity or estimate, in [0, 1]
-  std::string signal = "simhash";  // the signal that found it: exact, simhash, minhash, ...
+  std::string signal;              // the signal that found it: exact, simhash, minhash, ...
   std::optional<double> verified;  // the verifier's similarity, when one is set
 };
 
@@ -70,8 +73,8 @@ struct AddResult {
   std::string cluster;     // id of the cluster's root document
   bool duplicate = false;  // joined an existing cluster
   uint32_t cluster_size = 0;
-  uint64_t fingerprint = 0;
-  std::vector<Match> matches;  // documents within k, nearest first, at most max_matches
+  uint64_t fingerprint = 0;    // SimHash-64 with the simhash signal, else XXH3-64 of the text
+  std::vector<Match> matches;  // verified near-duplicates, best first, at most max_matches
 };
 
 struct QueryResult {
@@ -85,6 +88,7 @@ struct ClusterInfo {
   std::string id;
   uint32_t size = 0;                 // live members
   bool root_removed = false;         // the root document was removed; the id stays
+  int64_t time = 0;                  // the root's time: the latest arrival or look-up in the tree
   std::vector<std::string> members;  // arrival order, at most the requested limit
 };
 
@@ -95,43 +99,58 @@ struct DocumentInfo {
   int64_t time = 0;
 };
 
-// A document's place in the forest, as a store persists and restores it.
-struct NodeRecord {
-  std::string id;
-  std::string cluster;      // the root's id; equal to id for a root
-  uint64_t fingerprint = 0;
-  int64_t time = 0;         // node time: arrival, raised by joins and look-ups
-  bool ghost = false;       // a removed root kept because members remain
-};
-
-// What a removal or an expiry changed, so that a store can mirror it.
-struct RemovalChanges {
-  std::vector<std::string> released;  // ids gone entirely (documents and ghost roots)
-  std::vector<std::string> ghosted;   // roots that became ghosts
-  uint64_t documents = 0;             // live documents removed
-  uint64_t trees = 0;                 // whole clusters removed (expiry)
-};
-
 // One line of the cluster list page.
 struct ClusterSummary {
   std::string id;              // cluster id (root id)
   std::string representative;  // the root, or its first live member when the root is removed
   uint32_t size = 0;
-  int64_t time = 0;            // the root's time: the latest arrival or look-up in the tree
+  int64_t time = 0;  // the root's time: the latest arrival or look-up in the tree
 };
 
 enum class ClusterSort { kSize, kRecent };
 
 struct EngineStats {
-  uint64_t documents = 0;    // live documents
-  uint64_t clusters = 0;     // clusters with at least one live member
-  uint64_t added = 0;        // successful Adds since creation
-  uint64_t duplicates = 0;   // of those, how many joined an existing cluster
+  uint64_t documents = 0;   // live documents
+  uint64_t clusters = 0;    // clusters with at least one live member
+  uint64_t added = 0;       // successful Adds since creation
+  uint64_t duplicates = 0;  // of those, how many joined an existing cluster
   uint64_t removed = 0;
-  size_t index_bytes = 0;
+  size_t index_bytes = 0;  // every signal's index
   size_t forest_bytes = 0;
-  size_t id_bytes = 0;  // the id table
-  int max_distance = 0;
+  size_t id_bytes = 0;     // the id table
+  size_t text_bytes = 0;   // normalized texts kept for verification
+  double threshold = 0.0;  // the similarity threshold in effect
+};
+
+// A cluster list page: after the previous page's last (key, id).
+struct ListOptions {
+  ClusterSort sort = ClusterSort::kSize;
+  bool descending = true;
+  size_t limit = 50;
+  std::optional<std::pair<int64_t, std::string>> after;
+};
+
+// Per-query settings.
+struct QueryOptions {
+  int max_distance = -1;  // simhash: k for this query (<= simhash.index_max_distance)
+};
+
+// Why two texts are or are not near-duplicates (Engine::Explain).
+struct Explanation {
+  bool duplicate = false;   // the verdict of this engine's rule
+  std::string rule;         // the rule that decided, in words
+  double similarity = 0.0;  // the verified similarity the rule compared
+  double threshold = 0.0;
+  std::string normalized_a, normalized_b;
+  size_t shingles_a = 0, shingles_b = 0, shared_shingles = 0;
+  std::vector<std::string> shared_examples;  // some shared shingles, as text
+  double jaccard = 0.0;                      // exact, of the shingle sets
+  double containment = 0.0;                  // |A n B| / min(|A|, |B|)
+  std::optional<double> edit_similarity;     // 1 - Levenshtein / longer length (short texts)
+  double minhash_estimate = 0.0;             // MinHash estimate of the Jaccard (P permutations)
+  int lsh_bands = 0, lsh_equal_bands = 0;    // the LSH bands and how many are equal
+  bool candidate = false;                    // some signal proposes the pair
+  int simhash_distance = 0;                  // Hamming distance of the SimHash-64 fingerprints
 };
 
 class Engine {
@@ -152,12 +171,13 @@ class Engine {
   // document; a failed document does not stop the others.
   std::vector<Result<AddResult>> AddBatch(std::span<const Document> docs);
 
-  // What Add would answer for `text`, inserting nothing. `max_distance` < 0
-  // uses the engine's k; a larger k must not exceed index_max_distance.
-  Result<QueryResult> Query(std::string_view text, int max_distance = -1) const;
+  // What Add would answer for `text`, inserting nothing. Errors: as Add;
+  // InvalidArgument for a k above simhash.index_max_distance.
+  Result<QueryResult> Query(std::string_view text, const QueryOptions& q = {}) const;
 
-  // The other live members of `id`'s cluster with their distance to `id`,
-  // nearest first. Errors: NotFound.
+  // The other live members of `id`'s cluster with their similarity to `id`
+  // (verified when the engine has a verifier, else the SimHash distance),
+  // most similar first. Errors: NotFound.
   Result<std::vector<Match>> Similar(std::string_view id, size_t limit = SIZE_MAX) const;
 
   // The cluster `id` belongs to. Errors: NotFound.
@@ -176,12 +196,20 @@ class Engine {
   // The fingerprint of `text` under this engine's pipeline (pure, no state).
   Result<uint64_t> Fingerprint(std::string_view text) const;
 
-  // Learned IDF (EngineOptions::idf == "learned"). LearnIdf counts `text` in
+  // Why `a` and `b` are or are not near-duplicates under this engine's
+  // pipeline (pure, no state). Errors: as Add for bad text.
+  Result<Explanation> Explain(std::string_view a, std::string_view b) const;
+
+  // One page of clusters, ordered by (size or time, then id), descending or
+  // ascending, strictly after `after`. O(clusters) per call.
+  std::vector<ClusterSummary> ListClusters(const ListOptions& page) const;
+
+  // Learned IDF (FeatureOptions::idf == IdfSource::kLearned). LearnIdf counts `text` in
   // the document frequencies without adding it: run it over a corpus first for
   // batch IDF. With learn_idf, Add and AddBatch count each document before
   // fingerprinting it (AddBatch learns the whole batch first). Save/Load keep
   // the table with the engine's state (binary, checksummed).
-  // Errors: FailedPrecondition unless idf is "learned"; as Add for bad text;
+  // Errors: FailedPrecondition unless idf is learned; as Add for bad text;
   // IOError, Corruption for files.
   Status LearnIdf(std::string_view text);
   Status SaveIdf(const std::string& path) const;
@@ -191,51 +219,8 @@ class Engine {
   EngineStats Stats() const;
   const EngineOptions& options() const;
 
-  // ---- Persistence and expiry (src/engine/engine_persist.cc) ----
-  // These serve a durable layer (neardup::DurableEngine) that mirrors every
-  // change into a store and rebuilds the engine from it on start.
-
-  // Add() with a fingerprint already computed by Fingerprint(). Same errors,
-  // and FailedPrecondition unless options().SimHashOnly().
-  Result<AddResult> AddFingerprinted(const Document& doc, uint64_t fingerprint);
-
-  // The forest record of a live document or a ghost root. Errors: NotFound.
-  Result<NodeRecord> Record(std::string_view id) const;
-
-  // Rebuilds state: call with every live document and ghost root (ghost
-  // false) in original arrival order, then MarkGhost() for each ghost root,
-  // then RestoreCounters(). Times are arrival times; raise them afterwards
-  // with Touch(). A member's root must have been restored before it.
-  // Errors: AlreadyExists, NotFound (unknown root), InvalidArgument;
-  // FailedPrecondition unless options().SimHashOnly().
-  Status Restore(const NodeRecord& record);
-  Status MarkGhost(std::string_view id);  // Remove() that does not count
-  void RestoreCounters(uint64_t added, uint64_t duplicates, uint64_t removed);
-  // Returns unused capacity to the allocator (after a restore or a large
-  // expiry). Takes the writer lock; O(documents).
-  void ShrinkToFit();
-
-  // Raises the time of `id` and of its root to at least `time` (the expiry
-  // rule: a root is never older than its members). Errors: NotFound.
-  Status Touch(std::string_view id, int64_t time);
-
-  // Remove() that reports which records changed.
-  Status Erase(std::string_view id, RemovalChanges* changes);
-
-  // Removes whole trees whose root time is < `before`, oldest first, at most
-  // `max_trees` trees and (after the first tree) about `max_documents`
-  // documents: bounded work under the writer lock. Returns trees removed.
-  size_t Expire(int64_t before, size_t max_trees, size_t max_documents,
-                RemovalChanges* changes);
-
-  // One page of clusters, ordered by (size or time, then id), descending or
-  // ascending, strictly after `after` (a (key, id) pair from the previous
-  // page's last item; nullopt for the first page). O(clusters) per call.
-  std::vector<ClusterSummary> ListClusters(
-      ClusterSort sort, bool descending, size_t limit,
-      const std::optional<std::pair<int64_t, std::string>>& after) const;
-
  private:
+  friend class engine::EngineInternal;  // the durable layer (src/engine/engine_internal.h)
   struct Impl;
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

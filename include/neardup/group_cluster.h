@@ -5,8 +5,8 @@
 // whose groups are the top results of a search log).
 //
 // Each group is a list of ids that may be duplicates of each other. Every pair
-// inside a group is verified on the two normalized texts by a Verifier
-// (verify/verifier.h spec: levenshtein, lcs, jaccard, cosine, qbank). Pairs
+// inside a group is verified on the two normalized texts by a verifier
+// (VerifyKind: levenshtein, lcs, jaccard, similarity, qbank, ...). Pairs
 // that pass are joined by union-find, most similar first, under a cap on
 // cluster size: two clusters whose total would exceed the cap stay apart, so
 // chains A~B~C~... cannot build a giant cluster. Each cluster keeps one member
@@ -35,15 +35,19 @@
 #include <string_view>
 #include <vector>
 
+#include "neardup/options.h"
 #include "neardup/status.h"
 
 namespace neardup {
 
 struct GroupClusterOptions {
-  std::string verify = "levenshtein:0.8";  // verifier spec, or "none" to accept every pair
-  size_t max_cluster_size = 1000;          // the cap; 0 means no cap
-  std::string keep = "first";              // first | smallest-id | longest
-  size_t max_group_size = 64;              // later members of a larger group are ignored
+  VerifyKind verify = VerifyKind::kLevenshtein;  // kNone accepts every pair
+  double threshold = 0.8;                        // the verified similarity a pair needs
+  ShingleOptions shingles;                       // for the set verifiers
+  double qbank_other_min = 1.0;                  // kQbank: the non-Han parts
+  size_t max_cluster_size = 1000;                // the cap; 0 means no cap
+  KeepPolicy keep = KeepPolicy::kFirst;
+  size_t max_group_size = 64;  // later members of a larger group are ignored
   // Normalization before verification; default: punctuation dropped, except
   // for qbank, whose rule needs operators.
   std::optional<bool> drop_punctuation = std::nullopt;
@@ -101,10 +105,6 @@ class GroupClusterer {
   explicit GroupClusterer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// Orders ids for the smallest-id policy: integers (optional '-', digits)
-// numerically and before all other ids, which compare as byte strings.
-bool GroupIdLess(std::string_view a, std::string_view b);
 
 }  // namespace neardup
 

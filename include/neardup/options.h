@@ -1,92 +1,217 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// EngineOptions: every knob of the pipeline. Start from a profile
+// EngineOptions: every knob of the pipeline, typed. Start from a profile
 // (EngineOptions::FromProfile) and override fields; Engine::Create validates.
+// The profiles and their measured trade-offs are in docs/profiles.md.
+//
+// The pipeline: text -> normalize (NFKC case folding, Traditional ->
+// Simplified, punctuation to separators) -> features (weighted, for SimHash)
+// and shingles (sets, for MinHash and verification) -> signals (candidate
+// generators, each with its index) -> verification (a similarity in [0, 1]
+// compared with `threshold`) -> clusters.
 #ifndef NEARDUP_OPTIONS_H_
 #define NEARDUP_OPTIONS_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "neardup/env.h"
 #include "neardup/status.h"
 
 namespace neardup {
 
-struct EngineOptions {
-  // The profile these options came from (informational; see docs/profiles.md).
-  std::string profile = "default";
+// Traditional -> Simplified folding after NFKC, from OpenCC's tables.
+enum class T2S {
+  kOff,
+  kCharacters,  // character table only (TSCharacters)
+  kPhrases,     // phrases, then characters (OpenCC t2s)
+  kTaiwan,      // Taiwan usage to mainland first (tw2sp: 程式 -> 程序), then t2s
+};
 
-  // --- normalization ---
+// The weighted features SimHash is computed from.
+enum class FeatureKind {
+  kCharNgram,        // character n-grams of Han and no-space runs, words elsewhere
+  kWords,            // jieba words of Han, ICU words elsewhere
+  kLongestSentence,  // n-grams of the N longest sentences
+};
+enum class Weights { kTf, kTfIdf };
+enum class IdfSource {
+  kJieba,    // jieba's idf.utf8, the median for unknown words
+  kLearned,  // document frequencies of the corpus itself (Engine::LearnIdf)
+};
+
+// The shingle sets MinHash, super-shingles and set verifiers work on.
+enum class ShingleKind {
+  kScript,  // character n-grams in Han and no-space runs, word n-grams elsewhere
+  kChar,    // character n-grams everywhere (words of spaced scripts are characters too)
+  kWord,    // word n-grams everywhere (a Han character is a word)
+};
+
+// Candidate generators (docs/algorithms.md).
+enum class SignalKind { kExact, kSimHash, kMinHash, kSuperShingle, kIMatch, kSpotSig };
+
+// How a candidate pair is decided. Every verifier gives a similarity in
+// [0, 1]; the pair is a near-duplicate when it is >= EngineOptions::threshold.
+enum class VerifyKind {
+  kNone,         // no verification: the signal's own estimate decides
+  kSimilarity,   // the default: max(shingle Jaccard, edit similarity of short texts)
+  kJaccard,      // Jaccard of the shingle sets
+  kContainment,  // |A n B| / min(|A|, |B|) of the shingle sets
+  kCosine,       // cosine of the term-frequency vectors of the shingles
+  kLevenshtein,  // 1 - edit distance / longer length (code points)
+  kLcs,          // 2 LCS / (|a| + |b|)
+  kQbank,        // question banks: other scripts equal, Han edit similarity >= threshold
+};
+
+// Which member of a cluster batch dedup keeps.
+enum class KeepPolicy {
+  kFirst,       // the first in input order
+  kSmallestId,  // integers numerically, before strings (byte order)
+  kLongest,     // the most code points; ties to the first
+};
+
+struct NormalizeOptions {
   bool drop_punctuation = true;       // punctuation and symbols separate tokens
   bool replace_invalid_utf8 = false;  // else ill-formed UTF-8 is InvalidArgument
+  T2S t2s = T2S::kTaiwan;
+};
 
-  // --- features ---
-  int ngram = 3;       // characters per feature in Han and other no-space runs
-  int word_ngram = 1;  // words per feature in scripts written with spaces
+struct FeatureOptions {
+  FeatureKind kind = FeatureKind::kCharNgram;
+  int ngram = 3;              // characters per feature in Han and other no-space runs
+  int word_ngram = 1;         // words per feature in scripts written with spaces
+  int longest_sentences = 3;  // kLongestSentence: how many sentences
+  Weights weights = Weights::kTf;
+  IdfSource idf = IdfSource::kJieba;
+  bool learn_idf = false;               // kLearned: count each added document first
+  bool drop_stop_words = false;         // kWords: drop jieba's stop_words.utf8
+  int min_word_chars = 1;               // kWords: drop shorter words
+  int top_n = 0;                        // kTfIdf: keep the N heaviest words; 0 = all
+  std::vector<std::string> user_dicts;  // extra jieba user dictionaries
+};
 
-  // --- Chinese text and weights (docs/chinese.md) ---
-  bool fold_t2s = false;                // Traditional -> Simplified (OpenCC) after NFKC
-  bool t2s_taiwan = false;              // with fold_t2s: Taiwan usage to mainland first (tw2sp)
-  std::string features = "char-ngram";  // char-ngram | words | longest-sentence[:N]
-  std::string weights = "tf";           // tf | tfidf (jieba's idf.utf8, median for unknowns)
-  std::string idf = "jieba";            // tfidf: jieba (idf.utf8) | learned (document
-                                        // frequencies of the corpus itself; see Engine::LearnIdf)
-  bool learn_idf = false;               // idf=learned: count each added document first (streaming)
-  bool drop_stop_words = false;         // words: drop jieba's stop_words.utf8 (with tfidf)
-  int min_word_chars = 1;               // words: drop words of fewer characters
-  int top_n = 0;                        // tfidf: keep only the N heaviest words; 0 = all
-  std::vector<std::string> user_dicts;  // extra jieba user dictionaries for words
-  size_t auto_long_chars = 300;         // auto: Han text of this many characters or more
-                                        // is zh-news, shorter is zh-short
+struct ShingleOptions {
+  ShingleKind kind = ShingleKind::kScript;
+  int char_ngram = 3;  // characters per shingle, 1..32
+  int word_ngram = 2;  // words per shingle, 1..8
+};
 
-  // --- index and clustering ---
-  int max_distance = 3;         // k: fingerprints within k bits are near-duplicates
-  int index_max_distance = -1;  // largest k a query may ask; -1 means max_distance
-  size_t max_matches = 100;     // matches returned per Add/Query, nearest first
+struct SimHashOptions {
+  // k: fingerprints within k bits are candidates; -1: with a verifier 3
+  // (Manku's k), without one the threshold's (similarity 1 - k/64).
+  int max_distance = -1;
+  int index_max_distance = -1;  // largest k a query may ask; -1 = max_distance
+};
 
-  // --- signals and verification (docs/algorithms.md) ---
-  // Candidate generators, comma-separated, in precedence order (the first that
-  // finds a match gives its evidence): exact, simhash, minhash, supershingle,
-  // imatch, spotsig. SimHash uses the index above (k = max_distance).
-  std::string algorithms = "simhash";
-  // A verifier run on every candidate before clustering (src/verify/verifier.h):
-  // "levenshtein:0.8", "lcs:0.8", "jaccard:0.8,ngram=5", "cosine:0.9",
-  // "qbank:0.8". Empty or "none": candidates are not verified.
-  std::string verify;
-  int minhash_num_perm = 128;      // minhash: permutations P
-  double minhash_threshold = 0.8;  // minhash: Jaccard threshold (LSH bands and estimate)
-  int minhash_ngram = 5;           // minhash, supershingle: char n-grams; 0 = the features
-  int supershingle_min_equal = 2;  // supershingle: equal super-shingles of 6
-  double spotsig_threshold = 0.5;  // spotsig: Jaccard of signature sets
-  // spotsig stop words: "en" (built-in English), "zh" (jieba's stop_words.utf8
-  // plus English) or a file of one word per line.
-  std::string spotsig_stop_words = "en";
-  // imatch: the IDF table ("term idf" lines; empty = jieba's idf.utf8, whose
-  // terms are words: use features "words") and the band of it kept as the
-  // lexicon. The table covers a whole dictionary, so only its most common
-  // 0.05% (其中, 认为, ...) are dropped; rare terms are kept.
-  std::string imatch_idf;
-  double imatch_drop_low = 0.0005;
-  double imatch_drop_high = 0.0;
-  int imatch_extra_lexicons = 0;  // randomized extra lexicons (Kołcz et al.)
+struct MinHashOptions {
+  int num_perm = 128;  // P
+  // LSH banding: bands x rows <= P. 0 and 0 choose them for
+  // `candidate_threshold` (minimizing false-negative and false-positive areas).
+  int bands = 0;
+  int rows = 0;
+  // The similarity the bands aim at; 0 = the engine's threshold minus 0.1.
+  double candidate_threshold = 0.0;
+};
 
-  // True for SimHash alone without verification: the default, and the only
-  // configuration DurableEngine persists for now.
-  bool SimHashOnly() const;
+struct SuperShingleOptions {
+  int min_equal = 2;  // of 6 super-shingles
+};
+
+struct SpotSigOptions {
+  double threshold = 0.5;  // Jaccard of signature sets
+  // "en" (built-in English), "zh" (jieba's stop words plus English) or a file.
+  std::string stop_words = "en";
+};
+
+struct IMatchOptions {
+  std::string idf_path;  // "term idf" lines; empty = jieba's idf.utf8
+  double drop_low = 0.0005;
+  double drop_high = 0.0;
+  int extra_lexicons = 0;  // randomized extra lexicons (Kołcz et al.)
+};
+
+struct VerifyOptions {
+  VerifyKind kind = VerifyKind::kSimilarity;
+  // kSimilarity: texts of at most this many code points (both) also get the
+  // edit similarity; the larger of the two decides.
+  int short_chars = 200;
+  // kQbank: minimum similarity of the non-Han parts (1 = identical).
+  double qbank_other_min = 1.0;
+};
+
+struct EngineOptions {
+  // The profile these options came from (informational; docs/profiles.md).
+  std::string profile = "default";
+
+  // The one knob: pairs whose verified similarity is >= threshold are
+  // near-duplicates.
+  double threshold = 0.6;
+
+  NormalizeOptions normalize;
+  FeatureOptions features;
+  ShingleOptions shingles;
+
+  // Candidate generators, in precedence order (the first that finds a
+  // document gives its evidence).
+  std::vector<SignalKind> signals = {SignalKind::kExact, SignalKind::kMinHash};
+  SimHashOptions simhash;
+  MinHashOptions minhash;
+  SuperShingleOptions supershingle;
+  SpotSigOptions spotsig;
+  IMatchOptions imatch;
+  VerifyOptions verify;
+  KeepPolicy keep = KeepPolicy::kFirst;  // batch dedup (neardup dedup, Python dedup())
 
   // --- limits and resources ---
+  size_t max_matches = 100;               // matches returned per Add/Query, best first
   size_t max_document_bytes = 64u << 20;  // larger texts are OutOfRange
-  int threads = 0;                        // AddBatch fingerprinting threads; 0 = all cores
+  int threads = 0;                        // AddBatch threads; 0 = all cores
   std::string data_dir;                   // dictionaries; empty = the built-in default
+  std::shared_ptr<const Clock> clock;     // null = the system clock
+  InfoLog info_log;                       // null = silent
 
-  // The options of a named profile. Errors: NotFound for an unknown name.
+  // The SimHash k in effect (see SimHashOptions::max_distance).
+  int SimHashDistance() const;
+
+  // The options of a named profile. Errors: NotFound for an unknown name
+  // (with a note for retired names).
   static Result<EngineOptions> FromProfile(std::string_view name);
   // Names of the built-in profiles.
   static std::vector<std::string> ProfileNames();
 };
+
+// Names used by the CLI, JSON and docs, and their parsers. Parse errors are
+// InvalidArgument naming the accepted values.
+std::string_view Name(T2S v);
+std::string_view Name(FeatureKind v);
+std::string_view Name(Weights v);
+std::string_view Name(IdfSource v);
+std::string_view Name(ShingleKind v);
+std::string_view Name(SignalKind v);
+std::string_view Name(VerifyKind v);
+std::string_view Name(KeepPolicy v);
+Result<T2S> ParseT2S(std::string_view s);
+Result<FeatureKind> ParseFeatureKind(std::string_view s);
+Result<Weights> ParseWeights(std::string_view s);
+Result<IdfSource> ParseIdfSource(std::string_view s);
+Result<SignalKind> ParseSignalKind(std::string_view s);
+Result<VerifyKind> ParseVerifyKind(std::string_view s);
+Result<KeepPolicy> ParseKeepPolicy(std::string_view s);
+// "exact,minhash": a comma-separated list without repeats.
+Result<std::vector<SignalKind>> ParseSignals(std::string_view list);
+// "script:3", "char:5", "word:2"; for script, "script:3,2" sets both sizes.
+Result<ShingleOptions> ParseShingles(std::string_view spec);
+std::string ShinglesName(const ShingleOptions& s);
+
+// The identity of a pipeline: every option that changes sketches or
+// similarities, the data files they read and a format version, as one line.
+// Durable stores keep it and refuse to open under another.
+std::string PipelineIdentity(const EngineOptions& options);
 
 }  // namespace neardup
 

@@ -22,16 +22,16 @@ namespace neardup {
 
 enum class StatusCode : int {
   kOk = 0,
-  kInvalidArgument = 1,   // bad input from the caller (bad UTF-8, bad option)
-  kNotFound = 2,          // no such document, file or key
-  kAlreadyExists = 3,     // a document with this id is present
-  kOutOfRange = 4,        // a value beyond a configured limit (size, distance)
-  kFailedPrecondition = 5,// the object is not in a state for this call
-  kResourceExhausted = 6, // memory, disk or capacity ran out
-  kIOError = 7,           // the operating system or storage failed
-  kCorruption = 8,        // stored data does not parse
-  kUnavailable = 9,       // shutting down or temporarily unable
-  kInternal = 10,         // a bug: should not happen
+  kInvalidArgument = 1,     // bad input from the caller (bad UTF-8, bad option)
+  kNotFound = 2,            // no such document, file or key
+  kAlreadyExists = 3,       // a document with this id is present
+  kOutOfRange = 4,          // a value beyond a configured limit (size, distance)
+  kFailedPrecondition = 5,  // the object is not in a state for this call
+  kResourceExhausted = 6,   // memory, disk or capacity ran out
+  kIOError = 7,             // the operating system or storage failed
+  kCorruption = 8,          // stored data does not parse
+  kUnavailable = 9,         // shutting down or temporarily unable
+  kInternal = 10,           // a bug: should not happen
 };
 
 // Returns a stable lower-case name ("invalid_argument", ...), used in JSON errors.
@@ -43,7 +43,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status OK() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status OutOfRange(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
@@ -84,33 +86,34 @@ namespace internal {
 [[noreturn]] void CheckFailed(const char* file, int line, const char* expr, const std::string& msg);
 }  // namespace internal
 
-// Aborts with file, line and expression when `cond` is false. For invariants
-// only, never for input validation.
-#define NEARDUP_CHECK(cond)                                                         \
-  do {                                                                              \
-    if (!(cond)) ::neardup::internal::CheckFailed(__FILE__, __LINE__, #cond, ""); \
-  } while (0)
-#define NEARDUP_CHECK_MSG(cond, msg)                                                 \
-  do {                                                                               \
-    if (!(cond)) ::neardup::internal::CheckFailed(__FILE__, __LINE__, #cond, (msg)); \
-  } while (0)
-
 // A value of type T or an error Status. Accessing the value of an error
 // Result aborts (it is a bug in the caller).
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
-    NEARDUP_CHECK_MSG(!status_.ok(), "Result constructed from an OK status without a value");
+    if (status_.ok()) {
+      internal::CheckFailed(__FILE__, __LINE__, "!status.ok()",
+                            "Result constructed from an OK status without a value");
+    }
   }
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
 
-  T& value() & { CheckOk(); return *value_; }
-  const T& value() const& { CheckOk(); return *value_; }
-  T&& value() && { CheckOk(); return std::move(*value_); }
+  T& value() & {
+    CheckOk();
+    return *value_;
+  }
+  const T& value() const& {
+    CheckOk();
+    return *value_;
+  }
+  T&& value() && {
+    CheckOk();
+    return std::move(*value_);
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
@@ -118,29 +121,13 @@ class [[nodiscard]] Result {
 
  private:
   void CheckOk() const {
-    if (!status_.ok()) internal::CheckFailed(__FILE__, __LINE__, "Result::ok()", status_.ToString());
+    if (!status_.ok())
+      internal::CheckFailed(__FILE__, __LINE__, "Result::ok()", status_.ToString());
   }
   Status status_;
   std::optional<T> value_;
 };
 
 }  // namespace neardup
-
-// Returns early from the enclosing function when `expr` is not OK.
-#define NEARDUP_RETURN_IF_ERROR(expr)          \
-  do {                                         \
-    ::neardup::Status _nd_status = (expr);     \
-    if (!_nd_status.ok()) return _nd_status;   \
-  } while (0)
-
-#define NEARDUP_CONCAT_INNER_(a, b) a##b
-#define NEARDUP_CONCAT_(a, b) NEARDUP_CONCAT_INNER_(a, b)
-// `NEARDUP_ASSIGN_OR_RETURN(auto x, Foo());` binds the value or returns the error.
-#define NEARDUP_ASSIGN_OR_RETURN(lhs, expr) \
-  NEARDUP_ASSIGN_OR_RETURN_IMPL_(NEARDUP_CONCAT_(_nd_result_, __LINE__), lhs, expr)
-#define NEARDUP_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
-  auto tmp = (expr);                                   \
-  if (!tmp.ok()) return tmp.status();                  \
-  lhs = std::move(tmp).value()
 
 #endif  // NEARDUP_STATUS_H_

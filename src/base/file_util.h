@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status_macros.h"
 #include "neardup/status.h"
 
 namespace neardup::base {

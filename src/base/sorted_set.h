@@ -2,9 +2,11 @@
 //
 // Small helpers over sorted, duplicate-free sequences (sets as vectors).
 // Thread safety: pure functions. Complexity: O(|x| + |y|).
+// This is the one Jaccard of the code base.
 #ifndef NEARDUP_BASE_SORTED_SET_H_
 #define NEARDUP_BASE_SORTED_SET_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <span>
 
@@ -24,6 +26,24 @@ size_t SortedIntersectionSize(std::span<const T> x, std::span<const T> y) {
     }
   }
   return common;
+}
+
+// Jaccard similarity |x ∩ y| / |x ∪ y| of ascending, duplicate-free sets.
+// Two empty sets are identical: 1. One empty set: 0.
+template <typename T>
+double SortedSetJaccard(std::span<const T> x, std::span<const T> y) {
+  if (x.empty() && y.empty()) return 1.0;
+  const size_t common = SortedIntersectionSize(x, y);
+  return static_cast<double>(common) / static_cast<double>(x.size() + y.size() - common);
+}
+
+// Containment |x ∩ y| / min(|x|, |y|); 1 for two empty sets, 0 for one.
+template <typename T>
+double SortedSetContainment(std::span<const T> x, std::span<const T> y) {
+  if (x.empty() && y.empty()) return 1.0;
+  if (x.empty() || y.empty()) return 0.0;
+  return static_cast<double>(SortedIntersectionSize(x, y)) /
+         static_cast<double>(std::min(x.size(), y.size()));
 }
 
 }  // namespace neardup

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/status_macros.h"
+
 namespace neardup {
 namespace {
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "base/status_macros.h"
 #include "neardup/status.h"
 
 namespace neardup::cluster {

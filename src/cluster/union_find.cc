@@ -5,6 +5,8 @@
 #include <numeric>
 #include <string>
 
+#include "base/status_macros.h"
+
 namespace neardup::cluster {
 
 CappedUnionFind::CappedUnionFind(size_t n, size_t cap) : parent_(n), size_(n, 1), cap_(cap) {
@@ -32,14 +34,6 @@ UnionResult CappedUnionFind::Union(size_t a, size_t b) {
   parent_[rb] = static_cast<uint32_t>(ra);
   size_[ra] += size_[rb];
   return UnionResult::kJoined;
-}
-
-Result<KeepPolicy> ParseKeepPolicy(std::string_view name) {
-  if (name == "smallest-id") return KeepPolicy::kSmallestId;
-  if (name == "first") return KeepPolicy::kFirst;
-  if (name == "longest") return KeepPolicy::kLongest;
-  return Status::InvalidArgument("unknown keep policy '" + std::string(name) +
-                                 "' (smallest-id, first, longest)");
 }
 
 Result<std::vector<size_t>> KeptMembers(CappedUnionFind& uf, KeepPolicy policy,

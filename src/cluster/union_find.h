@@ -55,9 +55,6 @@ class CappedUnionFind {
 
 enum class KeepPolicy { kSmallestId, kFirst, kLongest };
 
-// Parses "smallest-id", "first" or "longest". Errors: InvalidArgument.
-Result<KeepPolicy> ParseKeepPolicy(std::string_view name);
-
 struct KeepInputs {
   std::span<const uint64_t> id_rank = {};  // kSmallestId: rank of each element's id
   std::span<const size_t> length = {};     // kLongest: text length of each element

@@ -71,9 +71,6 @@ TEST(UnionFindTest, KeepPolicies) {
   ASSERT_TRUE(longest.ok());
   EXPECT_EQ(*longest, (std::vector<size_t>{0, 3, 2, 3, 3}));  // 3 and 4 tie at 9: first wins
   EXPECT_FALSE(KeptMembers(uf, KeepPolicy::kLongest, {}).ok());
-  EXPECT_EQ(*ParseKeepPolicy("smallest-id"), KeepPolicy::kSmallestId);
-  EXPECT_EQ(*ParseKeepPolicy("longest"), KeepPolicy::kLongest);
-  EXPECT_FALSE(ParseKeepPolicy("biggest").ok());
 }
 
 }  // namespace

@@ -7,53 +7,41 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/status_macros.h"
 #include "engine/durable_impl.h"
 #include "engine/engine_impl.h"
 
 namespace neardup {
+
+using engine::DurableImpl;
+using engine::EngineInternal;
+using engine::WriteOp;
+
 namespace {
 
-// The options that decide fingerprints; a store only fits an engine with
-// the same ones.
-std::string FingerprintOptions(const EngineOptions& o) {
-  char buf[256];
-  std::snprintf(buf, sizeof(buf), "profile=%s ngram=%d word_ngram=%d drop_punctuation=%d",
-                o.profile.c_str(), o.ngram, o.word_ngram, o.drop_punctuation ? 1 : 0);
-  std::string s = buf;
-  // Chinese-text options, only when they differ from the default pipeline so
-  // stores written before they existed still open.
-  if (o.fold_t2s || o.features != "char-ngram" || o.weights != "tf" || o.drop_stop_words ||
-      o.min_word_chars != 1 || o.top_n != 0 || !o.user_dicts.empty() || o.profile == "auto") {
-    s += " t2s=" + std::to_string(o.fold_t2s) + (o.t2s_taiwan ? "tw" : "") +
-         " features=" + o.features + " weights=" + o.weights +
-         " stop=" + std::to_string(o.drop_stop_words) +
-         " min_word=" + std::to_string(o.min_word_chars) + " top_n=" + std::to_string(o.top_n) +
-         " user_dicts=" + std::to_string(o.user_dicts.size());
-    if (o.profile == "auto") s += " auto_long=" + std::to_string(o.auto_long_chars);
-  }
-  return s;
-}
-
+// A store only fits an engine whose pipeline makes the same sketches and
+// similarities: PipelineIdentity() is written on creation and checked on open.
 Status CheckStoreOptions(store::DocStore& st, const EngineOptions& o) {
-  const std::string want = FingerprintOptions(o);
-  auto have = st.GetMeta("options");
+  const std::string want = PipelineIdentity(o);
+  auto have = st.GetMeta("pipeline");
   if (have.ok()) {
     if (*have != want) {
-      return Status::FailedPrecondition("the store was written with '" + *have +
-                                        "' but the engine has '" + want + "'");
+      return Status::FailedPrecondition("the store was written by the pipeline '" + *have +
+                                        "' but this engine has '" + want +
+                                        "'; open it with the same profile and options");
     }
     return Status::OK();
   }
   if (!have.status().IsNotFound()) return have.status();
   store::DocStore::Batch b;
   st.Prepare(&b);
-  b.PutMeta("options", want);
+  b.PutMeta("pipeline", want);
   return st.Write(&b, true);
 }
 
-// Rebuilds `engine` from the store: nodes in arrival order, then refreshed
-// times, then ghost roots, then counters.
-Status Recover(store::DocStore& st, Engine& engine, DurableEngine::Impl& impl) {
+// Rebuilds `engine` from the store: nodes in arrival order with their
+// sketches, then refreshed times, then ghost roots, then counters.
+Status Recover(store::DocStore& st, Engine& engine, DurableImpl& impl) {
   NodeRecord rec;
   uint64_t n = 0;
   NEARDUP_RETURN_IF_ERROR(st.ScanNodes([&](const store::NodeRow& row) {
@@ -62,28 +50,28 @@ Status Recover(store::DocStore& st, Engine& engine, DurableEngine::Impl& impl) {
     rec.fingerprint = row.fingerprint;
     rec.time = row.time;
     ++n;
-    Status s = engine.Restore(rec);
+    Status s = EngineInternal::Restore(engine, rec, row.sketches);
     return s.ok() ? s : Status::Corruption("recovering '" + row.id + "': " + s.message());
   }));
   std::vector<std::string> ghosts;
   NEARDUP_RETURN_IF_ERROR(st.ScanTimes([&](const store::TimeRow& row) {
     if (row.ghost) ghosts.push_back(row.id);
-    Status s = engine.Touch(row.id, row.time);
+    Status s = EngineInternal::Touch(engine, row.id, row.time);
     if (s.IsNotFound()) return Status::OK();  // a stale time row; harmless
     return s;
   }));
   for (const auto& g : ghosts) {
-    Status s = engine.MarkGhost(g);
+    Status s = EngineInternal::MarkGhost(engine, g);
     if (!s.ok()) return Status::Corruption("ghost root '" + g + "': " + s.message());
   }
   uint64_t c[5] = {0, 0, 0, 0, 0};
   if (auto v = st.GetMeta("counters"); v.ok()) {
-    if (!DecodeCounters(*v, c)) return Status::Corruption("bad counters '" + *v + "'");
+    if (!engine::DecodeCounters(*v, c)) return Status::Corruption("bad counters '" + *v + "'");
   } else if (!v.status().IsNotFound()) {
     return v.status();
   }
-  engine.RestoreCounters(c[0], c[1], c[2]);
-  engine.ShrinkToFit();
+  EngineInternal::RestoreCounters(engine, c[0], c[1], c[2]);
+  EngineInternal::ShrinkToFit(engine);
   impl.expired_trees = c[3];
   impl.expired_documents = c[4];
   impl.restored_documents = n;
@@ -93,18 +81,31 @@ Status Recover(store::DocStore& st, Engine& engine, DurableEngine::Impl& impl) {
 
 }  // namespace
 
+namespace engine {
+
+const Engine& EngineOf(const DurableEngine& d) { return *d.engine_; }
+
+Status DurableImpl::LookupText(std::string_view id, std::string* text) const {
+  {
+    std::lock_guard lock(pending_mu);
+    if (auto it = pending_texts.find(std::string(id)); it != pending_texts.end()) {
+      *text = *it->second;
+      return Status::OK();
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(store::DocRow row, store->GetDoc(id));
+  *text = std::move(row.text);
+  return Status::OK();
+}
+
+}  // namespace engine
+
 Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions& options) {
   if (options.dir.empty()) return Status::InvalidArgument("a data directory is required");
   if (options.max_group == 0 || options.expire_trees_per_step == 0) {
     return Status::InvalidArgument("max_group and expire_trees_per_step must be positive");
   }
-  if (!options.engine.SimHashOnly()) {
-    return Status::FailedPrecondition(
-        "the persisted store supports simhash only for now (algorithms '" +
-        options.engine.algorithms + "', verify '" + options.engine.verify +
-        "'); use --algorithm simhash --verify none");
-  }
-  if (options.engine.idf == "learned") {
+  if (options.engine.features.idf == IdfSource::kLearned) {
     return Status::FailedPrecondition(
         "the persisted store does not keep learned document frequencies yet; use idf=jieba "
         "(the in-memory Engine saves them with SaveIdf/LoadIdf)");
@@ -112,16 +113,29 @@ Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions&
   std::unique_ptr<DurableEngine> d(new DurableEngine());
   d->options_ = options;
   NEARDUP_ASSIGN_OR_RETURN(d->engine_, Engine::Create(options.engine));
-  d->impl_ = std::make_unique<Impl>();
-  d->impl_->owner = d.get();
-  NEARDUP_ASSIGN_OR_RETURN(d->impl_->store, store::DocStore::Open(options.dir, {}));
-  NEARDUP_RETURN_IF_ERROR(CheckStoreOptions(*d->impl_->store, options.engine));
+  d->impl_ = std::make_unique<DurableImpl>();
+  DurableImpl* impl = d->impl_.get();
+  impl->owner = d.get();
+  impl->engine = d->engine_.get();
+  impl->options = &d->options_;
+  impl->clock = options.engine.clock ? options.engine.clock.get() : &SystemClock();
+  impl->log = options.engine.info_log;
+  // The verifier compares with stored texts: keep them, and read them from
+  // the store instead of memory.
+  const bool verifies = options.engine.verify.kind != VerifyKind::kNone;
+  impl->store_text = options.store_text || verifies;
+  if (verifies) {
+    EngineInternal::UseTextLookup(*d->engine_, [impl](std::string_view id, std::string* text) {
+      return impl->LookupText(id, text);
+    });
+  }
+  NEARDUP_ASSIGN_OR_RETURN(impl->store, store::DocStore::Open(options.dir, {}));
+  NEARDUP_RETURN_IF_ERROR(CheckStoreOptions(*impl->store, options.engine));
   const auto start = std::chrono::steady_clock::now();
-  NEARDUP_RETURN_IF_ERROR(Recover(*d->impl_->store, *d->engine_, *d->impl_));
-  d->impl_->restore_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-  Impl* impl = d->impl_.get();
+  NEARDUP_RETURN_IF_ERROR(Recover(*impl->store, *d->engine_, *impl));
+  impl->restore_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
   impl->writer = std::thread([impl] { impl->WriterLoop(); });
   if (options.background_expiry && options.ttl_ms > 0) {
     impl->expirer = std::thread([impl] { impl->ExpirerLoop(); });
@@ -157,12 +171,12 @@ std::vector<Result<IngestResult>> DurableEngine::AddBatch(std::span<const Incomi
       out[i] = Status::InvalidArgument("document id must not be empty");
       continue;
     }
-    auto fp = engine_->Fingerprint(docs[i].text);
-    if (!fp.ok()) {
-      out[i] = fp.status();
+    WriteOp::Item item{docs[i], {}, Status::Internal("not applied")};
+    if (Status s = EngineInternal::Prepare(*engine_, docs[i].text, &item.prepared); !s.ok()) {
+      out[i] = s;
       continue;
     }
-    op->items.push_back({docs[i], *fp, Status::Internal("not applied")});
+    op->items.push_back(std::move(item));
     where.push_back(i);
   }
   if (op->items.empty()) return out;
@@ -195,8 +209,8 @@ Result<ExpireReport> DurableEngine::Expire(int64_t before) { return impl_->Expir
 
 namespace {
 // Queues a time refresh unless the node was refreshed within `granularity`.
-void MaybeTouch(DurableEngine::Impl& impl, const NodeRecord& rec, int64_t granularity) {
-  const int64_t now = engine::NowMs();
+void MaybeTouch(DurableImpl& impl, const NodeRecord& rec, int64_t granularity) {
+  const int64_t now = impl.clock->NowMs();
   if (rec.time >= now - granularity) return;
   auto op = std::make_shared<WriteOp>();
   op->kind = WriteOp::Kind::kTouch;
@@ -208,7 +222,7 @@ void MaybeTouch(DurableEngine::Impl& impl, const NodeRecord& rec, int64_t granul
 }  // namespace
 
 Result<DocumentRecord> DurableEngine::Peek(const std::string& id) const {
-  NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, engine_->Record(id));
+  NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, EngineInternal::Record(*engine_, id));
   if (rec.ghost) return Status::NotFound("no document '" + id + "'");
   DocumentRecord out;
   out.id = id;
@@ -220,7 +234,7 @@ Result<DocumentRecord> DurableEngine::Peek(const std::string& id) const {
   if (row.ok()) {
     out.arrival = row->arrival;
     out.meta = std::move(row->meta);
-    if (options_.store_text) out.text = std::move(row->text);
+    if (impl_->store_text) out.text = std::move(row->text);
   } else if (!row.status().IsNotFound()) {
     return row.status();
   } else {
@@ -237,7 +251,7 @@ Result<DocumentRecord> DurableEngine::Get(const std::string& id) {
 }
 
 Result<std::vector<SimilarDocument>> DurableEngine::Similar(const std::string& id, size_t limit) {
-  NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, engine_->Record(id));
+  NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, EngineInternal::Record(*engine_, id));
   if (rec.ghost) return Status::NotFound("no document '" + id + "'");
   NEARDUP_ASSIGN_OR_RETURN(auto matches, engine_->Similar(id, limit));
   std::vector<SimilarDocument> out;
@@ -249,7 +263,7 @@ Result<std::vector<SimilarDocument>> DurableEngine::Similar(const std::string& i
     if (row.ok()) {
       d.meta = std::move(row->meta);
       d.arrival = row->arrival;
-      if (options_.store_text) d.text = std::move(row->text);
+      if (impl_->store_text) d.text = std::move(row->text);
     }
   }
   MaybeTouch(*impl_, rec, options_.touch_granularity_ms);
@@ -259,6 +273,26 @@ Result<std::vector<SimilarDocument>> DurableEngine::Similar(const std::string& i
 Result<std::string> DurableEngine::Meta(const std::string& id) const {
   NEARDUP_ASSIGN_OR_RETURN(store::DocRow row, impl_->store->GetDoc(id));
   return std::move(row.meta);
+}
+
+Result<QueryResult> DurableEngine::Query(std::string_view text, const QueryOptions& q) const {
+  return engine_->Query(text, q);
+}
+
+Result<ClusterInfo> DurableEngine::ClusterOf(const std::string& id, size_t limit) const {
+  return engine_->ClusterOf(id, limit);
+}
+
+Result<ClusterInfo> DurableEngine::GetCluster(const std::string& cluster_id, size_t limit) const {
+  return engine_->GetCluster(cluster_id, limit);
+}
+
+std::vector<ClusterSummary> DurableEngine::ListClusters(const ListOptions& page) const {
+  return engine_->ListClusters(page);
+}
+
+Result<Explanation> DurableEngine::Explain(std::string_view a, std::string_view b) const {
+  return engine_->Explain(a, b);
 }
 
 DurableStats DurableEngine::Stats() const {

@@ -11,10 +11,13 @@
 #include <thread>
 
 #include "base/utf8.h"
+#include "engine/engine_internal.h"
 
 namespace neardup {
 namespace {
 
+using engine::EngineInternal;
+using engine::EngineOf;
 namespace fs = std::filesystem;
 
 class TempDir {
@@ -66,7 +69,7 @@ std::string Edit(std::mt19937& rng, std::string s, int edits) {
 std::string Snapshot(const Engine& e, const std::vector<std::string>& ids) {
   std::string out;
   for (const auto& id : ids) {
-    auto r = e.Record(id);
+    auto r = EngineInternal::Record(e, id);
     out += id + ":";
     if (!r.ok()) {
       out += "absent\n";
@@ -82,7 +85,7 @@ std::string Snapshot(const Engine& e, const std::vector<std::string>& ids) {
     out += "\n";
   }
   for (auto sort : {ClusterSort::kSize, ClusterSort::kRecent}) {
-    for (const auto& c : e.ListClusters(sort, true, SIZE_MAX, std::nullopt)) {
+    for (const auto& c : e.ListClusters({sort, true, SIZE_MAX, std::nullopt})) {
       out += c.id + "/" + c.representative + "/" + std::to_string(c.size) + "/" +
              std::to_string(c.time) + " ";
     }
@@ -118,27 +121,27 @@ TEST(DurableEngineTest, RestartRestoresIndexForestTimesAndGhostsExactly) {
     // Remove some documents, roots among them (ghosts), and refresh others.
     int ghosts = 0;
     for (int i = 0; i < 300; i += 7) {
-      auto rec = d->engine().Record(ids[i]);
+      auto rec = EngineInternal::Record(EngineOf(*d), ids[i]);
       if (!rec.ok() || rec->ghost) continue;
-      ghosts += rec->cluster == ids[i] && d->engine().GetCluster(ids[i])->size > 1;
+      ghosts += rec->cluster == ids[i] && EngineOf(*d).GetCluster(ids[i])->size > 1;
       ASSERT_TRUE(d->Remove(ids[i]).ok());
     }
     EXPECT_GT(ghosts, 0);
     for (int i = 3; i < 300; i += 11) (void)d->Get(ids[i]);
     ASSERT_TRUE(d->Remove("no-such-id").IsNotFound());  // also flushes the queued touches
-    before = Snapshot(d->engine(), ids);
+    before = Snapshot(EngineOf(*d), ids);
     for (int i = 0; i < 300; i += 13) {
       query_texts.push_back(Edit(rng, texts[i], 1));
-      auto q = d->engine().Query(query_texts.back());
+      auto q = EngineOf(*d).Query(query_texts.back());
       ASSERT_TRUE(q.ok());
       query_answers.push_back(q->cluster.value_or("-") + std::to_string(q->matches.size()));
     }
     ASSERT_TRUE(d->Close().ok());
   }
   auto d = OpenOrDie(Opts(dir.str()));
-  EXPECT_EQ(Snapshot(d->engine(), ids), before);
+  EXPECT_EQ(Snapshot(EngineOf(*d), ids), before);
   for (size_t i = 0; i < query_texts.size(); ++i) {
-    auto q = d->engine().Query(query_texts[i]);
+    auto q = EngineOf(*d).Query(query_texts[i]);
     ASSERT_TRUE(q.ok());
     EXPECT_EQ(q->cluster.value_or("-") + std::to_string(q->matches.size()), query_answers[i]);
   }
@@ -165,14 +168,15 @@ TEST(DurableEngineTest, ExpiryRemovesWholeTreesOldestFirstAndRootsFollowMembers)
     // Looking F up refreshes F and its root E to now.
     ASSERT_TRUE(d->Get("F").ok());
     ASSERT_TRUE(d->Remove("nothing").IsNotFound());  // the touch is applied before this
-    EXPECT_GT(d->engine().Record("E")->time, 1000000);
+    EXPECT_GT(EngineInternal::Record(EngineOf(*d), "E")->time, 1000000);
 
     auto r = d->Expire(3000);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->trees, 1u);  // only C: A's tree was refreshed by B, E's by the look-up of F
     EXPECT_EQ(r->documents, 1u);
-    EXPECT_TRUE(d->engine().Record("C").status().IsNotFound());
-    EXPECT_TRUE(d->engine().Record("A").ok());  // Record() reads without refreshing
+    EXPECT_TRUE(EngineInternal::Record(EngineOf(*d), "C").status().IsNotFound());
+    EXPECT_TRUE(
+        EngineInternal::Record(EngineOf(*d), "A").ok());  // Record() reads without refreshing
     r = d->Expire(6000);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->trees, 1u);
@@ -189,14 +193,14 @@ TEST(DurableEngineTest, ExpiryRemovesWholeTreesOldestFirstAndRootsFollowMembers)
     r = d->Expire(8000);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->trees, 0u);
-    EXPECT_TRUE(d->engine().Record("D").ok());
+    EXPECT_TRUE(EngineInternal::Record(EngineOf(*d), "D").ok());
   }
   auto d = OpenOrDie(Opts(dir.str()));
-  EXPECT_TRUE(d->engine().Record("A").status().IsNotFound());
-  EXPECT_TRUE(d->engine().Record("C").status().IsNotFound());
+  EXPECT_TRUE(EngineInternal::Record(EngineOf(*d), "A").status().IsNotFound());
+  EXPECT_TRUE(EngineInternal::Record(EngineOf(*d), "C").status().IsNotFound());
   EXPECT_TRUE(d->Get("E").ok());
   EXPECT_EQ(d->Stats().expired_documents, 3u);
-  EXPECT_EQ(d->engine().Stats().documents, 3u);
+  EXPECT_EQ(EngineOf(*d).Stats().documents, 3u);
   // The id of an expired document is free again.
   EXPECT_TRUE(d->Add({"A", a, 0, ""}, OnConflict::kError).ok());
 }
@@ -224,18 +228,18 @@ TEST(DurableEngineTest, ExpiryInvariantsUnderRandomWorkload) {
   }
   ASSERT_TRUE(d->Remove("nothing").IsNotFound());  // touches are applied before this
   for (int64_t cutoff : {500, 2000, 4000, 7000, 9000}) {
-    const uint64_t live_before = d->engine().Stats().documents;
+    const uint64_t live_before = EngineOf(*d).Stats().documents;
     auto r = d->Expire(cutoff);
     ASSERT_TRUE(r.ok());
-    EXPECT_EQ(d->engine().Stats().documents, live_before - r->documents);
+    EXPECT_EQ(EngineOf(*d).Stats().documents, live_before - r->documents);
     // No tree older than the cutoff survives; every root is at least as
     // recent as each of its members; whole trees go or stay.
-    auto oldest = d->engine().ListClusters(ClusterSort::kRecent, false, 1, std::nullopt);
+    auto oldest = EngineOf(*d).ListClusters({ClusterSort::kRecent, false, 1, std::nullopt});
     if (!oldest.empty()) {
       EXPECT_GE(oldest[0].time, cutoff);
     }
     for (const auto& id : ids) {
-      auto rec = d->engine().Record(id);
+      auto rec = EngineInternal::Record(EngineOf(*d), id);
       if (looked_up.count(id)) {
         EXPECT_TRUE(rec.ok()) << "looked-up " << id << " expired";
       }
@@ -243,7 +247,7 @@ TEST(DurableEngineTest, ExpiryInvariantsUnderRandomWorkload) {
         EXPECT_TRUE(d->Meta(id).status().IsNotFound()) << id;
         continue;
       }
-      auto root = d->engine().Record(rec->cluster);
+      auto root = EngineInternal::Record(EngineOf(*d), rec->cluster);
       ASSERT_TRUE(root.ok()) << "member " << id << " outlived its root";
       EXPECT_GE(root->time, rec->time);
       EXPECT_GE(root->time, cutoff);
@@ -264,7 +268,7 @@ TEST(DurableEngineTest, GhostRootSurvivesRestartAndItsIdIsFreedWithTheLastMember
   }
   {
     auto d = OpenOrDie(Opts(dir.str()));
-    auto c = d->engine().GetCluster("A");
+    auto c = EngineOf(*d).GetCluster("A");
     ASSERT_TRUE(c.ok());
     EXPECT_TRUE(c->root_removed);
     EXPECT_EQ(c->size, 1u);
@@ -275,8 +279,8 @@ TEST(DurableEngineTest, GhostRootSurvivesRestartAndItsIdIsFreedWithTheLastMember
     ASSERT_TRUE(d->Remove("N").ok());
   }
   auto d = OpenOrDie(Opts(dir.str()));
-  EXPECT_TRUE(d->engine().GetCluster("A").status().IsNotFound());
-  EXPECT_EQ(d->engine().Stats().documents, 0u);
+  EXPECT_TRUE(EngineOf(*d).GetCluster("A").status().IsNotFound());
+  EXPECT_EQ(EngineOf(*d).Stats().documents, 0u);
   EXPECT_TRUE(d->Add({"A", t, 0, ""}, OnConflict::kError).ok());
 }
 
@@ -297,7 +301,7 @@ TEST(DurableEngineTest, IdempotentRetryReturnsTheStoredAnswer) {
   EXPECT_EQ(again->add.cluster_size, 2u);
   ASSERT_EQ(again->add.matches.size(), 1u);
   EXPECT_EQ(again->add.matches[0].id, "A");
-  EXPECT_EQ(d->engine().Stats().documents, 2u);
+  EXPECT_EQ(EngineOf(*d).Stats().documents, 2u);
 }
 
 TEST(DurableEngineTest, PeekReadsWithoutRefreshingAndSimilarCarriesArrivalAndText) {
@@ -331,28 +335,32 @@ TEST(DurableEngineTest, PeekReadsWithoutRefreshingAndSimilarCarriesArrivalAndTex
   }
   {
     auto d = OpenOrDie(o);
-    auto a = d->engine().Record("A");
+    auto a = EngineInternal::Record(EngineOf(*d), "A");
     ASSERT_TRUE(a.ok());
     const int64_t before = a->time;
     ASSERT_TRUE(d->Peek("A").ok());
     d.reset();  // closes, draining queued refreshes
     d = OpenOrDie(o);
-    EXPECT_EQ(d->engine().Record("A")->time, before);  // Peek left the time alone
+    EXPECT_EQ(EngineInternal::Record(EngineOf(*d), "A")->time, before);  // Peek left the time alone
     ASSERT_TRUE(d->Get("A").ok());
     d.reset();
     d = OpenOrDie(o);
-    EXPECT_GT(d->engine().Record("A")->time, before);  // Get refreshed it
+    EXPECT_GT(EngineInternal::Record(EngineOf(*d), "A")->time, before);  // Get refreshed it
   }
 }
 
-TEST(DurableEngineTest, StoreWrittenWithOtherFingerprintOptionsIsRefused) {
+TEST(DurableEngineTest, StoreWrittenWithAnotherPipelineIsRefused) {
   TempDir dir;
   { auto d = OpenOrDie(Opts(dir.str())); }
   auto o = Opts(dir.str());
-  o.engine.ngram = 2;
+  o.engine.shingles.char_ngram = 2;
   auto d = DurableEngine::Open(o);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().code(), StatusCode::kFailedPrecondition);
+  o.engine.shingles.char_ngram = 3;
+  o.engine.threshold = 0.9;
+  EXPECT_EQ(DurableEngine::Open(o).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(DurableEngine::Open(Opts(dir.str())).ok());
 }
 
 TEST(DurableEngineTest, ConcurrentIdenticalAddsMakeOneClusterWithOneOriginal) {
@@ -379,21 +387,15 @@ TEST(DurableEngineTest, ConcurrentIdenticalAddsMakeOneClusterWithOneOriginal) {
   }
   EXPECT_EQ(originals, 1);
   EXPECT_EQ(clusters.size(), 1u);
-  EXPECT_EQ(d->engine().GetCluster(*clusters.begin())->size, 32u);
+  EXPECT_EQ(EngineOf(*d).GetCluster(*clusters.begin())->size, 32u);
   EXPECT_GE(d->Stats().commits, 1u);
 }
-
-}  // namespace
-}  // namespace neardup
-
-namespace neardup {
-namespace {
 
 TEST(DurableEngineTest, LearnedIdfIsRefusedUntilPersisted) {
   TempDir dir;
   DurableOptions o = Opts(dir.str());
   o.engine = EngineOptions::FromProfile("zh-news").value();
-  o.engine.idf = "learned";
+  o.engine.features.idf = IdfSource::kLearned;
   auto d = DurableEngine::Open(o);
   EXPECT_EQ(d.status().code(), StatusCode::kFailedPrecondition);
 }

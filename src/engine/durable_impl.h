@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// DurableEngine::Impl, shared by durable_engine.cc (open, recovery, reads)
-// and durable_writer.cc (the writer thread, group commit, expiry thread).
-// Not a public header.
+// engine::DurableImpl, the state of a DurableEngine, shared by
+// durable_engine.cc (open, recovery, reads) and durable_writer.cc (the writer
+// thread, group commit, expiry thread). Not a public header.
 #ifndef NEARDUP_ENGINE_DURABLE_IMPL_H_
 #define NEARDUP_ENGINE_DURABLE_IMPL_H_
 
@@ -17,19 +17,20 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/engine_internal.h"
 #include "neardup/durable_engine.h"
 #include "store/doc_store.h"
 
-namespace neardup {
+namespace neardup::engine {
 
 // One unit of the writer queue.
 struct WriteOp {
   enum class Kind { kAdd, kRemove, kExpire, kTouch };
   Kind kind = Kind::kAdd;
-  // kAdd: documents with their fingerprints (computed by the caller).
+  // kAdd: documents with their sketches (computed by the caller).
   struct Item {
     IncomingDocument doc;
-    uint64_t fingerprint = 0;
+    engine::PreparedDocument prepared;
     Result<IngestResult> result = Status::Internal("not applied");
   };
   std::vector<Item> items;
@@ -45,8 +46,12 @@ struct WriteOp {
   size_t weight() const { return kind == Kind::kAdd ? items.size() : 1; }
 };
 
-struct DurableEngine::Impl {
+struct DurableImpl {
   DurableEngine* owner = nullptr;
+  Engine* engine = nullptr;
+  const DurableOptions* options = nullptr;
+  const Clock* clock = nullptr;
+  InfoLog log;  // may be null
   std::unique_ptr<store::DocStore> store;
 
   std::mutex mu;  // guards the queue and flags
@@ -59,9 +64,18 @@ struct DurableEngine::Impl {
   std::thread expirer;
   std::condition_variable expirer_cv;
 
+  bool store_text = false;  // options->store_text, or forced by the verifier
+
   // Writer-thread state.
   uint64_t next_seq = 0;
   bool last_write_failed = false;
+  // Texts of the documents applied in the current group (not yet in the
+  // store), by id; the verifier reads them before the store.
+  mutable std::mutex pending_mu;
+  std::unordered_map<std::string, const std::string*> pending_texts;
+
+  // The verifier's text lookup: the current group, then the store.
+  Status LookupText(std::string_view id, std::string* text) const;
 
   std::atomic<uint64_t> commits{0}, committed_docs{0}, commit_errors{0};
   std::atomic<uint64_t> expired_trees{0}, expired_documents{0};
@@ -73,12 +87,15 @@ struct DurableEngine::Impl {
   void ExpirerLoop();
   // Runs expiry steps with cutoff `before` until a step finds nothing more.
   Result<ExpireReport> ExpireAll(int64_t before);
+  void Log(LogLevel level, const std::string& message) const {
+    if (log) log(level, message);
+  }
 };
 
 // Counters persisted with every group ("counters" in the store's metadata).
 std::string EncodeCounters(const EngineStats& s, uint64_t expired_trees, uint64_t expired_docs);
 bool DecodeCounters(std::string_view v, uint64_t out[5]);
 
-}  // namespace neardup
+}  // namespace neardup::engine
 
 #endif  // NEARDUP_ENGINE_DURABLE_IMPL_H_

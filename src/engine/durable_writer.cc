@@ -7,11 +7,15 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/status_macros.h"
 #include "engine/durable_impl.h"
 #include "engine/engine_impl.h"
 
 namespace neardup {
 namespace {
+
+using engine::EngineInternal;
+using engine::WriteOp;
 
 // The records of one group: the batch and the seq of ids added in it, so a
 // removal in the same group finds them before they are in the store.
@@ -24,7 +28,7 @@ struct Group {
 
 class Writer {
  public:
-  Writer(DurableEngine::Impl& impl, Engine& engine, const DurableOptions& options)
+  Writer(engine::DurableImpl& impl, Engine& engine, const DurableOptions& options)
       : impl_(impl), engine_(engine), options_(options) {}
 
   void Apply(WriteOp& op, Group& g) {
@@ -33,15 +37,15 @@ class Writer {
         for (auto& item : op.items) item.result = AddOne(item, op.on_conflict, g);
         break;
       case WriteOp::Kind::kRemove:
-        op.status = engine_.Erase(op.id, &op.changes);
+        op.status = EngineInternal::Erase(engine_, op.id, &op.changes);
         if (op.status.ok()) {
           Mirror(op.changes, g);
           g.sync = true;
         }
         break;
       case WriteOp::Kind::kExpire:
-        op.trees = engine_.Expire(op.time, options_.expire_trees_per_step,
-                                  options_.expire_documents_per_step, &op.changes);
+        op.trees = EngineInternal::Expire(engine_, op.time, options_.expire_trees_per_step,
+                                          options_.expire_documents_per_step, &op.changes);
         Mirror(op.changes, g);
         break;
       case WriteOp::Kind::kTouch:
@@ -55,25 +59,32 @@ class Writer {
   void Rollback(Group& g) {
     RemovalChanges ignored;
     for (auto it = g.added.rbegin(); it != g.added.rend(); ++it) {
-      (void)engine_.Erase(*it, &ignored);
+      (void)EngineInternal::Erase(engine_, *it, &ignored);
     }
   }
 
  private:
   Result<IngestResult> AddOne(WriteOp::Item& item, OnConflict on_conflict, Group& g) {
     IncomingDocument& d = item.doc;
-    if (auto existing = engine_.Record(d.id); existing.ok()) {
+    if (auto existing = EngineInternal::Record(engine_, d.id); existing.ok()) {
       if (on_conflict == OnConflict::kReturnExisting && !existing->ghost) return Existing(item);
       return Status::AlreadyExists(
           existing->ghost ? "id '" + d.id + "' is a removed root whose cluster lives on"
                           : "document '" + d.id + "' already exists");
     }
-    if (d.time == 0) d.time = engine::NowMs();
+    if (d.time == 0) d.time = impl_.clock->NowMs();
     Document doc{d.id, {}, d.time};
-    NEARDUP_ASSIGN_OR_RETURN(AddResult r, engine_.AddFingerprinted(doc, item.fingerprint));
+    // A group's own documents are in memory before they are in the store:
+    // the verifier finds their texts here.
+    {
+      std::lock_guard lock(impl_.pending_mu);
+      impl_.pending_texts[d.id] = &d.text;
+    }
+    NEARDUP_ASSIGN_OR_RETURN(AddResult r, EngineInternal::AddPrepared(engine_, doc, item.prepared));
     const uint64_t seq = impl_.next_seq++;
-    g.batch.PutNode({seq, d.id, r.duplicate ? r.cluster : std::string(), item.fingerprint, d.time});
-    g.batch.PutDoc(d.id, {seq, d.time, d.meta, options_.store_text ? d.text : std::string()});
+    g.batch.PutNode({seq, d.id, r.duplicate ? r.cluster : std::string(), r.fingerprint, d.time,
+                     EngineInternal::EncodeSketches(engine_, item.prepared)});
+    g.batch.PutDoc(d.id, {seq, d.time, d.meta, impl_.store_text ? d.text : std::string()});
     if (r.duplicate) PutTimeOf(r.cluster, g);
     g.new_seqs[d.id] = seq;
     g.added.push_back(d.id);
@@ -82,7 +93,7 @@ class Writer {
   }
 
   Result<IngestResult> Existing(const WriteOp::Item& item) {
-    NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, engine_.Record(item.doc.id));
+    NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, EngineInternal::Record(engine_, item.doc.id));
     IngestResult out;
     out.created = false;
     out.add.id = rec.id;
@@ -99,13 +110,15 @@ class Writer {
   }
 
   void PutTimeOf(const std::string& id, Group& g) {
-    if (auto rec = engine_.Record(id); rec.ok()) g.batch.PutTime({id, rec->time, rec->ghost});
+    if (auto rec = EngineInternal::Record(engine_, id); rec.ok()) {
+      g.batch.PutTime({id, rec->time, rec->ghost});
+    }
   }
 
   void Touch(const std::string& id, int64_t time, Group& g) {
-    auto rec = engine_.Record(id);
+    auto rec = EngineInternal::Record(engine_, id);
     if (!rec.ok() || rec->ghost || rec->time >= time) return;
-    if (!engine_.Touch(id, time).ok()) return;
+    if (!EngineInternal::Touch(engine_, id, time).ok()) return;
     g.batch.PutTime({id, time, false});
     if (rec->cluster != id) PutTimeOf(rec->cluster, g);
   }
@@ -120,12 +133,12 @@ class Writer {
       } else if (auto row = impl_.store->GetDoc(id); row.ok()) {
         g.batch.DeleteDocument(id, row->seq);
       } else {
-        std::fprintf(stderr, "neardup: store has no row for released '%s': %s\n", id.c_str(),
-                     row.status().ToString().c_str());
+        impl_.Log(LogLevel::kWarning,
+                  "store has no row for released '" + id + "': " + row.status().ToString());
       }
     }
     for (const auto& id : changes.ghosted) {
-      auto rec = engine_.Record(id);
+      auto rec = EngineInternal::Record(engine_, id);
       if (!rec.ok()) continue;
       g.batch.PutTime({id, rec->time, true});
       uint64_t seq = 0;
@@ -143,12 +156,14 @@ class Writer {
     }
   }
 
-  DurableEngine::Impl& impl_;
+  engine::DurableImpl& impl_;
   Engine& engine_;
   const DurableOptions& options_;
 };
 
 }  // namespace
+
+namespace engine {
 
 std::string EncodeCounters(const EngineStats& s, uint64_t expired_trees, uint64_t expired_docs) {
   char buf[128];
@@ -170,11 +185,11 @@ bool DecodeCounters(std::string_view v, uint64_t out[5]) {
   return true;
 }
 
-Status DurableEngine::Impl::Enqueue(std::shared_ptr<WriteOp> op) {
+Status DurableImpl::Enqueue(std::shared_ptr<WriteOp> op) {
   {
     std::lock_guard lock(mu);
     if (closing) return Status::Unavailable("the engine is shutting down");
-    if (op->kind == WriteOp::Kind::kAdd && queued_docs + op->weight() > owner->options_.max_queue &&
+    if (op->kind == WriteOp::Kind::kAdd && queued_docs + op->weight() > options->max_queue &&
         queued_docs > 0) {
       return Status::Unavailable("write queue is full; retry later");
     }
@@ -185,9 +200,9 @@ Status DurableEngine::Impl::Enqueue(std::shared_ptr<WriteOp> op) {
   return Status::OK();
 }
 
-void DurableEngine::Impl::WriterLoop() {
-  Engine& engine = *owner->engine_;
-  const DurableOptions& options = owner->options_;
+void DurableImpl::WriterLoop() {
+  Engine& engine = *this->engine;
+  const DurableOptions& options = *this->options;
   Writer writer(*this, engine, options);
   std::vector<std::shared_ptr<WriteOp>> ops;
   for (;;) {
@@ -224,6 +239,10 @@ void DurableEngine::Impl::WriterLoop() {
       s = store->Write(&g.batch, g.sync && options.sync);
     }
     last_write_failed = !s.ok();
+    {
+      std::lock_guard lock(pending_mu);
+      pending_texts.clear();
+    }
     if (s.ok()) {
       expired_trees = expired_t;
       expired_documents = expired_d;
@@ -232,9 +251,9 @@ void DurableEngine::Impl::WriterLoop() {
     } else {
       ++commit_errors;
       writer.Rollback(g);
-      engine.RestoreCounters(before.added, before.duplicates, before.removed);
+      EngineInternal::RestoreCounters(engine, before.added, before.duplicates, before.removed);
       next_seq = seq_before;
-      std::fprintf(stderr, "neardup: commit failed: %s\n", s.ToString().c_str());
+      Log(LogLevel::kError, "commit failed: " + s.ToString());
     }
     for (auto& op : ops) {
       if (!s.ok()) {
@@ -248,7 +267,7 @@ void DurableEngine::Impl::WriterLoop() {
   }
 }
 
-Result<ExpireReport> DurableEngine::Impl::ExpireAll(int64_t before) {
+Result<ExpireReport> DurableImpl::ExpireAll(int64_t before) {
   ExpireReport report;
   for (;;) {
     auto op = std::make_shared<WriteOp>();
@@ -264,19 +283,20 @@ Result<ExpireReport> DurableEngine::Impl::ExpireAll(int64_t before) {
   }
 }
 
-void DurableEngine::Impl::ExpirerLoop() {
-  const DurableOptions& options = owner->options_;
+void DurableImpl::ExpirerLoop() {
+  const DurableOptions& options = *this->options;
   std::unique_lock lock(mu);
   while (!closing) {
     expirer_cv.wait_for(lock, std::chrono::milliseconds(options.expire_interval_ms));
     if (closing) break;
     lock.unlock();
-    auto r = ExpireAll(engine::NowMs() - options.ttl_ms);
+    auto r = ExpireAll(clock->NowMs() - options.ttl_ms);
     if (!r.ok() && r.status().code() != StatusCode::kUnavailable) {
-      std::fprintf(stderr, "neardup: expiry failed: %s\n", r.status().ToString().c_str());
+      Log(LogLevel::kError, "expiry failed: " + r.status().ToString());
     }
     lock.lock();
   }
 }
 
+}  // namespace engine
 }  // namespace neardup

@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Engine: wires pipeline -> Hamming index -> parent forest behind one
+// Engine: wires pipeline -> signals -> verifier -> parent forest behind one
 // ordered writer and concurrent readers (contract in include/neardup/engine.h).
 #include "neardup/engine.h"
 
 #include <algorithm>
-#include <chrono>
+#include <bit>
 #include <cstdio>
 #include <mutex>
 #include <shared_mutex>
-#include <thread>
-#include <unordered_map>
 
 #include "base/parallel.h"
 #include "engine/engine_impl.h"
+#include "engine/signals.h"
 
 namespace neardup {
 
@@ -22,36 +21,19 @@ std::string FingerprintHex(uint64_t fp) {
   return buf;
 }
 
-namespace engine {
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace engine
-
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
-  if (options.max_distance < 0 || options.max_distance > 32) {
-    return Status::InvalidArgument("max_distance must be in [0, 32]");
-  }
-  const int index_k =
-      options.index_max_distance < 0 ? options.max_distance : options.index_max_distance;
-  if (index_k < options.max_distance) {
-    return Status::InvalidArgument("index_max_distance must be >= max_distance");
-  }
-  if (options.learn_idf && (options.idf != "learned" || options.weights != "tfidf")) {
-    return Status::InvalidArgument("learn_idf needs weights=tfidf and idf=learned");
-  }
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  impl->k = options.max_distance;
-  NEARDUP_ASSIGN_OR_RETURN(impl->pipeline, engine::Pipeline::Create(options));
-  NEARDUP_ASSIGN_OR_RETURN(impl->index, index::HammingIndex::Create({.max_distance = index_k}));
-  NEARDUP_RETURN_IF_ERROR(engine::BuildSignals(options, impl->index.get(), impl->k, &impl->signals,
-                                               &impl->simhash_pos));
+  impl->clock = options.clock ? options.clock.get() : &SystemClock();
+  NEARDUP_ASSIGN_OR_RETURN(impl->signals, engine::BuildSignalSet(options));
+  impl->simhash_pos = impl->signals->IndexOf(signal::Algorithm::kSimHash);
+  impl->k = options.SimHashDistance();
+  const engine::PipelineNeeds needs = engine::NeedsOf(options);
+  NEARDUP_ASSIGN_OR_RETURN(impl->pipeline,
+                           engine::Pipeline::Create(options, needs.features, needs.shingles));
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
@@ -61,57 +43,40 @@ Result<uint64_t> Engine::Fingerprint(std::string_view text) const {
 
 Result<AddResult> Engine::Add(const Document& doc) {
   if (doc.id.empty()) return Status::InvalidArgument("document id must not be empty");
-  if (impl_->options.learn_idf) NEARDUP_RETURN_IF_ERROR(impl_->pipeline->Learn(doc.text));
-  if (impl_->signals) {
-    NEARDUP_ASSIGN_OR_RETURN(engine::Prepared p, impl_->Prepare(doc.text));
-    std::unique_lock lock(impl_->mu);
-    return impl_->AddLocked(doc, p.fp, &p);
+  if (impl_->options.features.learn_idf) {
+    NEARDUP_RETURN_IF_ERROR(impl_->pipeline->Learn(doc.text));
   }
-  NEARDUP_ASSIGN_OR_RETURN(uint64_t fp, impl_->pipeline->Fingerprint(doc.text));
+  engine::PreparedDocument p;
+  NEARDUP_RETURN_IF_ERROR(impl_->Prepare(doc.text, &p));
   std::unique_lock lock(impl_->mu);
-  return impl_->AddLocked(doc, fp);
+  return impl_->AddLocked(doc, p);
 }
 
 std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) {
-  if (impl_->options.learn_idf) {
-    // Counts commute: learn the whole batch first, then fingerprint it, so the
+  const int threads = impl_->options.threads;
+  if (impl_->options.features.learn_idf) {
+    // Counts commute: learn the whole batch first, then prepare it, so the
     // result does not depend on thread timing. A document that fails to learn
     // fails the same way below.
-    base::ParallelFor(docs.size(), impl_->options.threads, 64, [&](int, size_t begin, size_t end) {
+    base::ParallelFor(docs.size(), threads, 64, [&](int, size_t begin, size_t end) {
       for (size_t i = begin; i < end; ++i) (void)impl_->pipeline->Learn(docs[i].text);
     });
   }
-  // Without signals only fingerprints are computed; with them, prepared documents.
-  std::vector<Result<uint64_t>> fps;
-  std::vector<Result<engine::Prepared>> prepared;
-  if (impl_->signals) {
-    prepared.resize(docs.size(), Status::Internal("not prepared"));
-    base::ParallelFor(docs.size(), impl_->options.threads, 64, [&](int, size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) prepared[i] = impl_->Prepare(docs[i].text);
-    });
-  } else {
-    fps.resize(docs.size(), Result<uint64_t>(uint64_t{0}));
-    base::ParallelFor(docs.size(), impl_->options.threads, 64, [&](int, size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) fps[i] = impl_->pipeline->Fingerprint(docs[i].text);
-    });
-  }
-
+  std::vector<engine::PreparedDocument> prepared(docs.size());
+  std::vector<Status> status(docs.size());
+  base::ParallelFor(docs.size(), threads, 64, [&](int, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) status[i] = impl_->Prepare(docs[i].text, &prepared[i]);
+  });
   std::vector<Result<AddResult>> out;
   out.reserve(docs.size());
   std::unique_lock lock(impl_->mu);
   for (size_t i = 0; i < docs.size(); ++i) {
     if (docs[i].id.empty()) {
       out.push_back(Status::InvalidArgument("document id must not be empty"));
-    } else if (impl_->signals) {
-      if (!prepared[i].ok()) {
-        out.push_back(prepared[i].status());
-      } else {
-        out.push_back(impl_->AddLocked(docs[i], prepared[i]->fp, &*prepared[i]));
-      }
-    } else if (!fps[i].ok()) {
-      out.push_back(fps[i].status());
+    } else if (!status[i].ok()) {
+      out.push_back(status[i]);
     } else {
-      out.push_back(impl_->AddLocked(docs[i], *fps[i]));
+      out.push_back(impl_->AddLocked(docs[i], prepared[i]));
     }
   }
   return out;
@@ -138,44 +103,46 @@ uint64_t Engine::IdfDocuments() const {
   return df ? df->num_documents() : 0;
 }
 
-Result<QueryResult> Engine::Query(std::string_view text, int max_distance) const {
-  const int k = max_distance < 0 ? impl_->k : max_distance;
-  std::optional<engine::Prepared> p;
-  uint64_t fp = 0;
-  if (impl_->signals) {
-    NEARDUP_ASSIGN_OR_RETURN(p, impl_->Prepare(text));
-    fp = p->fp;
-    if (impl_->simhash_pos >= 0) p->sketches[impl_->simhash_pos].u32 = {static_cast<uint32_t>(k)};
-  } else {
-    NEARDUP_ASSIGN_OR_RETURN(fp, impl_->pipeline->Fingerprint(text));
-  }
-  QueryResult q;
-  q.fingerprint = fp;
+Result<QueryResult> Engine::Query(std::string_view text, const QueryOptions& q) const {
+  engine::PreparedDocument p;
+  NEARDUP_RETURN_IF_ERROR(impl_->Prepare(text, &p));
+  QueryResult r;
+  r.fingerprint = p.processed.fingerprint;
   std::vector<Slot> near;
   std::shared_lock lock(impl_->mu);
-  NEARDUP_RETURN_IF_ERROR(impl_->Candidates(fp, p ? &*p : nullptr, k, &near, &q.matches));
+  NEARDUP_RETURN_IF_ERROR(
+      impl_->Candidates(p, {.max_distance = q.max_distance}, &near, &r.matches));
   const Slot root = impl_->forest.ChooseCluster(near);
   if (root != kNoSlot) {
-    q.cluster = impl_->IdOf(root);
-    q.cluster_size = impl_->forest.Size(root);
+    r.cluster = impl_->IdOf(root);
+    r.cluster_size = impl_->forest.Size(root);
   }
-  return q;
+  return r;
 }
 
 Result<std::vector<Match>> Engine::Similar(std::string_view id, size_t limit) const {
   std::shared_lock lock(impl_->mu);
-  const Slot s = impl_->LiveSlot(id);
+  const Impl& m = *impl_;
+  const Slot s = m.LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
-  const uint64_t fp = impl_->FingerprintOf(s);
   std::vector<Slot> members;
-  impl_->forest.Members(impl_->forest.RootOf(s), &members);
+  m.forest.Members(m.forest.RootOf(s), &members);
+  const verify::Verifier* verifier = m.signals->verifier();
+  std::string self, other;
+  if (verifier) NEARDUP_RETURN_IF_ERROR(m.text_source()->Get(s, &self));
   std::vector<Match> out;
-  for (Slot m : members) {
-    if (m == s) continue;
-    out.push_back(MakeMatch(impl_->IdOf(m), index::Distance(fp, impl_->FingerprintOf(m))));
+  for (Slot x : members) {
+    if (x == s) continue;
+    const int d = m.simhash_pos >= 0 ? std::popcount(m.fingerprints[s] ^ m.fingerprints[x]) : -1;
+    Match match{m.IdOf(x), d, d >= 0 ? 1.0 - d / 64.0 : 0.0, "cluster", std::nullopt};
+    if (verifier && m.text_source()->Get(x, &other).ok()) {
+      match.similarity = verifier->Verify(self, other).similarity;
+      match.verified = match.similarity;
+    }
+    out.push_back(std::move(match));
   }
   std::stable_sort(out.begin(), out.end(),
-                   [](const Match& a, const Match& b) { return a.distance < b.distance; });
+                   [](const Match& a, const Match& b) { return a.similarity > b.similarity; });
   if (out.size() > limit) out.resize(limit);
   return out;
 }
@@ -200,21 +167,16 @@ Result<DocumentInfo> Engine::Get(std::string_view id) const {
   std::shared_lock lock(impl_->mu);
   const Slot s = impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
-  return DocumentInfo{std::string(id), impl_->IdOf(impl_->forest.RootOf(s)),
-                      impl_->FingerprintOf(s), impl_->forest.TimeOf(s)};
+  return DocumentInfo{std::string(id), impl_->IdOf(impl_->forest.RootOf(s)), impl_->fingerprints[s],
+                      impl_->forest.TimeOf(s)};
 }
 
 Status Engine::Remove(std::string_view id) {
   std::unique_lock lock(impl_->mu);
   const Slot s = impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
-  impl_->RemoveFromIndexes(s);
-  std::vector<Slot> released;
-  impl_->forest.Remove(s, &released);
-  for (Slot r : released) {
-    impl_->ids.Erase(r);
-    impl_->free_slots.push_back(r);
-  }
+  RemovalChanges ignored;
+  impl_->EraseLocked(s, &ignored);
   ++impl_->counters.removed;
   return Status::OK();
 }
@@ -224,18 +186,12 @@ EngineStats Engine::Stats() const {
   EngineStats s = impl_->counters;
   s.documents = impl_->forest.live();
   s.clusters = impl_->forest.clusters();
-  s.index_bytes = impl_->index->MemoryBytes();
+  s.index_bytes = impl_->signals->MemoryBytes() + 8 * impl_->fingerprints.capacity();
   s.forest_bytes = impl_->forest.MemoryBytes();
   s.id_bytes = impl_->ids.MemoryBytes();
-  s.max_distance = impl_->k;
+  s.text_bytes = impl_->texts.MemoryBytes();
+  s.threshold = impl_->options.threshold;
   return s;
-}
-
-void Engine::ShrinkToFit() {
-  std::unique_lock lock(impl_->mu);
-  impl_->forest.ShrinkToFit();
-  impl_->ids.ShrinkToFit();
-  impl_->free_slots.shrink_to_fit();
 }
 
 const EngineOptions& Engine::options() const { return impl_->options; }

@@ -3,212 +3,135 @@
 // Engine::Impl, shared by the files that implement Engine (engine.cc and the
 // persistence and expiry parts). Not a public header.
 //
+// One candidate path: every configuration is a SignalSet (SimHash is one of
+// its signals) plus an optional verifier that reads stored texts through a
+// TextSource: the in-memory TextStore below, or the durable engine's store.
+//
 // Locking: `mu` guards every mutable member. Writers hold it exclusively,
 // readers shared. Methods here assume the caller holds it as needed.
 #ifndef NEARDUP_ENGINE_ENGINE_IMPL_H_
 #define NEARDUP_ENGINE_ENGINE_IMPL_H_
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <shared_mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "cluster/forest.h"
+#include "engine/engine_internal.h"
 #include "engine/id_table.h"
 #include "engine/pipeline.h"
-#include "index/hamming_index.h"
 #include "neardup/engine.h"
 #include "signal/signal_set.h"
-#include "sketch/simhash.h"
 
 namespace neardup {
-namespace engine {
-
-int64_t NowMs();  // wall clock, ms since the epoch
-
-inline Match MakeMatch(std::string id, int distance) {
-  return Match{std::move(id), distance, 1.0 - distance / 64.0, "simhash", std::nullopt};
-}
-
-// A document prepared outside the lock for an engine with a SignalSet: its
-// normalized text (for verification), every signal's sketch and the SimHash.
-struct Prepared {
-  uint64_t fp = 0;
-  std::string normalized;
-  signal::SignalSet::Sketches sketches;
-  signal::SignalInput input() const { return {normalized, {}}; }
-};
-
-// Builds the SignalSet of `options` (null for SimHash alone without a
-// verifier, the default) over the engine's Hamming index, and the position
-// of simhash in it (-1 when not selected). Errors: InvalidArgument for an
-// unknown algorithm or a bad verifier spec; IOError for missing data.
-Status BuildSignals(const EngineOptions& options, const index::HammingIndex* index, int k,
-                    std::unique_ptr<signal::SignalSet>* signals, int* simhash_pos);
-
-}  // namespace engine
 
 using cluster::kNoSlot;
 using cluster::Slot;
-using engine::MakeMatch;
-using engine::NowMs;
-using engine::Prepared;
+
+namespace engine {
+
+// Normalized texts by slot, for the verifier (in-memory engines).
+class TextStore final : public signal::TextSource {
+ public:
+  void Put(Slot s, std::string_view text) {
+    if (texts_.size() <= s) texts_.resize(std::max<size_t>(s + 1, texts_.size() * 3 / 2));
+    texts_[s].assign(text);
+  }
+  void Erase(Slot s) {
+    if (s < texts_.size()) std::string().swap(texts_[s]);
+  }
+  Status Get(uint32_t slot, std::string* normalized) const override {
+    if (slot >= texts_.size()) return Status::NotFound("no text");
+    *normalized = texts_[slot];
+    return Status::OK();
+  }
+  size_t MemoryBytes() const {
+    size_t n = texts_.capacity() * sizeof(std::string);
+    for (const auto& t : texts_) n += t.capacity() > 15 ? t.capacity() + 1 : 0;
+    return n;
+  }
+  void ShrinkToFit() { texts_.shrink_to_fit(); }
+
+ private:
+  std::vector<std::string> texts_;
+};
+
+// The texts of an external store, by id, normalized on the way in.
+class LookupTextSource final : public signal::TextSource {
+ public:
+  LookupTextSource(const IdTable* ids, const Pipeline* pipeline, TextLookup lookup)
+      : ids_(ids), pipeline_(pipeline), lookup_(std::move(lookup)) {}
+  Status Get(uint32_t slot, std::string* normalized) const override {
+    if (!ids_->Bound(slot)) return Status::NotFound("no such slot");
+    thread_local std::string raw;
+    NEARDUP_RETURN_IF_ERROR(lookup_(ids_->Get(slot), &raw));
+    return pipeline_->Normalize(raw, normalized);
+  }
+
+ private:
+  const IdTable* ids_;
+  const Pipeline* pipeline_;
+  TextLookup lookup_;
+};
+
+}  // namespace engine
 
 struct Engine::Impl {
   EngineOptions options;
+  const Clock* clock = nullptr;
   std::unique_ptr<engine::Pipeline> pipeline;
-  int k = 3;
+  int simhash_pos = -1;  // position of simhash in the signal set, -1 if absent
+  int k = 0;             // SimHash k in effect
 
   mutable std::shared_mutex mu;  // guards everything below
-  std::unique_ptr<index::HammingIndex> index;
-  // Null by default (SimHash alone, unverified: the index above is the only
-  // signal). Otherwise every selected signal and the verifier; its simhash,
-  // if any, is a view of `index` (declared after it, so destroyed first).
   std::unique_ptr<signal::SignalSet> signals;
-  int simhash_pos = -1;
   cluster::Forest forest;
-  engine::IdTable ids;  // live and ghost documents, by slot
-  Slot next_slot = 0;   // slots below it have been handed out
+  engine::IdTable ids;                 // live and ghost documents, by slot
+  std::vector<uint64_t> fingerprints;  // by slot
+  Slot next_slot = 0;                  // slots below it have been handed out
   std::vector<Slot> free_slots;
   EngineStats counters;
+  engine::TextStore texts;  // with a verifier and no external source
+  std::unique_ptr<signal::TextSource> external_texts;
 
+  bool keeps_texts() const { return signals->verifier() != nullptr && !external_texts; }
+  const signal::TextSource* text_source() const {
+    return external_texts ? external_texts.get() : &texts;
+  }
   Slot Lookup(std::string_view id) const { return ids.Find(id); }
   std::string IdOf(Slot s) const { return std::string(ids.Get(s)); }
   Slot LiveSlot(std::string_view id) const {
     Slot s = Lookup(id);
     return s != kNoSlot && forest.IsLive(s) ? s : kNoSlot;
   }
-  uint64_t FingerprintOf(Slot s) const { return index->Get(s).value(); }
+  int64_t Now() const { return clock->NowMs(); }
 
-  Slot AllocateSlot() {
-    if (!free_slots.empty()) {
-      Slot s = free_slots.back();
-      free_slots.pop_back();
-      return s;
-    }
-    NEARDUP_CHECK(next_slot < kNoSlot - 1);
-    return next_slot++;
+  Slot AllocateSlot();
+
+  // Pure, outside the lock. Errors: those of the pipeline and signals.
+  Status Prepare(std::string_view text, engine::PreparedDocument* out) const;
+  signal::SignalInput InputOf(const engine::PreparedDocument& p) const {
+    return {p.processed.normalized, p.processed.features, p.processed.shingles};
   }
 
-  // Searches the index and turns hits into matches, nearest first.
-  Status Near(uint64_t fp, int dist, std::vector<index::HammingHit>* hits,
-              std::vector<Match>* matches) const {
-    NEARDUP_RETURN_IF_ERROR(index->Search(fp, dist, hits));
-    std::sort(hits->begin(), hits->end(), [&](const auto& a, const auto& b) {
-      if (a.distance != b.distance) return a.distance < b.distance;
-      return ids.Get(a.doc) < ids.Get(b.doc);
-    });
-    const size_t n = std::min(hits->size(), options.max_matches);
-    for (size_t i = 0; i < n; ++i)
-      matches->push_back(MakeMatch(IdOf((*hits)[i].doc), (*hits)[i].distance));
-    return Status::OK();
-  }
+  // The verified candidates of `p`: every slot (for the forest) and the
+  // matches, best first, at most max_matches.
+  Status Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
+                    std::vector<Slot>* near, std::vector<Match>* matches) const;
 
-  // Pure, outside the lock; only with `signals`. Errors: those of Fingerprint.
-  Result<Prepared> Prepare(std::string_view text) const {
-    thread_local std::vector<features::Feature> feats;
-    Prepared p;
-    NEARDUP_RETURN_IF_ERROR(pipeline->Features(text, &p.normalized, &feats));
-    NEARDUP_ASSIGN_OR_RETURN(p.sketches, signals->Compute({p.normalized, feats}));
-    p.fp = simhash_pos >= 0 ? p.sketches[simhash_pos].u64[0] : sketch::SimHash(feats);
-    return p;
-  }
+  Result<AddResult> AddLocked(const Document& doc, const engine::PreparedDocument& p);
 
-  // The live documents near a new one: every slot (for the forest) and the
-  // matches, best first, at most max_matches. Without `signals`, the Hamming
-  // index within `dist`; with them, the SignalSet's verified candidates of
-  // `p` (whose simhash sketch carries its own k).
-  Status Candidates(uint64_t fp, const Prepared* p, int dist, std::vector<Slot>* near,
-                    std::vector<Match>* matches) const {
-    if (!signals) {
-      std::vector<index::HammingHit> hits;
-      NEARDUP_RETURN_IF_ERROR(Near(fp, dist, &hits, matches));
-      near->reserve(hits.size());
-      for (const auto& h : hits) near->push_back(h.doc);
-      return Status::OK();
-    }
-    std::vector<signal::Evidence> found;
-    NEARDUP_RETURN_IF_ERROR(signals->Candidates(p->input(), p->sketches, &found));
-    near->reserve(found.size());
-    for (const auto& e : found) {
-      near->push_back(e.slot);
-      if (matches->size() < options.max_matches) {
-        matches->push_back(
-            Match{IdOf(e.slot), e.distance, e.similarity, std::string(e.signal), e.verified});
-      }
-    }
-    return Status::OK();
-  }
+  // Files `slot` under its sketches, text and fingerprint.
+  void Index(Slot slot, const engine::PreparedDocument& p);
+  // Removes live `s` from the signals, the forest and the id table, and
+  // records what changed (counters are the caller's).
+  void EraseLocked(Slot s, RemovalChanges* changes);
 
-  // `p` is required when the engine has signals.
-  Result<AddResult> AddLocked(const Document& doc, uint64_t fp, const Prepared* p = nullptr) {
-    if (signals && p == nullptr) {
-      return Status::FailedPrecondition(
-          "adding a fingerprint alone needs an engine with SimHash only and no verifier");
-    }
-    if (Lookup(doc.id) != kNoSlot) {
-      return Status::AlreadyExists("document '" + doc.id + "' already exists");
-    }
-    AddResult r;
-    r.id = doc.id;
-    r.fingerprint = fp;
-    std::vector<Slot> near;
-    NEARDUP_RETURN_IF_ERROR(Candidates(fp, p, k, &near, &r.matches));
-    const Slot root = forest.ChooseCluster(near);
-    const Slot slot = AllocateSlot();
-    NEARDUP_CHECK(index->Insert(slot, fp).ok());
-    if (signals) NEARDUP_CHECK(signals->Insert(slot, p->input(), p->sketches).ok());
-    const int64_t time = doc.time != 0 ? doc.time : NowMs();
-    if (root == kNoSlot) {
-      forest.AddRoot(slot, fp, time);
-    } else {
-      forest.AddMember(slot, root, time);
-      r.duplicate = true;
-      ++counters.duplicates;
-    }
-    ids.Insert(slot, doc.id);
-    const Slot cluster_root = forest.RootOf(slot);
-    r.cluster = IdOf(cluster_root);
-    r.cluster_size = forest.Size(cluster_root);
-    ++counters.added;
-    return r;
-  }
-
-  void RemoveFromIndexes(Slot s) {
-    NEARDUP_CHECK(index->Remove(s).ok());
-    if (signals) NEARDUP_CHECK(signals->Remove(s).ok());
-  }
-
-  // Removes live `s` from index and forest and records what changed
-  // (used by the persistence and expiry files; counters are the caller's).
-  void EraseLocked(Slot s, RemovalChanges* changes) {
-    RemoveFromIndexes(s);
-    const Slot root = forest.RootOf(s);
-    std::vector<Slot> released;
-    forest.Remove(s, &released);
-    bool root_released = false;
-    for (Slot r : released) {
-      root_released |= (r == root);
-      changes->released.push_back(IdOf(r));
-      ids.Erase(r);
-      free_slots.push_back(r);
-    }
-    if (s == root && !root_released) changes->ghosted.push_back(IdOf(root));
-    ++changes->documents;
-  }
-
-  ClusterInfo Describe(Slot root, size_t limit) const {
-    ClusterInfo c;
-    c.id = IdOf(root);
-    c.size = forest.Size(root);
-    c.root_removed = !forest.IsLive(root);
-    std::vector<Slot> members;
-    forest.Members(root, &members, limit);
-    for (Slot s : members) c.members.push_back(IdOf(s));
-    return c;
-  }
+  ClusterInfo Describe(Slot root, size_t limit) const;
 };
 
 }  // namespace neardup

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Engine methods for persistence and expiry (contract in
-// include/neardup/engine.h): add with a known fingerprint, read and restore
-// forest records, refresh times, removal with change reports, time-based
-// expiry of whole trees, and the cluster list page.
+// The engine's second tier (src/engine/engine_internal.h): prepared adds,
+// forest records, restore, time refresh, removal with change reports and
+// time-based expiry of whole trees; and the cluster list page.
 #include <algorithm>
 #include <mutex>
 #include <shared_mutex>
@@ -10,92 +9,117 @@
 #include "engine/engine_impl.h"
 
 namespace neardup {
-Result<AddResult> Engine::AddFingerprinted(const Document& doc, uint64_t fingerprint) {
+namespace engine {
+
+Status EngineInternal::Prepare(const Engine& e, std::string_view text, PreparedDocument* out) {
+  return e.impl_->Prepare(text, out);
+}
+
+std::string EngineInternal::EncodeSketches(const Engine&, const PreparedDocument& p) {
+  return signal::SignalSet::Encode(p.sketches);
+}
+
+Result<AddResult> EngineInternal::AddPrepared(Engine& e, const Document& doc,
+                                              const PreparedDocument& p) {
   if (doc.id.empty()) return Status::InvalidArgument("document id must not be empty");
-  std::unique_lock lock(impl_->mu);
-  return impl_->AddLocked(doc, fingerprint);
+  std::unique_lock lock(e.impl_->mu);
+  return e.impl_->AddLocked(doc, p);
 }
 
-Result<NodeRecord> Engine::Record(std::string_view id) const {
-  std::shared_lock lock(impl_->mu);
-  const Slot s = impl_->Lookup(id);
+void EngineInternal::UseTextLookup(Engine& e, TextLookup lookup) {
+  std::unique_lock lock(e.impl_->mu);
+  Engine::Impl& m = *e.impl_;
+  m.external_texts =
+      std::make_unique<LookupTextSource>(&m.ids, m.pipeline.get(), std::move(lookup));
+}
+
+Result<NodeRecord> EngineInternal::Record(const Engine& e, std::string_view id) {
+  std::shared_lock lock(e.impl_->mu);
+  const Engine::Impl& m = *e.impl_;
+  const Slot s = m.Lookup(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
-  const auto& f = impl_->forest;
-  const bool ghost = !f.IsLive(s);
-  // A ghost root is no longer in the index; its fingerprint is not needed
-  // by stores (they keep the one written on arrival).
-  return NodeRecord{std::string(id), impl_->IdOf(f.RootOf(s)),
-                    ghost ? 0 : impl_->FingerprintOf(s), f.TimeOf(s), ghost};
+  const bool ghost = !m.forest.IsLive(s);
+  return NodeRecord{std::string(id), m.IdOf(m.forest.RootOf(s)), m.fingerprints[s],
+                    m.forest.TimeOf(s), ghost};
 }
 
-Status Engine::Restore(const NodeRecord& r) {
+Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view sketch_bytes) {
   if (r.id.empty()) return Status::InvalidArgument("restored id must not be empty");
-  std::unique_lock lock(impl_->mu);
-  Impl& impl = *impl_;
-  if (impl.signals) {
-    return Status::FailedPrecondition(
-        "restoring from fingerprints needs an engine with SimHash only and no verifier");
-  }
-  if (impl.Lookup(r.id) != kNoSlot) {
+  std::unique_lock lock(e.impl_->mu);
+  Engine::Impl& m = *e.impl_;
+  if (m.Lookup(r.id) != kNoSlot) {
     return Status::AlreadyExists("restored document '" + r.id + "' already exists");
   }
   Slot root = kNoSlot;
   if (r.cluster != r.id) {
-    root = impl.Lookup(r.cluster);
-    if (root == kNoSlot || impl.forest.RootOf(root) != root) {
+    root = m.Lookup(r.cluster);
+    if (root == kNoSlot || m.forest.RootOf(root) != root) {
       return Status::NotFound("root '" + r.cluster + "' of '" + r.id + "' is not restored");
     }
   }
-  const Slot slot = impl.AllocateSlot();
-  NEARDUP_CHECK(impl.index->Insert(slot, r.fingerprint).ok());
+  PreparedDocument p;
+  NEARDUP_ASSIGN_OR_RETURN(p.sketches, m.signals->Decode(sketch_bytes));
+  p.processed.fingerprint = r.fingerprint;
+  const Slot slot = m.AllocateSlot();
+  m.Index(slot, p);
   if (root == kNoSlot) {
-    impl.forest.AddRoot(slot, r.fingerprint, r.time);
+    m.forest.AddRoot(slot, r.fingerprint, r.time);
   } else {
-    impl.forest.AddMember(slot, root, r.time);
+    m.forest.AddMember(slot, root, r.time);
   }
-  impl.ids.Insert(slot, r.id);
+  m.ids.Insert(slot, r.id);
   return Status::OK();
 }
 
-Status Engine::MarkGhost(std::string_view id) {
-  std::unique_lock lock(impl_->mu);
-  const Slot s = impl_->LiveSlot(id);
-  if (s == kNoSlot || impl_->forest.RootOf(s) != s) {
+Status EngineInternal::MarkGhost(Engine& e, std::string_view id) {
+  std::unique_lock lock(e.impl_->mu);
+  const Slot s = e.impl_->LiveSlot(id);
+  if (s == kNoSlot || e.impl_->forest.RootOf(s) != s) {
     return Status::NotFound("no live root '" + std::string(id) + "'");
   }
   RemovalChanges ignored;
-  impl_->EraseLocked(s, &ignored);
+  e.impl_->EraseLocked(s, &ignored);
   return Status::OK();
 }
 
-void Engine::RestoreCounters(uint64_t added, uint64_t duplicates, uint64_t removed) {
-  std::unique_lock lock(impl_->mu);
-  impl_->counters.added = added;
-  impl_->counters.duplicates = duplicates;
-  impl_->counters.removed = removed;
+void EngineInternal::RestoreCounters(Engine& e, uint64_t added, uint64_t duplicates,
+                                     uint64_t removed) {
+  std::unique_lock lock(e.impl_->mu);
+  e.impl_->counters.added = added;
+  e.impl_->counters.duplicates = duplicates;
+  e.impl_->counters.removed = removed;
 }
 
-Status Engine::Touch(std::string_view id, int64_t time) {
-  std::unique_lock lock(impl_->mu);
-  const Slot s = impl_->LiveSlot(id);
+void EngineInternal::ShrinkToFit(Engine& e) {
+  std::unique_lock lock(e.impl_->mu);
+  e.impl_->forest.ShrinkToFit();
+  e.impl_->ids.ShrinkToFit();
+  e.impl_->free_slots.shrink_to_fit();
+  e.impl_->fingerprints.shrink_to_fit();
+  e.impl_->texts.ShrinkToFit();
+}
+
+Status EngineInternal::Touch(Engine& e, std::string_view id, int64_t time) {
+  std::unique_lock lock(e.impl_->mu);
+  const Slot s = e.impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
-  impl_->forest.Touch(s, time);
+  e.impl_->forest.Touch(s, time);
   return Status::OK();
 }
 
-Status Engine::Erase(std::string_view id, RemovalChanges* changes) {
-  std::unique_lock lock(impl_->mu);
-  const Slot s = impl_->LiveSlot(id);
+Status EngineInternal::Erase(Engine& e, std::string_view id, RemovalChanges* changes) {
+  std::unique_lock lock(e.impl_->mu);
+  const Slot s = e.impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
-  impl_->EraseLocked(s, changes);
-  ++impl_->counters.removed;
+  e.impl_->EraseLocked(s, changes);
+  ++e.impl_->counters.removed;
   return Status::OK();
 }
 
-size_t Engine::Expire(int64_t before, size_t max_trees, size_t max_documents,
-                      RemovalChanges* changes) {
-  std::unique_lock lock(impl_->mu);
-  Impl& impl = *impl_;
+size_t EngineInternal::Expire(Engine& e, int64_t before, size_t max_trees, size_t max_documents,
+                              RemovalChanges* changes) {
+  std::unique_lock lock(e.impl_->mu);
+  Engine::Impl& impl = *e.impl_;
   std::vector<Slot> roots;
   impl.forest.ExpiredRoots(before, max_trees, &roots);
   size_t trees = 0;
@@ -111,14 +135,19 @@ size_t Engine::Expire(int64_t before, size_t max_trees, size_t max_documents,
     ++trees;
   }
   // Whole trees went: no root of an expired tree remains a ghost.
-  std::erase_if(changes->ghosted, [&](const std::string& id) { return impl.ids.Find(id) == kNoSlot; });
+  std::erase_if(changes->ghosted,
+                [&](const std::string& id) { return impl.ids.Find(id) == kNoSlot; });
   changes->trees += trees;
   return trees;
 }
 
-std::vector<ClusterSummary> Engine::ListClusters(
-    ClusterSort sort, bool descending, size_t limit,
-    const std::optional<std::pair<int64_t, std::string>>& after) const {
+}  // namespace engine
+
+std::vector<ClusterSummary> Engine::ListClusters(const ListOptions& o) const {
+  const ClusterSort sort = o.sort;
+  const bool descending = o.descending;
+  const size_t limit = o.limit;
+  const auto& after = o.after;
   std::shared_lock lock(impl_->mu);
   const Impl& impl = *impl_;
   std::vector<Slot> roots;

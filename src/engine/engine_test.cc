@@ -10,11 +10,13 @@ namespace neardup {
 namespace {
 
 constexpr char kStory[] =
-    "国家统计局今天发布数据显示，十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点零，"
+    "国家统计局今天发布数据显示，十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点"
+    "零，"
     "农村上涨百分之二点三；食品价格上涨百分之三点八，非食品价格上涨百分之一点七。"
     "一至十月平均，全国居民消费价格比去年同期上涨百分之二点零。";
 constexpr char kReprint[] =
-    "国家统计局今天发布数据显示：十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点零，"
+    "国家统计局今天发布数据显示：十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点"
+    "零，"
     "农村上涨百分之二点三；食品价格上涨百分之三点八，非食品价格上涨百分之一点七。"
     "一至十月平均，全国居民消费价格比去年同期上涨百分之二点零";
 constexpr char kOther[] =
@@ -26,6 +28,8 @@ std::unique_ptr<Engine> NewEngine(EngineOptions o = {}) {
   EXPECT_TRUE(e.ok()) << e.status().ToString();
   return std::move(e).value();
 }
+
+EngineOptions Profile(std::string_view name) { return EngineOptions::FromProfile(name).value(); }
 
 TEST(EngineTest, ReprintJoinsTheOriginalsCluster) {
   auto e = NewEngine();
@@ -43,7 +47,9 @@ TEST(EngineTest, ReprintJoinsTheOriginalsCluster) {
   EXPECT_EQ(b->cluster_size, 2u);
   ASSERT_EQ(b->matches.size(), 1u);
   EXPECT_EQ(b->matches[0].id, "a");
-  EXPECT_LE(b->matches[0].distance, 3);
+  // Only punctuation differs: the normalized texts are equal.
+  EXPECT_EQ(b->matches[0].signal, "exact");
+  EXPECT_EQ(b->matches[0].verified, 1.0);
 
   auto c = e->Add({"c", kOther});
   ASSERT_TRUE(c.ok());
@@ -54,6 +60,7 @@ TEST(EngineTest, ReprintJoinsTheOriginalsCluster) {
   ASSERT_TRUE(sim.ok());
   ASSERT_EQ(sim->size(), 1u);
   EXPECT_EQ((*sim)[0].id, "b");
+  EXPECT_EQ((*sim)[0].verified, b->matches[0].verified);
 
   auto cl = e->ClusterOf("b");
   ASSERT_TRUE(cl.ok());
@@ -77,7 +84,25 @@ TEST(EngineTest, QueryInsertsNothing) {
   ASSERT_TRUE(q2.ok());
   EXPECT_FALSE(q2->cluster.has_value());
   EXPECT_EQ(e->Stats().documents, 1u);
-  EXPECT_EQ(e->Query(kStory, 4).status().code(), StatusCode::kOutOfRange);
+}
+
+TEST(EngineTest, SimHashProfileDecidesByHammingDistance) {
+  auto e = NewEngine(Profile("simhash"));
+  ASSERT_TRUE(e->Add({"a", kStory}).ok());
+  auto b = e->Add({"b", kReprint});
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->duplicate);
+  ASSERT_EQ(b->matches.size(), 1u);
+  EXPECT_EQ(b->matches[0].signal, "simhash");
+  EXPECT_LE(b->matches[0].distance, 3);
+  EXPECT_FALSE(b->matches[0].verified.has_value());
+  // A query may not ask for a larger k than the index was built for.
+  EXPECT_EQ(e->Query(kStory, {.max_distance = 4}).status().code(), StatusCode::kOutOfRange);
+  EngineOptions wide = Profile("simhash");
+  wide.simhash.index_max_distance = 6;
+  auto w = NewEngine(wide);
+  ASSERT_TRUE(w->Add({"a", kStory}).ok());
+  EXPECT_TRUE(w->Query(kStory, {.max_distance = 6}).ok());
 }
 
 TEST(EngineTest, Errors) {
@@ -93,11 +118,21 @@ TEST(EngineTest, Errors) {
   auto e2 = NewEngine(small);
   EXPECT_EQ(e2->Add({"big", std::string(11, 'a')}).status().code(), StatusCode::kOutOfRange);
   EXPECT_TRUE(e2->Add({"empty", ""}).ok());  // empty text is a valid (empty) document
-  EngineOptions bad;
-  bad.max_distance = 40;
+  EngineOptions bad = Profile("simhash");
+  bad.simhash.max_distance = 40;
   EXPECT_FALSE(Engine::Create(bad).ok());
-  bad.max_distance = 3;
-  bad.ngram = 0;
+  bad = EngineOptions{};
+  bad.shingles.char_ngram = 0;
+  EXPECT_FALSE(Engine::Create(bad).ok());
+  bad = EngineOptions{};
+  bad.threshold = 1.5;
+  EXPECT_FALSE(Engine::Create(bad).ok());
+  bad = EngineOptions{};
+  bad.signals.clear();
+  EXPECT_FALSE(Engine::Create(bad).ok());
+  bad = EngineOptions{};
+  bad.minhash.bands = 20;
+  bad.minhash.rows = 20;  // 400 > 128 permutations
   EXPECT_FALSE(Engine::Create(bad).ok());
 }
 
@@ -151,7 +186,8 @@ TEST(EngineTest, ConcurrentIdenticalAddsMakeOneCluster) {
 TEST(EngineTest, AddBatchMatchesSequentialAdds) {
   std::vector<Document> docs;
   for (int i = 0; i < 300; ++i) {
-    docs.push_back({"d" + std::to_string(i), i % 3 == 0 ? kStory : (i % 3 == 1 ? kReprint : kOther)});
+    docs.push_back(
+        {"d" + std::to_string(i), i % 3 == 0 ? kStory : (i % 3 == 1 ? kReprint : kOther)});
   }
   docs.push_back({"d5", kOther});  // duplicate id fails alone
   auto batch = NewEngine();
@@ -170,7 +206,7 @@ TEST(EngineTest, AddBatchMatchesSequentialAdds) {
 TEST(EngineTest, FingerprintIsStableAcrossVersions) {
   // The fingerprint is part of the on-disk format (docs/design.md). If this
   // changes, stored fingerprints become incompatible: bump the format version.
-  auto e = NewEngine();
+  auto e = NewEngine(Profile("simhash"));
   EXPECT_EQ(FingerprintHex(e->Fingerprint("hello world").value()),
             FingerprintHex(e->Fingerprint("Hello,  WORLD!").value()));
   // Value computed independently by scripts/reference_simhash.py (Python, xxhash).

@@ -14,27 +14,15 @@
 #include <unordered_set>
 
 #include "base/parallel.h"
+#include "base/status_macros.h"
 #include "cluster/union_find.h"
-#include "normalize/normalizer.h"
+#include "engine/pipeline.h"
+#include "engine/signals.h"
+#include "neardup/ids.h"
 #include "verify/verifier.h"
 
 namespace neardup {
 namespace {
-
-bool IsInteger(std::string_view s) {
-  if (!s.empty() && s[0] == '-') s.remove_prefix(1);
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// Compares two integer strings numerically without overflow.
-bool IntegerLess(std::string_view a, std::string_view b) {
-  const bool na = a[0] == '-', nb = b[0] == '-';
-  if (na != nb) return na;
-  if (na) return IntegerLess(b.substr(1), a.substr(1));
-  a.remove_prefix(std::min(a.find_first_not_of('0'), a.size() - 1));
-  b.remove_prefix(std::min(b.find_first_not_of('0'), b.size() - 1));
-  return a.size() != b.size() ? a.size() < b.size() : a < b;
-}
 
 // Append-only storage for many small strings: views stay valid because
 // chunks never move. Saves the 32-byte std::string header and the per-string
@@ -69,16 +57,10 @@ uint64_t PairKey(uint32_t a, uint32_t b) {
 
 }  // namespace
 
-bool GroupIdLess(std::string_view a, std::string_view b) {
-  const bool ia = IsInteger(a), ib = IsInteger(b);
-  if (ia != ib) return ia;
-  return ia ? IntegerLess(a, b) : a < b;
-}
-
 struct GroupClusterer::Impl {
   GroupClusterOptions options;
   cluster::KeepPolicy keep = cluster::KeepPolicy::kFirst;
-  std::unique_ptr<normalize::Normalizer> normalizer;
+  std::unique_ptr<engine::Pipeline> pipeline;  // normalization only
   std::unique_ptr<verify::Verifier> verifier;  // null: accept every pair
 
   // XXH3-64 of the wanted ids (a collision only keeps an unneeded text);
@@ -122,7 +104,7 @@ struct GroupClusterer::Impl {
           double sim = 1.0;
           bool ok = true;
           if (verifier) {
-            NEARDUP_ASSIGN_OR_RETURN(verify::Verdict v, verifier->Verify(texts[a], texts[b]));
+            const verify::Verdict v = verifier->Verify(texts[a], texts[b]);
             sim = v.similarity;
             ok = v.passed;
             ++st->pairs_verified;
@@ -141,17 +123,20 @@ GroupClusterer::~GroupClusterer() = default;
 Result<std::unique_ptr<GroupClusterer>> GroupClusterer::Create(const GroupClusterOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  NEARDUP_ASSIGN_OR_RETURN(impl->keep, cluster::ParseKeepPolicy(options.keep));
+  impl->keep = engine::ToClusterKeep(options.keep);
   if (options.max_group_size < 2) return Status::InvalidArgument("max_group_size must be >= 2");
-  bool qbank = false;
-  if (options.verify != "none") {
-    NEARDUP_ASSIGN_OR_RETURN(impl->verifier, verify::CreateVerifier(options.verify));
-    qbank = impl->verifier->name().starts_with("qbank");
-  }
-  normalize::NormalizerOptions n;
-  n.drop_punctuation = options.drop_punctuation.value_or(!qbank);
-  n.replace_invalid_utf8 = options.replace_invalid_utf8;
-  NEARDUP_ASSIGN_OR_RETURN(impl->normalizer, normalize::Normalizer::Create(n));
+  // The engine's own normalization and verifier, from options of the same shape.
+  EngineOptions eo;
+  eo.threshold = options.threshold;
+  eo.shingles = options.shingles;
+  eo.verify.kind = options.verify;
+  eo.verify.qbank_other_min = options.qbank_other_min;
+  eo.normalize.t2s = T2S::kOff;
+  eo.normalize.drop_punctuation =
+      options.drop_punctuation.value_or(options.verify != VerifyKind::kQbank);
+  eo.normalize.replace_invalid_utf8 = options.replace_invalid_utf8;
+  NEARDUP_ASSIGN_OR_RETURN(impl->verifier, engine::BuildVerifier(eo));
+  NEARDUP_ASSIGN_OR_RETURN(impl->pipeline, engine::Pipeline::Create(eo, false, false));
   return std::unique_ptr<GroupClusterer>(new GroupClusterer(std::move(impl)));
 }
 
@@ -165,7 +150,7 @@ Status GroupClusterer::AddText(const std::string& id, std::string_view text) {
     return Status::OK();
   }
   std::string normalized;
-  NEARDUP_RETURN_IF_ERROR(impl_->normalizer->Normalize(text, &normalized));
+  NEARDUP_RETURN_IF_ERROR(impl_->pipeline->Normalize(text, &normalized));
   if (impl_->member_of.contains(id)) return Status::AlreadyExists("id " + id + " has two texts");
   size_t cps = 0;
   for (unsigned char c : text) cps += (c & 0xC0) != 0x80;
@@ -225,7 +210,7 @@ GroupClustering GroupClusterer::Finish() {
     std::vector<uint32_t> order(m.ids.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(),
-              [&](uint32_t x, uint32_t y) { return GroupIdLess(m.ids[x], m.ids[y]); });
+              [&](uint32_t x, uint32_t y) { return IdLess(m.ids[x], m.ids[y]); });
     for (size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
   }
   auto kept = cluster::KeptMembers(uf, m.keep, {.id_rank = rank, .length = m.lengths});

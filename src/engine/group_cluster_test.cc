@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include "neardup/ids.h"
+
 namespace neardup {
 namespace {
 
@@ -43,10 +45,13 @@ TEST(GroupClusterTest, VerifiesPairsAndCapsChains) {
   Groups groups;
   for (int i = 0; i + 1 < 12; ++i)
     groups.push_back({"c" + std::to_string(i), "c" + std::to_string(i + 1)});
-  auto uncapped = Cluster({.verify = "levenshtein:0.9", .max_cluster_size = 0}, texts, groups);
+  auto uncapped = Cluster(
+      {.verify = VerifyKind::kLevenshtein, .threshold = 0.9, .max_cluster_size = 0}, texts, groups);
   EXPECT_EQ(uncapped.cluster_size[IndexOf(uncapped, "c0")], 12u);
   for (size_t cap : {2u, 3u, 5u}) {
-    auto r = Cluster({.verify = "levenshtein:0.9", .max_cluster_size = cap}, texts, groups);
+    auto r =
+        Cluster({.verify = VerifyKind::kLevenshtein, .threshold = 0.9, .max_cluster_size = cap},
+                texts, groups);
     for (uint32_t s : r.cluster_size) EXPECT_LE(s, cap);
     EXPECT_GT(r.stats.refused_by_cap, 0u);
     EXPECT_EQ(r.stats.pairs_passed, 11u);
@@ -60,7 +65,7 @@ TEST(GroupClusterTest, FailingPairsAndMissingTextsAreNotJoined) {
       {"3", "已知函数f(x)=2x+5,求f(1)的值"},  // another number: a different question
       {"4", "unrelated"}};
   Groups groups = {{"1", "2", "3", "99"}, {"4"}};
-  auto r = Cluster({.verify = "qbank"}, texts, groups);
+  auto r = Cluster({.verify = VerifyKind::kQbank}, texts, groups);
   EXPECT_EQ(r.ids.size(), 4u);
   EXPECT_EQ(r.cluster[IndexOf(r, "2")], IndexOf(r, "1"));
   EXPECT_EQ(r.cluster_size[IndexOf(r, "3")], 1u);
@@ -77,37 +82,37 @@ TEST(GroupClusterTest, KeepPoliciesAndWantedTexts) {
                                               {"abc", "the same question text, with more words"},
                                               {"x", "never in a group"}};
   Groups groups = {{"10", "9", "abc"}};
-  const GroupClusterOptions base{.verify = "none"};
+  const GroupClusterOptions base{.verify = VerifyKind::kNone};
   auto first = Cluster(base, texts, groups);
   EXPECT_EQ(first.ids.size(), 3u);  // "x" was not wanted
   auto o = base;
-  o.keep = "smallest-id";
+  o.keep = KeepPolicy::kSmallestId;
   auto smallest = Cluster(o, texts, groups);
   EXPECT_EQ(smallest.ids[smallest.kept[0]], "9");  // 9 < 10 numerically, numbers before "abc"
-  o.keep = "longest";
+  o.keep = KeepPolicy::kLongest;
   auto longest = Cluster(o, texts, groups);
   EXPECT_EQ(longest.ids[longest.kept[0]], "abc");
-  o.keep = "first";
+  o.keep = KeepPolicy::kFirst;
   auto all = Cluster(o, texts, groups, /*want=*/false);
   EXPECT_EQ(all.ids.size(), 4u);
   EXPECT_EQ(all.ids[all.kept[IndexOf(all, "9")]], "10");  // std::map order: "10" added first
 }
 
 TEST(GroupClusterTest, ErrorsAndIdOrder) {
-  EXPECT_FALSE(GroupClusterer::Create({.verify = "bogus"}).ok());
-  EXPECT_FALSE(GroupClusterer::Create({.keep = "best"}).ok());
+  EXPECT_FALSE(GroupClusterer::Create({.threshold = 1.5}).ok());
+  EXPECT_FALSE(GroupClusterer::Create({.max_group_size = 1}).ok());
   auto gc = GroupClusterer::Create({});
   ASSERT_TRUE(gc.ok());
   EXPECT_TRUE((*gc)->AddText("a", "x").ok());
   EXPECT_TRUE((*gc)->AddText("a", "y").IsAlreadyExists());
   EXPECT_TRUE((*gc)->AddText("", "y").IsInvalidArgument());
   EXPECT_TRUE((*gc)->AddText("b", "\xFF").IsInvalidArgument());
-  EXPECT_TRUE(GroupIdLess("9", "10"));
-  EXPECT_TRUE(GroupIdLess("-5", "3"));
-  EXPECT_TRUE(GroupIdLess("-10", "-9"));
-  EXPECT_TRUE(GroupIdLess("99999999999999999999999", "\"a\""));
-  EXPECT_FALSE(GroupIdLess("007", "7"));
-  EXPECT_TRUE(GroupIdLess("\"a\"", "\"b\""));
+  EXPECT_TRUE(IdLess("9", "10"));
+  EXPECT_TRUE(IdLess("-5", "3"));
+  EXPECT_TRUE(IdLess("-10", "-9"));
+  EXPECT_TRUE(IdLess("99999999999999999999999", "\"a\""));
+  EXPECT_FALSE(IdLess("007", "7"));
+  EXPECT_TRUE(IdLess("\"a\"", "\"b\""));
 }
 
 }  // namespace

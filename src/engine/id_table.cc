@@ -6,6 +6,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "base/status_macros.h"
 #include "neardup/status.h"
 
 namespace neardup::engine {

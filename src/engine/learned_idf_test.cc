@@ -12,12 +12,12 @@ namespace {
 
 EngineOptions Learned() {
   EngineOptions o = EngineOptions::FromProfile("zh-news").value();
-  o.idf = "learned";
+  o.features.idf = IdfSource::kLearned;
   return o;
 }
 
 TEST(LearnedIdfTest, CountsDocumentsAndWeighsByTheirFrequencies) {
-  auto p = Pipeline::Create(Learned());
+  auto p = Pipeline::Create(Learned(), true, false);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   const std::vector<std::string> corpus = {
       "国家统计局发布数据，居民消费价格同比上涨。",
@@ -34,7 +34,8 @@ TEST(LearnedIdfTest, CountsDocumentsAndWeighsByTheirFrequencies) {
   EXPECT_NEAR(df->Idf(features::HashFeature("女排")), std::log(2.0) + 1.0, 1e-12);
   std::string normalized;
   std::vector<features::Feature> feats;
-  ASSERT_TRUE((*p)->Features(corpus[0], &normalized, &feats).ok());
+  ASSERT_TRUE((*p)->Normalize(corpus[0], &normalized).ok());
+  ASSERT_TRUE((*p)->Features(normalized, &feats).ok());
   for (const auto& f : feats) {
     if (f.hash == features::HashFeature("国家统计局")) {
       EXPECT_NEAR(f.weight, std::log(4.0 / 3.0) + 1.0, 1e-6);
@@ -43,7 +44,7 @@ TEST(LearnedIdfTest, CountsDocumentsAndWeighsByTheirFrequencies) {
 }
 
 TEST(LearnedIdfTest, FingerprintsFollowTheLearnedWeights) {
-  auto p = Pipeline::Create(Learned());
+  auto p = Pipeline::Create(Learned(), true, false);
   ASSERT_TRUE(p.ok());
   const std::string doc = "统计局统计局统计局发布数据。女排比赛。";
   const uint64_t before = (*p)->Fingerprint(doc).value();
@@ -53,14 +54,15 @@ TEST(LearnedIdfTest, FingerprintsFollowTheLearnedWeights) {
 }
 
 TEST(LearnedIdfTest, Errors) {
-  auto jieba = Pipeline::Create(EngineOptions::FromProfile("zh-news").value());
+  auto jieba = Pipeline::Create(EngineOptions::FromProfile("zh-news").value(), true, false);
   ASSERT_TRUE(jieba.ok());
   EXPECT_EQ((*jieba)->Learn("文本").code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ((*jieba)->learned_idf(), nullptr);
   EngineOptions bad = Learned();
-  bad.idf = "nope";
-  EXPECT_TRUE(Pipeline::Create(bad).status().IsInvalidArgument());
-  auto p = Pipeline::Create(Learned());
+  bad.features.weights = Weights::kTf;
+  bad.features.learn_idf = true;
+  EXPECT_TRUE(Pipeline::Create(bad, true, false).status().IsInvalidArgument());
+  auto p = Pipeline::Create(Learned(), true, false);
   EXPECT_TRUE((*p)->Learn("bad \xFF utf8").IsInvalidArgument());
 }
 
@@ -77,8 +79,8 @@ namespace {
 
 EngineOptions LearnedEngine(bool stream) {
   EngineOptions o = EngineOptions::FromProfile("zh-news").value();
-  o.idf = "learned";
-  o.learn_idf = stream;
+  o.features.idf = IdfSource::kLearned;
+  o.features.learn_idf = stream;
   return o;
 }
 
@@ -107,7 +109,8 @@ TEST(EngineLearnedIdfTest, BatchLearningThenSaveAndLoad) {
   ASSERT_TRUE(a.ok());
   for (const auto& t : kNews) ASSERT_TRUE((*a)->LearnIdf(t).ok());
   // Documents sharing some words with kNews[0], so its weights are uneven.
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE((*a)->LearnIdf("国家统计局今天发布数据显示城市农村").ok());
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE((*a)->LearnIdf("国家统计局今天发布数据显示城市农村").ok());
   EXPECT_EQ((*a)->IdfDocuments(), 7u);
   const uint64_t fp = (*a)->Fingerprint(kNews[0]).value();
   const std::string path =
@@ -125,7 +128,7 @@ TEST(EngineLearnedIdfTest, BatchLearningThenSaveAndLoad) {
 
 TEST(EngineLearnedIdfTest, Errors) {
   EngineOptions bad = EngineOptions::FromProfile("zh-news").value();
-  bad.learn_idf = true;  // idf is jieba
+  bad.features.learn_idf = true;  // idf is jieba
   EXPECT_TRUE(Engine::Create(bad).status().IsInvalidArgument());
   auto e = Engine::Create(EngineOptions{});
   ASSERT_TRUE(e.ok());

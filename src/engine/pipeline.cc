@@ -1,196 +1,212 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/pipeline.h"
 
-#include "base/utf8.h"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "base/status_macros.h"
 #include "features/char_ngram.h"
 #include "features/longest_sentence.h"
-#include "features/tfidf.h"
-#include "features/word_extractor.h"
 #include "normalize/t2s.h"
 #include "resources/data_dir.h"
 #include "sketch/simhash.h"
-#include "tokenize/segmenter.h"
 
 namespace neardup::engine {
-
 namespace {
 
-std::string JiebaDir(const EngineOptions& o) {
-  return o.data_dir.empty() ? resources::JiebaDir()
-                            : o.data_dir + "/nodejieba/submodules/cppjieba/dict";
+std::string Jieba(const EngineOptions& o, std::string_view file) {
+  return resources::JiebaFile(file, o.data_dir);
+}
+
+features::WordExtractorOptions WordOptions(const EngineOptions& o) {
+  features::WordExtractorOptions w;
+  w.segmenter.dict_dir = resources::JiebaDir(o.data_dir);
+  w.segmenter.user_dict_paths = o.features.user_dicts;
+  w.min_chars = o.features.min_word_chars;
+  return w;
 }
 
 Result<std::unique_ptr<features::FeatureExtractor>> MakeExtractor(const EngineOptions& o,
-                                                                  std::string_view kind) {
-  if (kind == "char-ngram") {
-    features::CharNgramOptions f;
-    f.ngram = o.ngram;
-    f.word_ngram = o.word_ngram;
-    NEARDUP_ASSIGN_OR_RETURN(auto e, features::CharNgramExtractor::Create(f));
-    return std::unique_ptr<features::FeatureExtractor>(std::move(e));
+                                                                  FeatureKind kind) {
+  switch (kind) {
+    case FeatureKind::kCharNgram: {
+      NEARDUP_ASSIGN_OR_RETURN(
+          auto e, features::CharNgramExtractor::Create(
+                      {.ngram = o.features.ngram, .word_ngram = o.features.word_ngram}));
+      return std::unique_ptr<features::FeatureExtractor>(std::move(e));
+    }
+    case FeatureKind::kWords: {
+      NEARDUP_ASSIGN_OR_RETURN(auto e, features::WordExtractor::Create(WordOptions(o)));
+      return std::unique_ptr<features::FeatureExtractor>(std::move(e));
+    }
+    case FeatureKind::kLongestSentence: {
+      NEARDUP_ASSIGN_OR_RETURN(auto inner, MakeExtractor(o, FeatureKind::kCharNgram));
+      NEARDUP_ASSIGN_OR_RETURN(auto e, features::LongestSentenceExtractor::Create(
+                                           o.features.longest_sentences, std::move(inner)));
+      return std::unique_ptr<features::FeatureExtractor>(std::move(e));
+    }
   }
-  if (kind == "words") {
-    features::WordExtractorOptions w;
-    w.segmenter.dict_dir = JiebaDir(o);
-    w.segmenter.user_dict_paths = o.user_dicts;
-    w.min_chars = o.min_word_chars;
-    NEARDUP_ASSIGN_OR_RETURN(auto e, features::WordExtractor::Create(w));
-    return std::unique_ptr<features::FeatureExtractor>(std::move(e));
-  }
-  if (kind.starts_with("longest-sentence")) {
-    NEARDUP_ASSIGN_OR_RETURN(int n, features::ParseLongestSentenceSpec(kind));
-    NEARDUP_ASSIGN_OR_RETURN(auto inner, MakeExtractor(o, "char-ngram"));
-    NEARDUP_ASSIGN_OR_RETURN(auto e,
-                             features::LongestSentenceExtractor::Create(n, std::move(inner)));
-    return std::unique_ptr<features::FeatureExtractor>(std::move(e));
-  }
-  return Status::InvalidArgument(
-      "features must be char-ngram, words or longest-sentence[:N], got '" + std::string(kind) +
-      "'");
+  return Status::InvalidArgument("unknown feature kind");
 }
 
 Result<std::unique_ptr<features::Weighter>> MakeWeighter(
     const EngineOptions& o, std::shared_ptr<features::DocumentFrequencyTable>* df) {
-  if (o.top_n < 0) return Status::InvalidArgument("top_n must be >= 0");
-  if (o.weights == "tf") return std::unique_ptr<features::Weighter>();
-  if (o.weights != "tfidf") {
-    return Status::InvalidArgument("weights must be tf or tfidf, got '" + o.weights + "'");
-  }
+  if (o.features.top_n < 0) return Status::InvalidArgument("top_n must be >= 0");
+  if (o.features.weights == Weights::kTf) return std::unique_ptr<features::Weighter>();
   std::shared_ptr<const features::IdfSource> idf;
-  if (o.idf == "learned") {
+  if (o.features.idf == IdfSource::kLearned) {
     *df = std::make_shared<features::DocumentFrequencyTable>();
     idf = *df;
-  } else if (o.idf == "jieba") {
-    NEARDUP_ASSIGN_OR_RETURN(idf, features::IdfTable::Load(JiebaDir(o) + "/idf.utf8"));
   } else {
-    return Status::InvalidArgument("idf must be jieba or learned, got '" + o.idf + "'");
+    NEARDUP_ASSIGN_OR_RETURN(idf, features::IdfTable::Load(Jieba(o, resources::kJiebaIdf)));
   }
   std::shared_ptr<const features::StopWords> stop;
-  if (o.drop_stop_words) {
-    NEARDUP_ASSIGN_OR_RETURN(stop, features::StopWords::Load(JiebaDir(o) + "/stop_words.utf8"));
+  if (o.features.drop_stop_words) {
+    NEARDUP_ASSIGN_OR_RETURN(stop, features::StopWords::Load(Jieba(o, resources::kJiebaStopWords)));
   }
   return std::unique_ptr<features::Weighter>(
-      new features::TfIdfWeighter(std::move(idf), std::move(stop), {.top_n = o.top_n}));
+      new features::TfIdfWeighter(std::move(idf), std::move(stop), {.top_n = o.features.top_n}));
 }
 
-// Shares of Han characters and of all letters in the first 4 KB.
-void ScriptCounts(std::string_view text, size_t* han, size_t* letters) {
-  *han = *letters = 0;
-  size_t pos = 0;
-  const size_t end = std::min<size_t>(text.size(), 4096);
-  while (pos < end) {
-    const int32_t cp = base::DecodeUtf8(text, &pos);
-    if (cp < 0) continue;
-    if ((cp >= 0x3400 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || cp >= 0x20000) {
-      ++*han;
-      ++*letters;
-    } else if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp > 0x7F) {
-      ++*letters;
+Result<std::shared_ptr<const normalize::TextFolder>> MakeFolder(const EngineOptions& o) {
+  const std::string dir = resources::OpenccDir(o.data_dir);
+  switch (o.normalize.t2s) {
+    case T2S::kOff:
+      return std::shared_ptr<const normalize::TextFolder>();
+    case T2S::kCharacters: {
+      NEARDUP_ASSIGN_OR_RETURN(auto f,
+                               normalize::T2SFolder::LoadFiles({dir + "/TSCharacters.txt"}));
+      return std::shared_ptr<const normalize::TextFolder>(std::move(f));
+    }
+    case T2S::kPhrases:
+    case T2S::kTaiwan: {
+      NEARDUP_ASSIGN_OR_RETURN(auto f,
+                               normalize::T2SFolder::Shared(dir, o.normalize.t2s == T2S::kTaiwan));
+      return std::shared_ptr<const normalize::TextFolder>(std::move(f));
     }
   }
+  return Status::InvalidArgument("unknown t2s mode");
 }
 
 }  // namespace
 
-Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options) {
+features::ShingleSpec ToShingleSpec(const ShingleOptions& s) {
+  using K = features::ShingleSpec::Kind;
+  const K kind = s.kind == ShingleKind::kChar   ? K::kChar
+                 : s.kind == ShingleKind::kWord ? K::kWord
+                                                : K::kScript;
+  return {kind, s.char_ngram, s.word_ngram};
+}
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options,
+                                                   bool needs_features, bool needs_shingles) {
   std::unique_ptr<Pipeline> p(new Pipeline());
+  p->options_ = options;
   p->max_bytes_ = options.max_document_bytes;
-  p->profile_ = options.profile;
-  if (options.profile == "auto") {
-    p->auto_long_chars_ = options.auto_long_chars;
-    for (auto [name, slot] :
-         {std::pair{"zh-news", &p->zh_news_}, std::pair{"zh-short", &p->zh_short_},
-          std::pair{"en-news", &p->en_news_}}) {
-      NEARDUP_ASSIGN_OR_RETURN(EngineOptions sub, EngineOptions::FromProfile(name));
-      sub.replace_invalid_utf8 = options.replace_invalid_utf8;
-      sub.max_document_bytes = options.max_document_bytes;
-      sub.data_dir = options.data_dir;
-      sub.user_dicts = options.user_dicts;
-      sub.idf = options.idf;
-      // Folding is harmless for other scripts, and a mostly-Latin page with
-      // some Chinese may be either script.
-      sub.fold_t2s = options.fold_t2s;
-      sub.t2s_taiwan = options.t2s_taiwan;
-      NEARDUP_ASSIGN_OR_RETURN(*slot, Create(sub));
-    }
-    return p;
+  p->needs_features_ = needs_features;
+  p->needs_shingles_ = needs_shingles;
+  if (options.features.learn_idf && (options.features.idf != IdfSource::kLearned ||
+                                     options.features.weights != Weights::kTfIdf)) {
+    return Status::InvalidArgument("learn_idf needs weights tfidf and idf learned");
   }
   normalize::NormalizerOptions n;
-  n.drop_punctuation = options.drop_punctuation;
-  n.replace_invalid_utf8 = options.replace_invalid_utf8;
-  n.keep_sentence_breaks = options.features.starts_with("longest-sentence");
-  if (options.fold_t2s) {
-    NEARDUP_ASSIGN_OR_RETURN(
-        n.folder, normalize::T2SFolder::Shared(
-                      options.data_dir.empty() ? "" : options.data_dir + "/opencc/data/dictionary",
-                      options.t2s_taiwan));
-  }
+  n.drop_punctuation = options.normalize.drop_punctuation;
+  n.replace_invalid_utf8 = options.normalize.replace_invalid_utf8;
+  n.keep_sentence_breaks = options.features.kind == FeatureKind::kLongestSentence;
+  NEARDUP_ASSIGN_OR_RETURN(n.folder, MakeFolder(options));
   NEARDUP_ASSIGN_OR_RETURN(p->normalizer_, normalize::Normalizer::Create(n));
-  NEARDUP_ASSIGN_OR_RETURN(p->extractor_, MakeExtractor(options, options.features));
-  NEARDUP_ASSIGN_OR_RETURN(p->weighter_, MakeWeighter(options, &p->df_));
+  NEARDUP_ASSIGN_OR_RETURN(p->shingler_,
+                           features::Shingler::Create(ToShingleSpec(options.shingles)));
+  if (needs_features || options.features.idf == IdfSource::kLearned) {
+    NEARDUP_ASSIGN_OR_RETURN(p->extractor_, MakeExtractor(options, options.features.kind));
+    NEARDUP_ASSIGN_OR_RETURN(p->weighter_, MakeWeighter(options, &p->df_));
+  }
   return p;
 }
 
-const Pipeline* Pipeline::Pick(std::string_view text) const {
-  if (!zh_news_) return this;
-  size_t han, letters;
-  ScriptCounts(text, &han, &letters);
-  if (han * 2 < letters || han == 0) return en_news_.get();
-  // Short sample: count further (up to 8 KB) before calling the text short.
-  size_t total_han = han;
-  if (total_han < auto_long_chars_ && text.size() > 4096) {
-    size_t h2, l2;
-    ScriptCounts(text.substr(4096), &h2, &l2);
-    total_han += h2;
-  }
-  return total_han >= auto_long_chars_ ? zh_news_.get() : zh_short_.get();
+Status Pipeline::CheckSize(std::string_view text) const {
+  if (text.size() <= max_bytes_) return Status::OK();
+  return Status::OutOfRange("document of " + std::to_string(text.size()) +
+                            " bytes exceeds the limit of " + std::to_string(max_bytes_));
 }
 
-std::string_view Pipeline::ProfileFor(std::string_view text) const { return Pick(text)->profile_; }
+Status Pipeline::Normalize(std::string_view text, std::string* out) const {
+  NEARDUP_RETURN_IF_ERROR(CheckSize(text));
+  return normalizer_->Normalize(text, out);
+}
 
-Status Pipeline::Features(std::string_view text, std::string* normalized,
-                          std::vector<features::Feature>* out) const {
-  if (zh_news_) return Pick(text)->Features(text, normalized, out);
-  if (text.size() > max_bytes_) {
-    return Status::OutOfRange("document of " + std::to_string(text.size()) +
-                              " bytes exceeds the limit of " + std::to_string(max_bytes_));
-  }
-  NEARDUP_RETURN_IF_ERROR(normalizer_->Normalize(text, normalized));
+Status Pipeline::Features(std::string_view normalized, std::vector<features::Feature>* out) const {
   out->clear();
-  NEARDUP_RETURN_IF_ERROR(extractor_->Extract(*normalized, out));
+  if (!extractor_) return Status::FailedPrecondition("this pipeline computes no features");
+  NEARDUP_RETURN_IF_ERROR(extractor_->Extract(normalized, out));
   if (weighter_) weighter_->Apply(out);
   return Status::OK();
 }
 
-Status Pipeline::Learn(std::string_view text) const {
-  const Pipeline* p = Pick(text);
-  if (!p->df_) {
-    return Status::FailedPrecondition(
-        "learning document frequencies needs weights=tfidf, idf=learned");
-  }
-  thread_local std::string normalized;
-  thread_local std::vector<features::Feature> feats;
-  if (text.size() > max_bytes_) {
-    return Status::OutOfRange("document of " + std::to_string(text.size()) +
-                              " bytes exceeds the limit of " + std::to_string(max_bytes_));
-  }
-  NEARDUP_RETURN_IF_ERROR(p->normalizer_->Normalize(text, &normalized));
-  feats.clear();
-  NEARDUP_RETURN_IF_ERROR(p->extractor_->Extract(normalized, &feats));
-  p->df_->AddDocument(feats);
+Status Pipeline::Process(std::string_view text, Processed* out) const {
+  NEARDUP_RETURN_IF_ERROR(Normalize(text, &out->normalized));
+  out->features.clear();
+  out->shingles.clear();
+  if (needs_features_) NEARDUP_RETURN_IF_ERROR(Features(out->normalized, &out->features));
+  if (needs_shingles_) shingler_->Shingle(out->normalized, &out->shingles);
+  out->fingerprint = FingerprintOf(*out);
   return Status::OK();
 }
 
-std::shared_ptr<features::DocumentFrequencyTable> Pipeline::learned_idf() const {
-  if (df_) return df_;
-  return zh_news_ ? zh_news_->df_ : nullptr;
+uint64_t Pipeline::FingerprintOf(const Processed& p) const {
+  if (needs_features_) return sketch::SimHash(p.features);
+  return XXH3_64bits(p.normalized.data(), p.normalized.size());
 }
 
 Result<uint64_t> Pipeline::Fingerprint(std::string_view text) const {
+  thread_local Processed p;
+  NEARDUP_RETURN_IF_ERROR(Normalize(text, &p.normalized));
+  if (needs_features_) NEARDUP_RETURN_IF_ERROR(Features(p.normalized, &p.features));
+  return FingerprintOf(p);
+}
+
+Status Pipeline::Words(std::string_view text, std::vector<std::string>* out) const {
+  out->clear();
+  thread_local std::string normalized;
+  NEARDUP_RETURN_IF_ERROR(Normalize(text, &normalized));
+  std::call_once(words_once_, [this] {
+    auto extractor = features::WordExtractor::Create(WordOptions(options_));
+    if (!extractor.ok()) {
+      words_status_ = extractor.status();
+      return;
+    }
+    words_ = std::move(*extractor);
+    if (options_.features.drop_stop_words) {
+      auto stop = features::StopWords::Load(Jieba(options_, resources::kJiebaStopWords));
+      if (!stop.ok()) {
+        words_status_ = stop.status();
+        return;
+      }
+      stop_words_ = *stop;
+    }
+  });
+  NEARDUP_RETURN_IF_ERROR(words_status_);
+  thread_local std::vector<std::string_view> words;
+  words.clear();
+  words_->Words(normalized, &words);
+  for (std::string_view w : words) {
+    if (!stop_words_ || !stop_words_->ContainsWord(w)) out->emplace_back(w);
+  }
+  return Status::OK();
+}
+
+Status Pipeline::Learn(std::string_view text) const {
+  if (!df_) {
+    return Status::FailedPrecondition(
+        "learning document frequencies needs weights tfidf, idf learned");
+  }
   thread_local std::string normalized;
   thread_local std::vector<features::Feature> feats;
-  NEARDUP_RETURN_IF_ERROR(Features(text, &normalized, &feats));
-  return sketch::SimHash(feats);
+  NEARDUP_RETURN_IF_ERROR(Normalize(text, &normalized));
+  feats.clear();
+  NEARDUP_RETURN_IF_ERROR(extractor_->Extract(normalized, &feats));
+  df_->AddDocument(feats);
+  return Status::OK();
 }
 
 }  // namespace neardup::engine

@@ -1,63 +1,93 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Pipeline: the stateless front half of the engine, text -> normalized text
-// -> features -> weights -> SimHash-64, built from EngineOptions.
+// Pipeline: the stateless front half of the engine, built once from
+// EngineOptions: text -> normalized text -> weighted features (for SimHash
+// and I-Match) and shingles (for MinHash, super-shingles and verification).
+// Every tool that needs these (the engine, batch dedup, `neardup segment`,
+// `truth`, `explain`) calls this one object, so they cannot drift apart.
 //
-// Thread safety: Fingerprint() is const and safe from many threads (scratch
-// buffers are thread-local).
+// Thread safety: every method is const and safe from many threads.
 #ifndef NEARDUP_ENGINE_PIPELINE_H_
 #define NEARDUP_ENGINE_PIPELINE_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "features/feature.h"
+#include "features/shingles.h"
 #include "features/tfidf.h"
+#include "features/word_extractor.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
 #include "normalize/normalizer.h"
 
 namespace neardup::engine {
 
+// What the pipeline makes of one text. Reused across calls to avoid
+// allocation.
+struct Processed {
+  std::string normalized;
+  std::vector<features::Feature> features;  // only if the pipeline needs them
+  std::vector<uint64_t> shingles;           // ascending, distinct; only if needed
+  uint64_t fingerprint = 0;                 // SimHash-64, or XXH3-64 of normalized
+};
+
 class Pipeline {
  public:
-  // Errors: InvalidArgument for bad options; errors of loading profile data.
-  static Result<std::unique_ptr<Pipeline>> Create(const EngineOptions& options);
+  // `needs_features` / `needs_shingles`: which outputs Process() fills.
+  // Errors: InvalidArgument for bad options; errors of loading data files.
+  static Result<std::unique_ptr<Pipeline>> Create(const EngineOptions& options, bool needs_features,
+                                                  bool needs_shingles);
 
   // Errors: InvalidArgument (ill-formed UTF-8), OutOfRange (too large).
+  Status Process(std::string_view text, Processed* out) const;
+  Status Normalize(std::string_view text, std::string* out) const;
+  // Shingles of a normalized text.
+  void Shingles(std::string_view normalized, std::vector<uint64_t>* out) const {
+    shingler_->Shingle(normalized, out);
+  }
+  // Weighted features of a normalized text.
+  Status Features(std::string_view normalized, std::vector<features::Feature>* out) const;
+  // Words of a text as `neardup segment` prints them: jieba words of Han,
+  // ICU words elsewhere, after this pipeline's normalization.
+  Status Words(std::string_view text, std::vector<std::string>* out) const;
+
+  // The document fingerprint: SimHash-64 of the features when the pipeline
+  // has them, else XXH3-64 of the normalized text.
+  uint64_t FingerprintOf(const Processed& p) const;
   Result<uint64_t> Fingerprint(std::string_view text) const;
 
-  // The normalized text and features, for tools and tests.
-  Status Features(std::string_view text, std::string* normalized,
-                  std::vector<features::Feature>* out) const;
-
-  // With idf "learned": counts each distinct feature of `text` once in the
-  // document frequencies that TF-IDF weights come from. Thread-safe.
-  // Errors: as Features(); FailedPrecondition when idf is not "learned".
+  // Learned IDF (IdfSource::kLearned): counts each distinct feature of
+  // `text` once. Errors: as Process(); FailedPrecondition otherwise.
   Status Learn(std::string_view text) const;
+  std::shared_ptr<features::DocumentFrequencyTable> learned_idf() const { return df_; }
 
-  // The learned document frequencies (idf "learned"), or null.
-  std::shared_ptr<features::DocumentFrequencyTable> learned_idf() const;
-
-  // The profile the `auto` profile picks for `text` (by script and length):
-  // "zh-news", "zh-short" or "en-news". Other profiles return their own name.
-  std::string_view ProfileFor(std::string_view text) const;
+  bool has_features() const { return needs_features_; }
+  const features::Shingler& shingler() const { return *shingler_; }
 
  private:
   Pipeline() = default;
+  Status CheckSize(std::string_view text) const;
   size_t max_bytes_ = 0;
+  bool needs_features_ = false, needs_shingles_ = false;
   std::unique_ptr<normalize::Normalizer> normalizer_;
   std::unique_ptr<features::FeatureExtractor> extractor_;
-  std::unique_ptr<features::Weighter> weighter_;  // may be null: term frequency
-  std::shared_ptr<features::DocumentFrequencyTable> df_;  // idf "learned" only
-  std::string profile_;
-  // The `auto` profile: sub-pipelines for zh-news, zh-short, en-news.
-  size_t auto_long_chars_ = 0;
-  std::unique_ptr<Pipeline> zh_news_, zh_short_, en_news_;
-  const Pipeline* Pick(std::string_view text) const;
+  std::unique_ptr<features::Weighter> weighter_;          // null: term frequency
+  std::shared_ptr<features::DocumentFrequencyTable> df_;  // learned IDF only
+  std::unique_ptr<features::Shingler> shingler_;
+  // Words(): built on first use.
+  mutable std::once_flag words_once_;
+  mutable Status words_status_;
+  mutable std::unique_ptr<features::WordExtractor> words_;
+  mutable std::shared_ptr<const features::StopWords> stop_words_;
+  EngineOptions options_;
 };
+
+// The shingle spec of the options, for the features module.
+features::ShingleSpec ToShingleSpec(const ShingleOptions& s);
 
 }  // namespace neardup::engine
 

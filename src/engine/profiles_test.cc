@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Chinese-text profiles (zh-news, zh-short, en-news, auto) end to end
-// through the pipeline.
+// The profiles end to end through the pipeline, and the option names.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -31,12 +30,16 @@ constexpr char kOther[] =
 
 bool HaveData() { return std::filesystem::exists(resources::JiebaDir() + "/jieba.dict.utf8"); }
 
+std::unique_ptr<Pipeline> Make(const EngineOptions& o) {
+  auto p = Pipeline::Create(o, true, true);
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  return std::move(p).value();
+}
+
 std::unique_ptr<Pipeline> Make(std::string_view profile) {
   auto o = EngineOptions::FromProfile(profile);
   EXPECT_TRUE(o.ok()) << o.status().ToString();
-  auto p = Pipeline::Create(*o);
-  EXPECT_TRUE(p.ok()) << p.status().ToString();
-  return std::move(p).value();
+  return Make(*o);
 }
 
 int Distance(const Pipeline& p, std::string_view a, std::string_view b) {
@@ -50,33 +53,83 @@ TEST(ProfilesTest, NamesResolve) {
     EXPECT_EQ(o->profile, name);
   }
   EXPECT_TRUE(EngineOptions::FromProfile("zh-nope").status().IsNotFound());
+  auto retired = EngineOptions::FromProfile("auto");
+  EXPECT_TRUE(retired.status().IsNotFound());
+  EXPECT_NE(retired.status().message().find("retired"), std::string::npos);
   auto zh = EngineOptions::FromProfile("zh-news");
-  EXPECT_EQ(zh->features, "words");
-  EXPECT_EQ(zh->weights, "tfidf");
-  EXPECT_TRUE(zh->fold_t2s && zh->drop_stop_words);
-  EXPECT_EQ(zh->max_distance, 5);  // chosen in docs/quality.md
+  EXPECT_EQ(zh->features.kind, FeatureKind::kWords);
+  EXPECT_EQ(zh->features.weights, Weights::kTfIdf);
+  EXPECT_TRUE(zh->normalize.t2s != T2S::kOff && zh->features.drop_stop_words);
+  EXPECT_EQ(zh->SimHashDistance(), 5);
+  auto simhash = EngineOptions::FromProfile("simhash");
+  EXPECT_EQ(simhash->SimHashDistance(), 3);
+  EXPECT_EQ(simhash->signals, std::vector<SignalKind>{SignalKind::kSimHash});
+  auto qbank = EngineOptions::FromProfile("qbank");
+  EXPECT_EQ(qbank->verify.kind, VerifyKind::kQbank);
+  EXPECT_EQ(qbank->keep, KeepPolicy::kSmallestId);
+  EXPECT_FALSE(qbank->normalize.drop_punctuation);
+  // Without a verifier the threshold gives k when k is not set: similarity
+  // 1 - k/64; with one, SimHash only proposes candidates at Manku's k=3.
+  EngineOptions o;
+  o.threshold = 1.0 - 5.0 / 64.0;
+  EXPECT_EQ(o.SimHashDistance(), 3);
+  o.verify.kind = VerifyKind::kNone;
+  EXPECT_EQ(o.SimHashDistance(), 5);
 }
 
-TEST(ProfilesTest, BadFeatureOrWeightOptions) {
+TEST(ProfilesTest, NamesParseAndPrint) {
+  for (auto k : {VerifyKind::kNone, VerifyKind::kSimilarity, VerifyKind::kQbank}) {
+    EXPECT_EQ(*ParseVerifyKind(Name(k)), k);
+  }
+  for (auto k : {T2S::kOff, T2S::kCharacters, T2S::kPhrases, T2S::kTaiwan}) {
+    EXPECT_EQ(*ParseT2S(Name(k)), k);
+  }
+  EXPECT_EQ(*ParseSignals("exact,minhash"),
+            (std::vector<SignalKind>{SignalKind::kExact, SignalKind::kMinHash}));
+  EXPECT_TRUE(ParseSignals("exact,exact").status().IsInvalidArgument());
+  EXPECT_TRUE(ParseSignals("exact,nope").status().IsInvalidArgument());
+  auto sh = ParseShingles("script:3,2");
+  ASSERT_TRUE(sh.ok());
+  EXPECT_EQ(sh->kind, ShingleKind::kScript);
+  EXPECT_EQ(sh->char_ngram, 3);
+  EXPECT_EQ(sh->word_ngram, 2);
+  EXPECT_EQ(ShinglesName(*sh), "script:3,2");
+  EXPECT_EQ(ParseShingles("word:5")->word_ngram, 5);
+  EXPECT_EQ(ShinglesName(*ParseShingles("char:24")), "char:24");
+  EXPECT_TRUE(ParseShingles("char:3,2").status().IsInvalidArgument());
+  EXPECT_TRUE(ParseShingles("line:3").status().IsInvalidArgument());
+  EXPECT_TRUE(ParseShingles("char").status().IsInvalidArgument());
+  EXPECT_EQ(*ParseKeepPolicy("smallest-id"), KeepPolicy::kSmallestId);
+  EXPECT_TRUE(ParseKeepPolicy("biggest").status().IsInvalidArgument());
+}
+
+TEST(ProfilesTest, BadFeatureOptions) {
   EngineOptions o;
-  o.features = "sentences";
-  EXPECT_TRUE(Pipeline::Create(o).status().IsInvalidArgument());
-  o.features = "longest-sentence:0";
-  EXPECT_TRUE(Pipeline::Create(o).status().IsInvalidArgument());
-  o.features = "char-ngram";
-  o.weights = "bm25";
-  EXPECT_TRUE(Pipeline::Create(o).status().IsInvalidArgument());
+  o.features.kind = FeatureKind::kLongestSentence;
+  o.features.longest_sentences = 0;
+  EXPECT_TRUE(Pipeline::Create(o, true, true).status().IsInvalidArgument());
+  o = EngineOptions{};
+  o.features.ngram = 0;
+  EXPECT_TRUE(Pipeline::Create(o, true, true).status().IsInvalidArgument());
+  o = EngineOptions{};
+  o.features.top_n = -1;
+  o.features.weights = Weights::kTfIdf;
+  EXPECT_TRUE(Pipeline::Create(o, true, true).status().IsInvalidArgument());
 }
 
 TEST(ProfilesTest, TraditionalCopyMatchesUnderChineseProfiles) {
   if (!HaveData()) GTEST_SKIP() << "run scripts/setup";
-  for (const char* name : {"zh-news", "zh-short", "auto"}) {
+  for (const char* name : {"zh-news", "default"}) {
     auto p = Make(name);
     EXPECT_EQ(Distance(*p, kSimplified, kTraditional), 0) << name;
     EXPECT_GT(Distance(*p, kSimplified, kOther), 3) << name;
+    std::vector<uint64_t> a, b;
+    std::string na, nb;
+    ASSERT_TRUE(p->Normalize(kSimplified, &na).ok() && p->Normalize(kTraditional, &nb).ok());
+    EXPECT_EQ(na, nb) << name;
   }
   // Without folding the copy is far.
-  auto plain = Make("default");
+  auto plain = Make("simhash");
   EXPECT_GT(Distance(*plain, kSimplified, kTraditional), 3);
 }
 
@@ -85,7 +138,8 @@ TEST(ProfilesTest, ZhNewsFeaturesAreWeightedKeywords) {
   auto p = Make("zh-news");
   std::string norm;
   std::vector<features::Feature> f;
-  ASSERT_TRUE(p->Features(kSimplified, &norm, &f).ok());
+  ASSERT_TRUE(p->Normalize(kSimplified, &norm).ok());
+  ASSERT_TRUE(p->Features(norm, &f).ok());
   ASSERT_FALSE(f.empty());
   for (size_t i = 1; i < f.size(); ++i) EXPECT_LT(f[i - 1].hash, f[i].hash);  // merged
   EXPECT_EQ(std::count_if(
@@ -93,34 +147,22 @@ TEST(ProfilesTest, ZhNewsFeaturesAreWeightedKeywords) {
                 [](const features::Feature& x) { return x.hash == features::HashFeature("的"); }),
             0);
   auto o = EngineOptions::FromProfile("zh-news").value();
-  o.top_n = 5;
-  auto top = Pipeline::Create(o).value();
+  o.features.top_n = 5;
+  auto top = Make(o);
   std::vector<features::Feature> g;
-  ASSERT_TRUE(top->Features(kSimplified, &norm, &g).ok());
+  ASSERT_TRUE(top->Features(norm, &g).ok());
   EXPECT_EQ(g.size(), 5u);
-}
-
-TEST(ProfilesTest, AutoPicksByScriptAndLength) {
-  if (!HaveData()) GTEST_SKIP() << "run scripts/setup";
-  auto p = Make("auto");
-  const std::string article = std::string(kSimplified) + kOther + kSimplified;  // 300+ Han
-  EXPECT_EQ(p->ProfileFor(article), "zh-news");
-  EXPECT_EQ(p->ProfileFor(kOther), "zh-short");
-  EXPECT_EQ(p->ProfileFor("这道题怎么做？"), "zh-short");
-  EXPECT_EQ(p->ProfileFor("The council met on Tuesday to discuss the budget."), "en-news");
-  // The same text gets the same fingerprint as under the picked profile.
-  auto zs = Make("zh-short");
-  EXPECT_EQ(p->Fingerprint("这道题怎么做？").value(), zs->Fingerprint("这道题怎么做？").value());
 }
 
 TEST(ProfilesTest, LongestSentenceIgnoresEditsElsewhere) {
   EngineOptions o;
-  o.features = "longest-sentence:1";
-  auto p = Pipeline::Create(o).value();
+  o.features.kind = FeatureKind::kLongestSentence;
+  o.features.longest_sentences = 1;
+  auto p = Make(o);
   const std::string a = std::string("短讯。") + kOther + "完。";
   const std::string b = std::string("另一条完全不同的短讯！") + kOther + "结束了。";
   EXPECT_EQ(p->Fingerprint(a).value(), p->Fingerprint(b).value());
-  auto whole = Pipeline::Create(EngineOptions{}).value();
+  auto whole = Make(EngineOptions{});
   EXPECT_NE(whole->Fingerprint(a).value(), whole->Fingerprint(b).value());
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Engine with other signals than SimHash (EngineOptions::algorithms) and
-// a verifier (EngineOptions::verify): selection, evidence, verification,
-// removal and concurrency.
+// The Engine with each signal (EngineOptions::signals) alone and together,
+// with and without a verifier: selection, evidence, verification, removal
+// and concurrency.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -63,10 +63,17 @@ std::unique_ptr<Engine> NewEngine(const EngineOptions& o) {
   return e.ok() ? std::move(e).value() : nullptr;
 }
 
-EngineOptions With(std::string algorithms, std::string verify = "") {
+// Signals "exact,minhash", verifier "levenshtein:0.9" (kind:threshold) or
+// none; without a verifier the signals decide (MinHash bands aim at 0.8).
+EngineOptions With(std::string_view signals, std::string_view verify = "none") {
   EngineOptions o;
-  o.algorithms = std::move(algorithms);
-  o.verify = std::move(verify);
+  o.signals = ParseSignals(signals).value();
+  const size_t colon = verify.find(':');
+  o.verify.kind = ParseVerifyKind(verify.substr(0, colon)).value();
+  o.threshold =
+      colon == std::string_view::npos ? 0.8 : std::stod(std::string(verify.substr(colon + 1)));
+  if (o.verify.kind == VerifyKind::kNone) o.minhash.candidate_threshold = 0.8;
+  o.simhash.max_distance = 3;  // Manku's k unless a test sets another
   return o;
 }
 
@@ -111,7 +118,7 @@ TEST(SignalsEngineTest, IMatchFindsTheReprintWithWordFeatures) {
       "北京时间昨晚，中国女排在世界杯比赛中以三比零战胜对手，取得开门红，主教练赛后表示球队"
       "状态良好，将全力备战下一场比赛，队员们信心十足。";
   auto o = EngineOptions::FromProfile("zh-news").value();
-  o.algorithms = "imatch";
+  o.signals = {SignalKind::kIMatch};
   auto e = NewEngine(o);
   ASSERT_NE(e, nullptr);
   ASSERT_TRUE(e->Add({"news", kNews}).ok());
@@ -132,7 +139,6 @@ TEST(SignalsEngineTest, IMatchFindsTheReprintWithWordFeatures) {
 TEST(SignalsEngineTest, ZhShortVerifiesCandidatesByEditDistance) {
   if (!HaveData()) GTEST_SKIP() << "run scripts/setup";
   auto o = EngineOptions::FromProfile("zh-short").value();
-  EXPECT_FALSE(o.SimHashOnly());
   auto e = NewEngine(o);
   ASSERT_NE(e, nullptr);
   constexpr char kPoem[] = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
@@ -159,7 +165,7 @@ TEST(SignalsEngineTest, SeveralSignalsReportTheFirstThatFound) {
   for (int k : {0, 3}) {
     SCOPED_TRACE(k);
     EngineOptions o = With("exact,simhash,minhash");
-    o.max_distance = k;
+    o.simhash.max_distance = k;
     auto e = NewEngine(o);
     ASSERT_NE(e, nullptr);
     ASSERT_TRUE(e->Add({"story", kStory}).ok());
@@ -202,7 +208,7 @@ TEST(SignalsEngineTest, SeveralSignalsReportTheFirstThatFound) {
 TEST(SignalsEngineTest, VerifierRejectsWhatSimHashProposes) {
   // SimHash at a large k proposes the half-rewritten story...
   EngineOptions loose = With("simhash");
-  loose.max_distance = 24;
+  loose.simhash.max_distance = 24;
   auto plain = NewEngine(loose);
   ASSERT_TRUE(plain->Add({"story", kStory}).ok());
   auto proposed = plain->Add({"half", HalfRewritten()});
@@ -210,7 +216,8 @@ TEST(SignalsEngineTest, VerifierRejectsWhatSimHashProposes) {
   ASSERT_TRUE(proposed->duplicate) << "SimHash at k=24 no longer proposes the pair";
 
   // ...and levenshtein:0.9 rejects it, while the two-word edit passes.
-  loose.verify = "levenshtein:0.9";
+  loose.verify.kind = VerifyKind::kLevenshtein;
+  loose.threshold = 0.9;
   auto e = NewEngine(loose);
   ASSERT_NE(e, nullptr);
   ASSERT_TRUE(e->Add({"story", kStory}).ok());
@@ -227,11 +234,11 @@ TEST(SignalsEngineTest, VerifierRejectsWhatSimHashProposes) {
   EXPECT_GE(*r->matches[0].verified, 0.9);
   EXPECT_LT(*r->matches[0].verified, 1.0);
   // Query verifies too, and a per-query k still reaches the index.
-  auto q = e->Query(HalfRewritten(), 20);
+  auto q = e->Query(HalfRewritten(), {.max_distance = 20});
   ASSERT_TRUE(q.ok()) << q.status().ToString();
   EXPECT_EQ(q->cluster, "half");
   for (const Match& m : q->matches) EXPECT_NE(m.id, "story");
-  auto q2 = e->Query(kStory, 0);
+  auto q2 = e->Query(kStory, {.max_distance = 0});
   ASSERT_TRUE(q2.ok());
   ASSERT_EQ(q2->matches.size(), 1u);  // edited is at distance > 0
   EXPECT_EQ(q2->matches[0].id, "story");
@@ -307,12 +314,11 @@ TEST(SignalsEngineTest, AddBatchMatchesSequentialAdds) {
   EXPECT_EQ(a->Stats().clusters, 2u);  // kOther + a number: verified 0.8 similar to each other
 }
 
-TEST(SignalsEngineTest, FingerprintsAndTheDefaultAreUnchanged) {
-  auto plain = NewEngine(EngineOptions{});
-  auto mixed = NewEngine(With("minhash,simhash", "cosine:0.5"));
-  EXPECT_TRUE(EngineOptions{}.SimHashOnly());
-  EXPECT_FALSE(With("minhash").SimHashOnly());
-  EXPECT_TRUE(With("simhash", "none").SimHashOnly());
+TEST(SignalsEngineTest, FingerprintsDependOnlyOnTheFeatures) {
+  auto plain = NewEngine(EngineOptions::FromProfile("simhash").value());
+  EngineOptions mixed_options = With("minhash,simhash", "cosine:0.5");
+  mixed_options.normalize.t2s = T2S::kOff;
+  auto mixed = NewEngine(mixed_options);
   ASSERT_TRUE(plain->Add({"a", kStory}).ok());
   ASSERT_TRUE(mixed->Add({"a", kStory}).ok());
   EXPECT_EQ(plain->Get("a")->fingerprint, mixed->Get("a")->fingerprint);
@@ -323,27 +329,43 @@ TEST(SignalsEngineTest, FingerprintsAndTheDefaultAreUnchanged) {
   EXPECT_FALSE(r->matches[0].verified.has_value());
 }
 
-TEST(SignalsEngineTest, BadOptionsAndPersistenceAreRejected) {
+TEST(SignalsEngineTest, BadOptionsAreRejected) {
   for (const char* bad : {"", "simhash,simhash", "md5", "simhash,"}) {
-    EXPECT_TRUE(Engine::Create(With(bad)).status().IsInvalidArgument()) << bad;
+    EXPECT_TRUE(ParseSignals(bad).status().IsInvalidArgument()) << bad;
   }
-  for (const char* bad : {"levenshtein:2", "soundex", "jaccard:0.8,ngram=x"}) {
-    EXPECT_TRUE(Engine::Create(With("simhash", bad)).status().IsInvalidArgument()) << bad;
-  }
+  EXPECT_TRUE(ParseVerifyKind("soundex").status().IsInvalidArgument());
+  EXPECT_TRUE(Engine::Create(With("simhash", "levenshtein:2")).status().IsInvalidArgument());
   EngineOptions o = With("spotsig");
-  o.spotsig_stop_words = "/nonexistent/stop_words.txt";
+  o.spotsig.stop_words = "/nonexistent/stop_words.txt";
   EXPECT_FALSE(Engine::Create(o).ok());
+  o = With("imatch");
+  o.imatch.idf_path = "/nonexistent/idf.utf8";
+  EXPECT_TRUE(Engine::Create(o).status().IsNotFound());
+}
 
-  auto e = NewEngine(With("simhash,minhash"));
-  EXPECT_EQ(e->AddFingerprinted({"a", kStory}, 1).status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(e->Restore({"a", "a", 1, 1, false}).code(), StatusCode::kFailedPrecondition);
-
+TEST(SignalsEngineTest, DurableEngineRunsEverySignalWithAVerifier) {
   DurableOptions d;
-  d.dir = (std::filesystem::temp_directory_path() / "neardup_signals_never_created").string();
-  d.engine = With("simhash", "levenshtein:0.8");
-  auto opened = DurableEngine::Open(d);
-  EXPECT_EQ(opened.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_FALSE(std::filesystem::exists(d.dir));
+  d.dir = (std::filesystem::temp_directory_path() / "neardup_signals_durable").string();
+  std::filesystem::remove_all(d.dir);
+  d.engine = With("exact,simhash,minhash,supershingle", "levenshtein:0.8");
+  d.background_expiry = false;
+  d.sync = false;
+  {
+    auto opened = DurableEngine::Open(d);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    ASSERT_TRUE((*opened)->Add({"story", kStory, 0, ""}, OnConflict::kError).ok());
+    auto r = (*opened)->Add({"edited", Edited(), 0, ""}, OnConflict::kError);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->add.cluster, "story");
+  }
+  auto reopened = DurableEngine::Open(d);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  auto q = (*reopened)->Query(Edited());
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->cluster, "story");
+  ASSERT_EQ(q->matches.size(), 2u);
+  EXPECT_GE(*q->matches[0].verified, 0.8);
+  std::filesystem::remove_all(d.dir);
 }
 
 }  // namespace

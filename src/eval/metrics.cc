@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "eval/metrics.h"
-
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
+
+#include "neardup/eval.h"
 
 namespace neardup::eval {
 namespace {

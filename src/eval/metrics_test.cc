@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "eval/metrics.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
+
+#include "neardup/eval.h"
 
 namespace neardup::eval {
 namespace {

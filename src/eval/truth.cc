@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Prefix-filtered all-pairs Jaccard join; see truth.h for the method.
-#include "eval/truth.h"
-
+// Prefix-filtered all-pairs Jaccard join; see include/neardup/eval.h for the method.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -10,6 +8,7 @@
 
 #include "base/parallel.h"
 #include "base/sorted_set.h"
+#include "neardup/eval.h"
 
 namespace neardup::eval {
 namespace {
@@ -120,12 +119,6 @@ void Probe(const std::vector<std::vector<uint32_t>>& ranked, const Index& ix, do
 }
 
 }  // namespace
-
-double Jaccard(const std::vector<uint64_t>& x, const std::vector<uint64_t>& y) {
-  const size_t o = SortedIntersectionSize<uint64_t>(x, y);
-  const size_t u = x.size() + y.size() - o;
-  return u == 0 ? 0.0 : static_cast<double>(o) / u;
-}
 
 Result<std::vector<SimilarPair>> AllPairsJaccard(const std::vector<std::vector<uint64_t>>& sets,
                                                  double threshold, int threads) {

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "eval/truth.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "eval/shingles.h"
-#include "normalize/t2s.h"
+#include "base/sorted_set.h"
+#include "neardup/eval.h"
 
 namespace neardup::eval {
 namespace {
@@ -18,7 +16,7 @@ std::vector<SimilarPair> BruteForce(const Sets& sets, double t) {
   for (uint32_t a = 0; a < sets.size(); ++a) {
     for (uint32_t b = a + 1; b < sets.size(); ++b) {
       if (sets[a].empty() || sets[b].empty()) continue;
-      const double j = Jaccard(sets[a], sets[b]);
+      const double j = SortedSetJaccard<uint64_t>(sets[a], sets[b]);
       if (j + 1e-9 >= t) out.push_back({a, b, j});
     }
   }
@@ -94,40 +92,6 @@ TEST(AllPairsJaccard, RejectsBadInput) {
   EXPECT_TRUE(AllPairsJaccard({{1, 2}}, 0, 1).status().IsInvalidArgument());
   EXPECT_TRUE(AllPairsJaccard({{1, 2}}, 1.5, 1).status().IsInvalidArgument());
   EXPECT_TRUE(AllPairsJaccard({{2, 1}}, 0.5, 1).status().IsInvalidArgument());
-}
-
-TEST(Shingler, CharShinglesAreSetsAfterNormalization) {
-  ShinglerOptions o;
-  auto s = Shingler::Create(o);
-  ASSERT_TRUE(s.ok());
-  auto a = (*s)->Shingle("明月明月明月明月");
-  auto b = (*s)->Shingle("明月，明月");
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_DOUBLE_EQ(Jaccard(*a, *b), 1.0);  // repetition does not change a set
-  EXPECT_TRUE(ShingleSpec::Parse("char:0").status().IsInvalidArgument());
-  EXPECT_TRUE(ShingleSpec::Parse("line:3").status().IsInvalidArgument());
-  EXPECT_EQ(ShingleSpec::Parse("word:5")->kind, ShingleSpec::Kind::kWord);
-}
-
-TEST(Shingler, T2SFoldsTraditionalToSimplified) {
-  ShinglerOptions o;
-  o.t2s = true;
-  auto s = Shingler::Create(o);
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
-  auto trad = (*s)->Shingle("列出目錄內容與檔案");
-  auto simp = (*s)->Shingle("列出目录内容与档案");
-  ASSERT_TRUE(trad.ok() && simp.ok());
-  EXPECT_DOUBLE_EQ(Jaccard(*trad, *simp), 1.0);
-  o.t2s = false;
-  auto plain = Shingler::Create(o);
-  EXPECT_LT(Jaccard(*(*plain)->Shingle("列出目錄內容與檔案"), *simp), 0.5);
-}
-
-TEST(Shingler, MissingT2STableIsNotFound) {
-  ShinglerOptions o;
-  o.t2s = true;
-  o.data_dir = "/nonexistent";
-  EXPECT_TRUE(Shingler::Create(o).status().IsNotFound());
 }
 
 }  // namespace

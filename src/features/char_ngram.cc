@@ -88,6 +88,15 @@ void CharNgramExtractor::SplitWords(std::string_view chunk,
 }
 
 Status CharNgramExtractor::Extract(std::string_view text, std::vector<Feature>* out) const {
+  return ExtractWithText(text, out, nullptr);
+}
+
+Status CharNgramExtractor::ExtractWithText(std::string_view text, std::vector<Feature>* out,
+                                           std::vector<std::string>* strings) const {
+  auto emit = [&](std::string_view token) {
+    out->push_back({HashFeature(token), 1.0f});
+    if (strings != nullptr) strings->emplace_back(token);
+  };
   const size_t n = static_cast<size_t>(options_.ngram);
   std::string run;               // the current no-space run, white space removed
   std::vector<uint32_t> starts;  // byte offset of each character in `run`
@@ -99,12 +108,10 @@ Status CharNgramExtractor::Extract(std::string_view text, std::vector<Feature>* 
     starts.push_back(static_cast<uint32_t>(run.size()));
     const size_t chars = starts.size() - 1;
     if (chars <= n) {
-      out->push_back({HashFeature(run), 1.0f});
+      emit(run);
     } else {
       for (size_t i = 0; i + n <= chars; ++i) {
-        out->push_back(
-            {HashFeature(std::string_view(run).substr(starts[i], starts[i + n] - starts[i])),
-             1.0f});
+        emit(std::string_view(run).substr(starts[i], starts[i + n] - starts[i]));
       }
     }
     run.clear();
@@ -140,18 +147,18 @@ Status CharNgramExtractor::Extract(std::string_view text, std::vector<Feature>* 
   const size_t wn = static_cast<size_t>(options_.word_ngram);
   if (wn == 1 || words.size() <= wn) {
     if (wn == 1) {
-      for (std::string_view w : words) out->push_back({HashFeature(w), 1.0f});
+      for (std::string_view w : words) emit(w);
     } else if (!words.empty()) {
       std::string joined;
       for (size_t i = 0; i < words.size(); ++i) (i ? joined += ' ' : joined) += words[i];
-      out->push_back({HashFeature(joined), 1.0f});
+      emit(joined);
     }
   } else {
     std::string shingle;
     for (size_t i = 0; i + wn <= words.size(); ++i) {
       shingle.clear();
       for (size_t j = 0; j < wn; ++j) (j ? shingle += ' ' : shingle) += words[i + j];
-      out->push_back({HashFeature(shingle), 1.0f});
+      emit(shingle);
     }
   }
   return Status::OK();

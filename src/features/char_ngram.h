@@ -35,6 +35,9 @@ class CharNgramExtractor final : public FeatureExtractor {
   ~CharNgramExtractor() override;
 
   Status Extract(std::string_view normalized, std::vector<Feature>* out) const override;
+  // Extract() that also appends each feature's text to *strings (if not null).
+  Status ExtractWithText(std::string_view normalized, std::vector<Feature>* out,
+                         std::vector<std::string>* strings) const;
 
   // Splits `chunk` (no white space, no no-space characters) into words.
   // Exposed for other extractors (the Chinese segmenter reuses it).

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <string>
 
+#include "base/status_macros.h"
+
 namespace neardup::features {
 namespace {
 

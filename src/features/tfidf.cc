@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "base/file_util.h"
+#include "base/status_macros.h"
 #include "resources/data_dir.h"
 #include "resources/tables.h"
 #include "tokenize/segmenter.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "features/word_extractor.h"
 
+#include "base/status_macros.h"
 #include "base/utf8.h"
 #include "normalize/char_class.h"
 

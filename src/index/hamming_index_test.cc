@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/status_macros.h"
+
 namespace neardup::index {
 namespace {
 

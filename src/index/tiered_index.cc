@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/status_macros.h"
 #include "index/design.h"
 #include "index/hamming_index.h"
 #include "index/run.h"

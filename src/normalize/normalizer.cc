@@ -14,6 +14,7 @@
 #include <unicode/normalizer2.h>
 #include <unicode/stringpiece.h>
 
+#include "base/status_macros.h"
 #include "base/utf8.h"
 #include "normalize/char_class.h"
 

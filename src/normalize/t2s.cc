@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "base/status_macros.h"
 #include "resources/data_dir.h"
 #include "resources/tables.h"
 

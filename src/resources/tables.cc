@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "base/file_util.h"
+#include "base/status_macros.h"
 
 namespace neardup::resources {
 namespace {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Signals over shingle sets: MinHash with LSH, super-shingles, SpotSig.
-#include <unordered_set>
+// Signals over shingle sets: MinHash with LSH banding, super-shingles, SpotSig.
+// Their sketches come from sketch/, their indexes from index/.
+#include <cmath>
 
-#include "features/char_ngram.h"
+#include "base/status_macros.h"
+#include "index/lsh_index.h"
+#include "index/spotsig_index.h"
+#include "index/supershingle_index.h"
 #include "signal/signal_internal.h"
-#include "sketch/lsh.h"
 #include "sketch/minhash.h"
 #include "sketch/spotsig.h"
 #include "sketch/supershingle.h"
@@ -13,96 +16,21 @@
 namespace neardup::signal {
 namespace {
 
-// Shingles: the signal's own char n-grams, or the engine's features.
-class Shingler {
- public:
-  static Result<Shingler> Create(int ngram) {
-    Shingler s;
-    if (ngram > 0) {
-      NEARDUP_ASSIGN_OR_RETURN(s.extractor_,
-                               features::CharNgramExtractor::Create({.ngram = ngram}));
-    }
-    return s;
-  }
-  Status Shingles(const SignalInput& doc, std::vector<uint64_t>* out) const {
-    out->clear();
-    if (!extractor_) {
-      for (const auto& f : doc.features) out->push_back(f.hash);
-      return Status::OK();
-    }
-    std::vector<features::Feature> f;
-    NEARDUP_RETURN_IF_ERROR(extractor_->Extract(doc.normalized, &f));
-    for (const auto& x : f) out->push_back(x.hash);
-    return Status::OK();
-  }
-
- private:
-  std::shared_ptr<features::CharNgramExtractor> extractor_;
-};
-
-// Tracks slots whose sketch was not indexable, so Remove() knows to skip them.
-class Skipped {
- public:
-  Status Add(uint32_t slot, bool indexable) {
-    if (!indexable && !slots_.insert(slot).second) return Status::AlreadyExists("slot");
-    return Status::OK();
-  }
-  bool Take(uint32_t slot) { return slots_.erase(slot) > 0; }
-
- private:
-  std::unordered_set<uint32_t> slots_;
-};
-
+// The sketch is the band keys (u64, one per band); the signature itself is
+// not kept: candidates are verified on texts, and without a verifier any
+// equal band decides (as text-dedup, datatrove and NeMo Curator do).
 class MinHashSignal final : public Signal {
  public:
-  MinHashSignal(Shingler sh, sketch::MinHasher h, sketch::LshIndex index, double threshold)
-      : shingler_(std::move(sh)),
-        hasher_(std::move(h)),
-        index_(std::move(index)),
-        threshold_(threshold) {}
+  MinHashSignal(sketch::MinHasher h, sketch::LshParams p)
+      : hasher_(std::move(h)), params_(p), index_(p.bands) {}
   Algorithm algorithm() const override { return Algorithm::kMinHash; }
   Result<SignalSketch> Compute(const SignalInput& doc) const override {
-    std::vector<uint64_t> shingles;
-    NEARDUP_RETURN_IF_ERROR(shingler_.Shingles(doc, &shingles));
-    return SignalSketch{hasher_.Sketch(shingles), {}, !shingles.empty()};
-  }
-  Status Insert(uint32_t slot, const SignalSketch& s) override {
-    NEARDUP_RETURN_IF_ERROR(skipped_.Add(slot, s.indexable));
-    return s.indexable ? index_.Insert(slot, s.u32) : Status::OK();
-  }
-  Status Remove(uint32_t slot) override {
-    return skipped_.Take(slot) ? Status::OK() : index_.Remove(slot);
-  }
-  Status Query(const SignalSketch& s, std::vector<Candidate>* out) const override {
-    if (!s.indexable) return Status::OK();
-    NEARDUP_ASSIGN_OR_RETURN(auto cands, index_.Query(s.u32));
-    for (const auto& c : cands) {
-      if (c.estimated_jaccard >= threshold_) {
-        out->push_back({static_cast<uint32_t>(c.id), c.estimated_jaccard, -1});
-      }
-    }
-    return Status::OK();
-  }
-
- private:
-  Shingler shingler_;
-  sketch::MinHasher hasher_;
-  sketch::LshIndex index_;
-  double threshold_;
-  Skipped skipped_;
-};
-
-class SuperShingleSignal final : public Signal {
- public:
-  SuperShingleSignal(Shingler sh, sketch::SuperShingler ss)
-      : shingler_(std::move(sh)),
-        ss_(std::move(ss)),
-        index_(ss_.options().groups, ss_.options().min_equal) {}
-  Algorithm algorithm() const override { return Algorithm::kSuperShingle; }
-  Result<SignalSketch> Compute(const SignalInput& doc) const override {
-    std::vector<uint64_t> shingles;
-    NEARDUP_RETURN_IF_ERROR(shingler_.Shingles(doc, &shingles));
-    return SignalSketch{{}, ss_.Sketch(shingles), !shingles.empty()};
+    thread_local std::vector<uint32_t> sig;
+    sig.resize(static_cast<size_t>(hasher_.num_perm()));
+    hasher_.Sketch(doc.shingles, sig);
+    SignalSketch s{{}, {}, !doc.shingles.empty()};
+    sketch::LshBandKeys(sig, params_, &s.u64);
+    return s;
   }
   Status Insert(uint32_t slot, const SignalSketch& s) override {
     NEARDUP_RETURN_IF_ERROR(skipped_.Add(slot, s.indexable));
@@ -111,7 +39,45 @@ class SuperShingleSignal final : public Signal {
   Status Remove(uint32_t slot) override {
     return skipped_.Take(slot) ? Status::OK() : index_.Remove(slot);
   }
-  Status Query(const SignalSketch& s, std::vector<Candidate>* out) const override {
+  Status Query(const SignalSketch& s, const QueryParams&,
+               std::vector<Candidate>* out) const override {
+    if (!s.indexable) return Status::OK();
+    thread_local std::vector<index::LshIndex::Hit> hits;
+    hits.clear();
+    NEARDUP_RETURN_IF_ERROR(index_.Query(s.u64, &hits));
+    for (const auto& h : hits) {
+      // k of b bands equal estimates s^r = k/b.
+      const double est = std::pow(static_cast<double>(h.bands) / params_.bands, 1.0 / params_.rows);
+      out->push_back({h.slot, est, -1});
+    }
+    return Status::OK();
+  }
+  size_t MemoryBytes() const override { return index_.MemoryBytes(); }
+
+ private:
+  sketch::MinHasher hasher_;
+  sketch::LshParams params_;
+  index::LshIndex index_;
+  Skipped skipped_;
+};
+
+class SuperShingleSignal final : public Signal {
+ public:
+  explicit SuperShingleSignal(sketch::SuperShingler ss)
+      : ss_(std::move(ss)), index_(ss_.options().groups, ss_.options().min_equal) {}
+  Algorithm algorithm() const override { return Algorithm::kSuperShingle; }
+  Result<SignalSketch> Compute(const SignalInput& doc) const override {
+    return SignalSketch{{}, ss_.Sketch(doc.shingles), !doc.shingles.empty()};
+  }
+  Status Insert(uint32_t slot, const SignalSketch& s) override {
+    NEARDUP_RETURN_IF_ERROR(skipped_.Add(slot, s.indexable));
+    return s.indexable ? index_.Insert(slot, s.u64) : Status::OK();
+  }
+  Status Remove(uint32_t slot) override {
+    return skipped_.Take(slot) ? Status::OK() : index_.Remove(slot);
+  }
+  Status Query(const SignalSketch& s, const QueryParams&,
+               std::vector<Candidate>* out) const override {
     if (!s.indexable) return Status::OK();
     NEARDUP_ASSIGN_OR_RETURN(auto cands, index_.Query(s.u64));
     const int groups = ss_.options().groups;
@@ -121,17 +87,17 @@ class SuperShingleSignal final : public Signal {
     }
     return Status::OK();
   }
+  size_t MemoryBytes() const override { return index_.size() * 6 * 2 * 48; }
 
  private:
-  Shingler shingler_;
   sketch::SuperShingler ss_;
-  sketch::SuperShingleIndex index_;
+  index::SuperShingleIndex index_;
   Skipped skipped_;
 };
 
 class SpotSigSignal final : public Signal {
  public:
-  SpotSigSignal(sketch::SpotSigExtractor ex, sketch::SpotSigIndex index)
+  SpotSigSignal(sketch::SpotSigExtractor ex, index::SpotSigIndex index)
       : ex_(std::move(ex)), index_(std::move(index)) {}
   Algorithm algorithm() const override { return Algorithm::kSpotSig; }
   Result<SignalSketch> Compute(const SignalInput& doc) const override {
@@ -146,37 +112,39 @@ class SpotSigSignal final : public Signal {
   Status Remove(uint32_t slot) override {
     return skipped_.Take(slot) ? Status::OK() : index_.Remove(slot);
   }
-  Status Query(const SignalSketch& s, std::vector<Candidate>* out) const override {
+  Status Query(const SignalSketch& s, const QueryParams&,
+               std::vector<Candidate>* out) const override {
     for (const auto& m : index_.Query(s.u64)) {
       out->push_back({static_cast<uint32_t>(m.id), m.jaccard, -1});
     }
     return Status::OK();
   }
+  size_t MemoryBytes() const override { return index_.size() * 256; }
 
  private:
   sketch::SpotSigExtractor ex_;
-  sketch::SpotSigIndex index_;
+  index::SpotSigIndex index_;
   Skipped skipped_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<Signal>> CreateMinHashSignal(const SignalOptions& o) {
-  NEARDUP_ASSIGN_OR_RETURN(Shingler sh, Shingler::Create(o.minhash_ngram));
+  const sketch::LshParams p = o.minhash_lsh;
+  if (p.bands < 1 || p.rows < 1 || p.bands * p.rows > o.minhash_num_perm) {
+    return Status::InvalidArgument("minhash needs bands x rows <= permutations, got " +
+                                   std::to_string(p.bands) + " x " + std::to_string(p.rows) +
+                                   " for " + std::to_string(o.minhash_num_perm));
+  }
   NEARDUP_ASSIGN_OR_RETURN(sketch::MinHasher h,
                            sketch::MinHasher::Create({.num_perm = o.minhash_num_perm}));
-  NEARDUP_ASSIGN_OR_RETURN(sketch::LshParams p,
-                           sketch::OptimalLshParams(o.minhash_threshold, o.minhash_num_perm));
-  NEARDUP_ASSIGN_OR_RETURN(sketch::LshIndex index, sketch::LshIndex::Create(p, o.minhash_num_perm));
-  return std::unique_ptr<Signal>(
-      new MinHashSignal(std::move(sh), std::move(h), std::move(index), o.minhash_threshold));
+  return std::unique_ptr<Signal>(new MinHashSignal(std::move(h), p));
 }
 
 Result<std::unique_ptr<Signal>> CreateSuperShingleSignal(const SignalOptions& o) {
-  NEARDUP_ASSIGN_OR_RETURN(Shingler sh, Shingler::Create(o.minhash_ngram));
   NEARDUP_ASSIGN_OR_RETURN(sketch::SuperShingler ss,
                            sketch::SuperShingler::Create({.min_equal = o.supershingle_min_equal}));
-  return std::unique_ptr<Signal>(new SuperShingleSignal(std::move(sh), std::move(ss)));
+  return std::unique_ptr<Signal>(new SuperShingleSignal(std::move(ss)));
 }
 
 Result<std::unique_ptr<Signal>> CreateSpotSigSignal(const SignalOptions& o) {
@@ -185,8 +153,8 @@ Result<std::unique_ptr<Signal>> CreateSpotSigSignal(const SignalOptions& o) {
     NEARDUP_ASSIGN_OR_RETURN(so, sketch::ChineseSpotSigOptions(o.spotsig_stop_words));
   }
   NEARDUP_ASSIGN_OR_RETURN(sketch::SpotSigExtractor ex, sketch::SpotSigExtractor::Create(so));
-  NEARDUP_ASSIGN_OR_RETURN(sketch::SpotSigIndex index,
-                           sketch::SpotSigIndex::Create(o.spotsig_threshold));
+  NEARDUP_ASSIGN_OR_RETURN(index::SpotSigIndex index,
+                           index::SpotSigIndex::Create(o.spotsig_threshold));
   return std::unique_ptr<Signal>(new SpotSigSignal(std::move(ex), std::move(index)));
 }
 

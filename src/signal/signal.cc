@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Signal registry and the hash-equality signals (exact, I-Match) plus SimHash.
-// The sketch-index signals (MinHash-LSH, super-shingles, SpotSig) are in
-// set_signals.cc.
+// Signal registry and the hash-equality signals (exact, I-Match) plus SimHash
+// over its Hamming index. The shingle-set signals (MinHash-LSH,
+// super-shingles, SpotSig) are in set_signals.cc.
 #include "signal/signal.h"
 
 #include <algorithm>
 #include <charconv>
 #include <unordered_map>
 
+#include "base/status_macros.h"
 #include "index/hamming_index.h"
+#include "index/hash_buckets.h"
 #include "resources/tables.h"
 #include "signal/signal_internal.h"
 #include "sketch/exact_hash.h"
@@ -18,37 +20,19 @@
 namespace neardup::signal {
 namespace {
 
-using sketch::Hash128;
+using index::HashBuckets;
+using index::Key128;
 
 constexpr std::pair<Algorithm, std::string_view> kNames[] = {
     {Algorithm::kExact, "exact"},     {Algorithm::kSimHash, "simhash"},
     {Algorithm::kMinHash, "minhash"}, {Algorithm::kSuperShingle, "supershingle"},
     {Algorithm::kIMatch, "imatch"},   {Algorithm::kSpotSig, "spotsig"}};
 
-// Slots grouped by 128-bit keys, with the reverse map for removal.
-class HashBuckets {
- public:
-  void Insert(uint32_t slot, const Hash128& h) { buckets_[h].push_back(slot); }
-  void Remove(uint32_t slot, const Hash128& h) {
-    auto it = buckets_.find(h);
-    if (it == buckets_.end()) return;
-    std::erase(it->second, slot);
-    if (it->second.empty()) buckets_.erase(it);
-  }
-  const std::vector<uint32_t>* Find(const Hash128& h) const {
-    auto it = buckets_.find(h);
-    return it == buckets_.end() ? nullptr : &it->second;
-  }
-
- private:
-  std::unordered_map<Hash128, std::vector<uint32_t>, sketch::Hash128Hasher> buckets_;
-};
-
 class ExactSignal final : public Signal {
  public:
   Algorithm algorithm() const override { return Algorithm::kExact; }
   Result<SignalSketch> Compute(const SignalInput& doc) const override {
-    const Hash128 h = sketch::ExactHash(doc.normalized);
+    const sketch::Hash128 h = sketch::ExactHash(doc.normalized);
     return SignalSketch{{}, {h.lo, h.hi}, true};
   }
   Status Insert(uint32_t slot, const SignalSketch& s) override {
@@ -62,38 +46,41 @@ class ExactSignal final : public Signal {
     buckets_.Remove(slot, {s.u64[0], s.u64[1]});
     return Status::OK();
   }
-  Status Query(const SignalSketch& s, std::vector<Candidate>* out) const override {
+  Status Query(const SignalSketch& s, const QueryParams&,
+               std::vector<Candidate>* out) const override {
     if (s.u64.size() != 2) return Status::InvalidArgument("exact: bad sketch");
     if (const auto* b = buckets_.Find({s.u64[0], s.u64[1]})) {
       for (uint32_t slot : *b) out->push_back({slot, 1.0, 0});
     }
     return Status::OK();
   }
+  size_t MemoryBytes() const override { return slots_.MemoryBytes() + buckets_.MemoryBytes(); }
 
  private:
   SlotSketches slots_;
   HashBuckets buckets_;
 };
 
-// Over an owned index, or (view) over one the caller maintains.
+// Over its own exact Hamming index (the fast path: microsecond lookups).
 class SimHashSignal final : public Signal {
  public:
   SimHashSignal(int k, std::unique_ptr<index::HammingIndex> index)
-      : k_(k), owned_(std::move(index)), index_(owned_.get()) {}
-  SimHashSignal(int k, const index::HammingIndex* view) : k_(k), index_(view) {}
+      : k_(k), index_(std::move(index)) {}
   Algorithm algorithm() const override { return Algorithm::kSimHash; }
   Result<SignalSketch> Compute(const SignalInput& doc) const override {
     return SignalSketch{{}, {sketch::SimHash(doc.features)}, true};
   }
   Status Insert(uint32_t slot, const SignalSketch& s) override {
     if (s.u64.size() != 1) return Status::InvalidArgument("simhash: bad sketch");
-    return owned_ ? owned_->Insert(slot, s.u64[0]) : Status::OK();
+    return index_->Insert(slot, s.u64[0]);
   }
-  Status Remove(uint32_t slot) override { return owned_ ? owned_->Remove(slot) : Status::OK(); }
-  Status Query(const SignalSketch& s, std::vector<Candidate>* out) const override {
+  Status Remove(uint32_t slot) override { return index_->Remove(slot); }
+  Status Query(const SignalSketch& s, const QueryParams& params,
+               std::vector<Candidate>* out) const override {
     if (s.u64.size() != 1) return Status::InvalidArgument("simhash: bad sketch");
-    const int k = s.u32.empty() ? k_ : static_cast<int>(s.u32[0]);
-    std::vector<index::HammingHit> hits;
+    const int k = params.max_distance < 0 ? k_ : params.max_distance;
+    thread_local std::vector<index::HammingHit> hits;
+    hits.clear();
     NEARDUP_RETURN_IF_ERROR(index_->Search(s.u64[0], k, &hits));
     std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
       return a.distance != b.distance ? a.distance < b.distance : a.doc < b.doc;
@@ -103,11 +90,11 @@ class SimHashSignal final : public Signal {
     }
     return Status::OK();
   }
+  size_t MemoryBytes() const override { return index_->MemoryBytes(); }
 
  private:
   int k_;
-  std::unique_ptr<index::HammingIndex> owned_;  // null for a view
-  const index::HammingIndex* index_;
+  std::unique_ptr<index::HammingIndex> index_;
 };
 
 // u64 layout: [mask of present signatures, lo_0, hi_0, lo_1, hi_1, ...].
@@ -134,19 +121,20 @@ class IMatchSignal final : public Signal {
     if (s.u64.size() != 1 + 2 * buckets_.size())
       return Status::InvalidArgument("imatch: bad sketch");
     NEARDUP_RETURN_IF_ERROR(slots_.Add(slot, s));
-    ForEach(s, [&](size_t i, const Hash128& h) { buckets_[i].Insert(slot, h); });
+    ForEach(s, [&](size_t i, const Key128& h) { buckets_[i].Insert(slot, h); });
     return Status::OK();
   }
   Status Remove(uint32_t slot) override {
     NEARDUP_ASSIGN_OR_RETURN(SignalSketch s, slots_.Take(slot));
-    ForEach(s, [&](size_t i, const Hash128& h) { buckets_[i].Remove(slot, h); });
+    ForEach(s, [&](size_t i, const Key128& h) { buckets_[i].Remove(slot, h); });
     return Status::OK();
   }
-  Status Query(const SignalSketch& s, std::vector<Candidate>* out) const override {
+  Status Query(const SignalSketch& s, const QueryParams&,
+               std::vector<Candidate>* out) const override {
     if (s.u64.size() != 1 + 2 * buckets_.size())
       return Status::InvalidArgument("imatch: bad sketch");
     std::unordered_map<uint32_t, int> equal;
-    ForEach(s, [&](size_t i, const Hash128& h) {
+    ForEach(s, [&](size_t i, const Key128& h) {
       if (const auto* b = buckets_[i].Find(h))
         for (uint32_t slot : *b) ++equal[slot];
     });
@@ -157,12 +145,17 @@ class IMatchSignal final : public Signal {
     SortBestFirst(out, first);
     return Status::OK();
   }
+  size_t MemoryBytes() const override {
+    size_t n = slots_.MemoryBytes();
+    for (const auto& b : buckets_) n += b.MemoryBytes();
+    return n;
+  }
 
  private:
   template <typename F>
   void ForEach(const SignalSketch& s, F f) const {
     for (size_t i = 0; i < buckets_.size(); ++i) {
-      if (s.u64[0] >> i & 1) f(i, Hash128{s.u64[1 + 2 * i], s.u64[2 + 2 * i]});
+      if (s.u64[0] >> i & 1) f(i, Key128{s.u64[1 + 2 * i], s.u64[2 + 2 * i]});
     }
   }
   std::shared_ptr<const sketch::IMatcher> matcher_;
@@ -187,6 +180,12 @@ Result<SignalSketch> SlotSketches::Take(uint32_t slot) {
   return s;
 }
 
+size_t SlotSketches::MemoryBytes() const {
+  size_t n = sketches_.size() * (sizeof(SignalSketch) + 40);
+  for (const auto& [slot, s] : sketches_) n += 4 * s.u32.capacity() + 8 * s.u64.capacity();
+  return n;
+}
+
 void SortBestFirst(std::vector<Candidate>* out, size_t first) {
   std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),
             [](const Candidate& a, const Candidate& b) {
@@ -200,35 +199,16 @@ std::string_view AlgorithmName(Algorithm a) {
   return "?";
 }
 
-Result<Algorithm> ParseAlgorithm(std::string_view name) {
-  for (const auto& [alg, n] : kNames)
-    if (n == name) return alg;
-  return Status::InvalidArgument("unknown algorithm '" + std::string(name) +
-                                 "' (simhash, minhash, supershingle, imatch, spotsig, exact)");
-}
-
-Result<std::vector<Algorithm>> ParseAlgorithms(std::string_view list) {
-  std::vector<Algorithm> out;
-  for (size_t start = 0; start <= list.size();) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string_view::npos) comma = list.size();
-    NEARDUP_ASSIGN_OR_RETURN(Algorithm a, ParseAlgorithm(list.substr(start, comma - start)));
-    if (std::find(out.begin(), out.end(), a) != out.end()) {
-      return Status::InvalidArgument("algorithm '" + std::string(AlgorithmName(a)) + "' repeated");
-    }
-    out.push_back(a);
-    start = comma + 1;
-  }
-  return out;
-}
-
 Result<std::unique_ptr<Signal>> CreateSignal(Algorithm algorithm, const SignalOptions& o) {
   switch (algorithm) {
     case Algorithm::kExact:
       return std::unique_ptr<Signal>(new ExactSignal());
     case Algorithm::kSimHash: {
+      if (o.simhash_max_distance < 0 || o.simhash_max_distance > o.simhash_index_max_distance) {
+        return Status::InvalidArgument("simhash k must be in [0, index k]");
+      }
       NEARDUP_ASSIGN_OR_RETURN(
-          auto index, index::HammingIndex::Create({.max_distance = o.simhash_max_distance}));
+          auto index, index::HammingIndex::Create({.max_distance = o.simhash_index_max_distance}));
       return std::unique_ptr<Signal>(new SimHashSignal(o.simhash_max_distance, std::move(index)));
     }
     case Algorithm::kIMatch:
@@ -245,10 +225,6 @@ Result<std::unique_ptr<Signal>> CreateSignal(Algorithm algorithm, const SignalOp
       return CreateSpotSigSignal(o);
   }
   return Status::InvalidArgument("unknown algorithm");
-}
-
-std::unique_ptr<Signal> CreateSimHashView(const index::HammingIndex* index, int k) {
-  return std::unique_ptr<Signal>(new SimHashSignal(k, index));
 }
 
 Result<std::shared_ptr<const sketch::IMatcher>> LoadIMatchLexicon(

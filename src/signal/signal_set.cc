@@ -2,30 +2,39 @@
 #include "signal/signal_set.h"
 
 #include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "base/status_macros.h"
 
 namespace neardup::signal {
+namespace {
 
-Result<std::unique_ptr<SignalSet>> SignalSet::Create(const std::vector<Algorithm>& algorithms,
-                                                     const SignalOptions& options,
-                                                     const std::string& verify) {
-  if (algorithms.empty()) return Status::InvalidArgument("no algorithm selected");
-  std::vector<std::unique_ptr<Signal>> signals;
-  for (Algorithm a : algorithms) {
-    NEARDUP_ASSIGN_OR_RETURN(auto s, CreateSignal(a, options));
-    signals.push_back(std::move(s));
-  }
-  return Create(std::move(signals), verify);
+void PutU32(uint32_t v, std::string* out) { out->append(reinterpret_cast<const char*>(&v), 4); }
+
+bool GetU32(std::string_view* in, uint32_t* v) {
+  if (in->size() < 4) return false;
+  std::memcpy(v, in->data(), 4);
+  in->remove_prefix(4);
+  return true;
 }
 
+}  // namespace
+
 Result<std::unique_ptr<SignalSet>> SignalSet::Create(std::vector<std::unique_ptr<Signal>> signals,
-                                                     const std::string& verify) {
-  if (signals.empty()) return Status::InvalidArgument("no algorithm selected");
+                                                     std::unique_ptr<verify::Verifier> verifier) {
+  if (signals.empty()) return Status::InvalidArgument("no signal selected");
   auto set = std::make_unique<SignalSet>();
   set->signals_ = std::move(signals);
-  if (!verify.empty()) {
-    NEARDUP_ASSIGN_OR_RETURN(set->verifier_, verify::CreateVerifier(verify));
-  }
+  set->verifier_ = std::move(verifier);
   return set;
+}
+
+int SignalSet::IndexOf(Algorithm a) const {
+  for (size_t i = 0; i < signals_.size(); ++i) {
+    if (signals_[i]->algorithm() == a) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 Result<SignalSet::Sketches> SignalSet::Compute(const SignalInput& doc) const {
@@ -39,56 +48,104 @@ Result<SignalSet::Sketches> SignalSet::Compute(const SignalInput& doc) const {
 }
 
 Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
+                             const QueryParams& params, const TextSource* texts,
                              std::vector<Evidence>* out) const {
   NEARDUP_CHECK(sketches.size() == signals_.size());
+  NEARDUP_CHECK(verifier_ == nullptr || texts != nullptr);
   std::unordered_map<uint32_t, size_t> seen;  // slot -> index in `found`
   std::vector<Evidence> found;
   std::vector<Candidate> cands;
   for (size_t i = 0; i < signals_.size(); ++i) {
     cands.clear();
-    NEARDUP_RETURN_IF_ERROR(signals_[i]->Query(sketches[i], &cands));
+    NEARDUP_RETURN_IF_ERROR(signals_[i]->Query(sketches[i], params, &cands));
     for (const Candidate& c : cands) {
       if (seen.try_emplace(c.slot, found.size()).second) {
         found.push_back({c.slot, signals_[i]->name(), c.similarity, c.distance, std::nullopt});
       }
     }
   }
+  const size_t first = out->size();
+  std::string other;
   for (Evidence& e : found) {
     if (!verifier_) {
       out->push_back(e);
       continue;
     }
-    auto text = texts_.find(e.slot);
-    NEARDUP_CHECK(text != texts_.end());
-    NEARDUP_ASSIGN_OR_RETURN(verify::Verdict v, verifier_->Verify(doc.normalized, text->second));
+    if (Status s = texts->Get(e.slot, &other); !s.ok()) {
+      if (s.IsNotFound()) continue;
+      return s;
+    }
+    const verify::Verdict v =
+        verifier_->Verify({doc.normalized, doc.shingles}, verify::Side{other});
     if (!v.passed) continue;
     e.verified = v.similarity;
     out->push_back(e);
   }
-  std::sort(out->begin(), out->end(), [](const Evidence& a, const Evidence& b) {
-    const double va = a.verified.value_or(a.similarity), vb = b.verified.value_or(b.similarity);
-    if (va != vb) return va > vb;
-    if (a.similarity != b.similarity) return a.similarity > b.similarity;
-    return a.slot < b.slot;
-  });
+  std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),
+            [](const Evidence& a, const Evidence& b) {
+              const double va = a.verified.value_or(a.similarity);
+              const double vb = b.verified.value_or(b.similarity);
+              if (va != vb) return va > vb;
+              if (a.similarity != b.similarity) return a.similarity > b.similarity;
+              return a.slot < b.slot;
+            });
   return Status::OK();
 }
 
-Status SignalSet::Insert(uint32_t slot, const SignalInput& doc, const Sketches& sketches) {
+Status SignalSet::Insert(uint32_t slot, const Sketches& sketches) {
   NEARDUP_CHECK(sketches.size() == signals_.size());
-  if (verifier_ && !texts_.try_emplace(slot, doc.normalized).second) {
-    return Status::AlreadyExists("slot " + std::to_string(slot));
-  }
   for (size_t i = 0; i < signals_.size(); ++i) {
-    NEARDUP_RETURN_IF_ERROR(signals_[i]->Insert(slot, sketches[i]));
+    Status s = signals_[i]->Insert(slot, sketches[i]);
+    if (!s.ok()) {
+      while (i-- > 0) NEARDUP_CHECK(signals_[i]->Remove(slot).ok());
+      return s;
+    }
   }
   return Status::OK();
 }
 
 Status SignalSet::Remove(uint32_t slot) {
   for (const auto& s : signals_) NEARDUP_RETURN_IF_ERROR(s->Remove(slot));
-  texts_.erase(slot);
   return Status::OK();
+}
+
+size_t SignalSet::MemoryBytes() const {
+  size_t n = 0;
+  for (const auto& s : signals_) n += s->MemoryBytes();
+  return n;
+}
+
+// Per signal: flags (bit 0 indexable), count of u32, count of u64, values.
+std::string SignalSet::Encode(const Sketches& sketches) {
+  std::string out;
+  for (const SignalSketch& s : sketches) {
+    PutU32(s.indexable ? 1 : 0, &out);
+    PutU32(static_cast<uint32_t>(s.u32.size()), &out);
+    PutU32(static_cast<uint32_t>(s.u64.size()), &out);
+    out.append(reinterpret_cast<const char*>(s.u32.data()), 4 * s.u32.size());
+    out.append(reinterpret_cast<const char*>(s.u64.data()), 8 * s.u64.size());
+  }
+  return out;
+}
+
+Result<SignalSet::Sketches> SignalSet::Decode(std::string_view in) const {
+  Sketches out(signals_.size());
+  for (SignalSketch& s : out) {
+    uint32_t flags = 0, n32 = 0, n64 = 0;
+    if (!GetU32(&in, &flags) || !GetU32(&in, &n32) || !GetU32(&in, &n64) ||
+        in.size() < 4ull * n32 + 8ull * n64) {
+      return Status::Corruption("truncated sketch record");
+    }
+    s.indexable = (flags & 1) != 0;
+    s.u32.resize(n32);
+    s.u64.resize(n64);
+    std::memcpy(s.u32.data(), in.data(), 4ull * n32);
+    in.remove_prefix(4ull * n32);
+    std::memcpy(s.u64.data(), in.data(), 8ull * n64);
+    in.remove_prefix(8ull * n64);
+  }
+  if (!in.empty()) return Status::Corruption("sketch record longer than the signals");
+  return out;
 }
 
 }  // namespace neardup::signal

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// SignalSet: several signals at once plus an optional verifier, behind the
-// three calls an engine makes per document. It is the integration point for
-// `--algorithm exact,simhash,minhash --verify levenshtein:0.8`:
+// SignalSet: the engine's one candidate path. Every configuration is a list
+// of signals (SimHash is one of them, with its Hamming index inside) plus an
+// optional verifier, behind the calls an engine makes per document:
 //
-//   Compute(doc)            outside the engine lock: every signal's sketch;
-//   Candidates(doc, sk)     under a shared lock: each signal's candidates,
-//                           merged by slot (the first signal in the list that
-//                           found a slot gives its evidence), verified on the
-//                           normalized texts when a verifier is set (failing
-//                           candidates are dropped), best first;
-//   Insert / Remove         under the exclusive lock.
+//   Compute(doc)                   outside the engine lock: every sketch;
+//   Candidates(doc, sk, q, texts)  under a shared lock: each signal's
+//                                  candidates, merged by slot (the first
+//                                  signal in the list that found a slot gives
+//                                  its evidence), verified on the normalized
+//                                  texts when a verifier is set (failing
+//                                  candidates are dropped), best first;
+//   Insert / Remove                under the exclusive lock.
 //
-// Evidence per match: the signal's name, its estimated similarity and
-// distance, and the verified similarity.
-//
-// Memory: with a verifier, the normalized text of every inserted document is
-// kept (verification needs both texts).
+// The verifier reads stored texts through a TextSource the caller owns (the
+// engine keeps them in memory; the durable engine reads its store).
 //
 // Thread safety: Compute() is const and thread-safe; Candidates() is const
 // and may run concurrently with itself, never with Insert/Remove.
@@ -26,13 +24,21 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 #include "signal/signal.h"
 #include "verify/verifier.h"
 
 namespace neardup::signal {
+
+// The normalized texts of stored slots, for verification.
+class TextSource {
+ public:
+  virtual ~TextSource() = default;
+  // Errors: NotFound when the slot has no text; IOError from a store.
+  virtual Status Get(uint32_t slot, std::string* normalized) const = 0;
+};
 
 struct Evidence {
   uint32_t slot = 0;
@@ -44,39 +50,41 @@ struct Evidence {
 
 class SignalSet {
  public:
-  // `verify` is a verifier spec (verify/verifier.h) or empty for none.
-  // Errors: InvalidArgument for no algorithms or a bad spec; those of
-  // CreateSignal.
-  static Result<std::unique_ptr<SignalSet>> Create(const std::vector<Algorithm>& algorithms,
-                                                   const SignalOptions& options,
-                                                   const std::string& verify);
-  // The same over signals already built (e.g. CreateSimHashView), in
-  // precedence order. Errors: InvalidArgument for none or a bad spec.
+  // `verifier` may be null (candidates are then accepted as found).
+  // Errors: InvalidArgument for no signals.
   static Result<std::unique_ptr<SignalSet>> Create(std::vector<std::unique_ptr<Signal>> signals,
-                                                   const std::string& verify);
+                                                   std::unique_ptr<verify::Verifier> verifier);
 
   using Sketches = std::vector<SignalSketch>;  // one per signal, in list order
+  // Errors: those of the signals.
   Result<Sketches> Compute(const SignalInput& doc) const;
 
-  // Candidates of `doc` (whose sketches are `sketches`), verified, best first
-  // (verified similarity, then estimate, then slot).
-  Status Candidates(const SignalInput& doc, const Sketches& sketches,
-                    std::vector<Evidence>* out) const;
+  // Candidates of `doc` (whose sketches are `sketches`), verified against
+  // `texts` (required with a verifier), best first: verified similarity, then
+  // estimate, then slot. Errors: a signal's; a TextSource error other than
+  // NotFound (a candidate without text is skipped).
+  Status Candidates(const SignalInput& doc, const Sketches& sketches, const QueryParams& params,
+                    const TextSource* texts, std::vector<Evidence>* out) const;
 
-  // Errors: AlreadyExists, or a signal's error (the set is then unchanged
-  // only for the failing signal; slots come from the engine and never clash).
-  Status Insert(uint32_t slot, const SignalInput& doc, const Sketches& sketches);
+  // Errors: AlreadyExists, or a signal's error (nothing is inserted then).
+  Status Insert(uint32_t slot, const Sketches& sketches);
   // Errors: NotFound.
   Status Remove(uint32_t slot);
 
   size_t size() const { return signals_.size(); }
   const Signal& signal(size_t i) const { return *signals_[i]; }
-  bool verifies() const { return verifier_ != nullptr; }
+  int IndexOf(Algorithm a) const;  // position of a signal, -1 if absent
+  const verify::Verifier* verifier() const { return verifier_.get(); }
+  size_t MemoryBytes() const;
+
+  // Sketches as bytes, for a store: one record per signal. Decode checks the
+  // shape (Corruption otherwise).
+  static std::string Encode(const Sketches& sketches);
+  Result<Sketches> Decode(std::string_view bytes) const;
 
  private:
   std::vector<std::unique_ptr<Signal>> signals_;
   std::unique_ptr<verify::Verifier> verifier_;
-  std::unordered_map<uint32_t, std::string> texts_;  // only with a verifier
 };
 
 }  // namespace neardup::signal

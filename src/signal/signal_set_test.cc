@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "features/char_ngram.h"
+#include "features/shingles.h"
 #include "normalize/normalizer.h"
 
 namespace neardup::signal {
@@ -25,16 +28,43 @@ constexpr std::string_view kOther =
 struct Doc {
   std::string normalized;
   std::vector<features::Feature> features;
-  SignalInput input() const { return {normalized, features}; }
+  std::vector<uint64_t> shingles;
+  SignalInput input() const { return {normalized, features, shingles}; }
 };
 
 Doc Prepare(std::string_view text) {
   auto n = normalize::Normalizer::Create({}).value();
   auto ex = features::CharNgramExtractor::Create({}).value();
+  auto sh = features::Shingler::Create({}).value();
   Doc d;
   EXPECT_TRUE(n->Normalize(text, &d.normalized).ok());
   EXPECT_TRUE(ex->Extract(d.normalized, &d.features).ok());
+  sh->Shingle(d.normalized, &d.shingles);
   return d;
+}
+
+// The texts a test has added, by slot.
+class Texts final : public TextSource {
+ public:
+  Status Get(uint32_t slot, std::string* normalized) const override {
+    auto it = texts_.find(slot);
+    if (it == texts_.end()) return Status::NotFound("no text");
+    *normalized = it->second;
+    return Status::OK();
+  }
+  std::map<uint32_t, std::string> texts_;
+};
+
+std::unique_ptr<SignalSet> Make(const std::vector<Algorithm>& algs, const SignalOptions& o,
+                                std::unique_ptr<verify::Verifier> verifier = nullptr) {
+  std::vector<std::unique_ptr<Signal>> list;
+  for (Algorithm a : algs) list.push_back(CreateSignal(a, o).value());
+  return SignalSet::Create(std::move(list), std::move(verifier)).value();
+}
+
+Texts* TextsOf(const SignalSet& set) {
+  static std::map<const SignalSet*, Texts> texts;
+  return &texts[&set];
 }
 
 std::string Edited() {
@@ -47,7 +77,8 @@ void Add(SignalSet& set, uint32_t slot, std::string_view text) {
   const Doc d = Prepare(text);
   auto sk = set.Compute(d.input());
   ASSERT_TRUE(sk.ok());
-  ASSERT_TRUE(set.Insert(slot, d.input(), *sk).ok());
+  ASSERT_TRUE(set.Insert(slot, *sk).ok());
+  TextsOf(set)->texts_[slot] = d.normalized;
 }
 
 std::vector<Evidence> Find(const SignalSet& set, std::string_view text) {
@@ -55,46 +86,46 @@ std::vector<Evidence> Find(const SignalSet& set, std::string_view text) {
   auto sk = set.Compute(d.input());
   EXPECT_TRUE(sk.ok());
   std::vector<Evidence> out;
-  EXPECT_TRUE(set.Candidates(d.input(), *sk, &out).ok());
+  EXPECT_TRUE(set.Candidates(d.input(), *sk, {}, TextsOf(set), &out).ok());
   return out;
 }
 
 TEST(SignalSetTest, FirstSignalInTheListGivesTheEvidence) {
   SignalOptions o;
-  o.minhash_threshold = 0.5;
-  auto set =
-      SignalSet::Create({Algorithm::kExact, Algorithm::kSimHash, Algorithm::kMinHash}, o, "");
-  ASSERT_TRUE(set.ok());
-  Add(**set, 1, kStory);
-  Add(**set, 2, kOther);
-  auto same = Find(**set, std::string(kStory) + "  ");  // equal after normalization
+  o.minhash_lsh = {20, 5};
+  auto set = Make({Algorithm::kExact, Algorithm::kSimHash, Algorithm::kMinHash}, o);
+  Add(*set, 1, kStory);
+  Add(*set, 2, kOther);
+  auto same = Find(*set, std::string(kStory) + "  ");  // equal after normalization
   ASSERT_EQ(same.size(), 1u);
   EXPECT_EQ(same[0].slot, 1u);
   EXPECT_EQ(same[0].signal, "exact");
   EXPECT_EQ(same[0].distance, 0);
   EXPECT_FALSE(same[0].verified.has_value());
-  auto edited = Find(**set, Edited());
+  auto edited = Find(*set, Edited());
   ASSERT_EQ(edited.size(), 1u);
   EXPECT_EQ(edited[0].signal, "simhash");
   EXPECT_GE(edited[0].distance, 0);
-  ASSERT_TRUE((*set)->Remove(1).ok());
-  EXPECT_TRUE(Find(**set, Edited()).empty());
-  EXPECT_FALSE((*set)->Remove(1).ok());
+  ASSERT_TRUE(set->Remove(1).ok());
+  EXPECT_TRUE(Find(*set, Edited()).empty());
+  EXPECT_FALSE(set->Remove(1).ok());
 }
 
 TEST(SignalSetTest, VerifierDropsCandidatesThatFail) {
   SignalOptions o;
-  o.simhash_max_distance = 24;  // loose on purpose: unrelated prose becomes a candidate
-  auto loose = SignalSet::Create({Algorithm::kSimHash}, o, "");
-  auto checked = SignalSet::Create({Algorithm::kSimHash}, o, "levenshtein:0.9");
-  ASSERT_TRUE(loose.ok() && checked.ok());
-  EXPECT_TRUE((*checked)->verifies());
-  for (auto* set : {loose->get(), checked->get()}) {
+  o.simhash_max_distance = o.simhash_index_max_distance = 24;  // loose on purpose
+  auto loose = Make({Algorithm::kSimHash}, o);
+  auto checked = Make(
+      {Algorithm::kSimHash}, o,
+      verify::Verifier::Create({.kind = verify::VerifierSpec::Kind::kLevenshtein, .threshold = 0.9})
+          .value());
+  EXPECT_NE(checked->verifier(), nullptr);
+  for (auto* set : {loose.get(), checked.get()}) {
     Add(*set, 1, kStory);
     Add(*set, 2, kOther);
   }
-  EXPECT_EQ(Find(**loose, Edited()).size(), 2u);
-  auto got = Find(**checked, Edited());
+  EXPECT_EQ(Find(*loose, Edited()).size(), 2u);
+  auto got = Find(*checked, Edited());
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].slot, 1u);
   ASSERT_TRUE(got[0].verified.has_value());
@@ -102,10 +133,36 @@ TEST(SignalSetTest, VerifierDropsCandidatesThatFail) {
   EXPECT_LT(*got[0].verified, 1.0);
 }
 
+TEST(SignalSetTest, SketchesRoundTripThroughBytes) {
+  SignalOptions o;
+  auto set = Make({Algorithm::kExact, Algorithm::kSimHash, Algorithm::kMinHash,
+                   Algorithm::kSuperShingle, Algorithm::kSpotSig},
+                  o);
+  const Doc d = Prepare(kStory);
+  auto sk = set->Compute(d.input());
+  ASSERT_TRUE(sk.ok());
+  const std::string bytes = SignalSet::Encode(*sk);
+  auto back = set->Decode(bytes);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, *sk);
+  EXPECT_EQ(set->Decode(bytes.substr(0, bytes.size() - 1)).status().code(),
+            StatusCode::kCorruption);
+  EXPECT_EQ(set->Decode(bytes + "x").status().code(), StatusCode::kCorruption);
+  // A candidate whose text is gone is skipped, not an error.
+  auto checked = Make({Algorithm::kExact}, o, verify::Verifier::Create({}).value());
+  ASSERT_TRUE(checked->Insert(7, *checked->Compute(d.input())).ok());
+  std::vector<Evidence> out;
+  Texts none;
+  ASSERT_TRUE(checked->Candidates(d.input(), *checked->Compute(d.input()), {}, &none, &out).ok());
+  EXPECT_TRUE(out.empty());
+}
+
 TEST(SignalSetTest, Errors) {
-  EXPECT_FALSE(SignalSet::Create({}, {}, "").ok());
-  EXPECT_FALSE(SignalSet::Create({Algorithm::kExact}, {}, "nope").ok());
-  EXPECT_FALSE(SignalSet::Create({Algorithm::kIMatch}, {}, "").ok());  // no lexicon
+  EXPECT_FALSE(SignalSet::Create({}, nullptr).ok());
+  EXPECT_FALSE(CreateSignal(Algorithm::kIMatch, {}).ok());  // no lexicon
+  SignalOptions o;
+  o.minhash_lsh = {100, 2};  // 200 rows > 128 permutations
+  EXPECT_FALSE(CreateSignal(Algorithm::kMinHash, o).ok());
 }
 
 }  // namespace

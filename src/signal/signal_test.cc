@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "features/char_ngram.h"
+#include "features/shingles.h"
 #include "normalize/normalizer.h"
 
 namespace neardup::signal {
@@ -38,15 +39,18 @@ std::string Edited() {
 struct Prepared {
   std::string normalized;
   std::vector<features::Feature> features;
-  SignalInput input() const { return {normalized, features}; }
+  std::vector<uint64_t> shingles;  // words (script:5,1)
+  SignalInput input() const { return {normalized, features, shingles}; }
 };
 
 Prepared Prepare(std::string_view text) {
   auto n = normalize::Normalizer::Create({}).value();
   auto ex = features::CharNgramExtractor::Create({}).value();
+  auto sh = features::Shingler::Create({.char_n = 5, .word_n = 1}).value();
   Prepared p;
   EXPECT_TRUE(n->Normalize(text, &p.normalized).ok());
   EXPECT_TRUE(ex->Extract(p.normalized, &p.features).ok());
+  sh->Shingle(p.normalized, &p.shingles);
   return p;
 }
 
@@ -79,7 +83,7 @@ TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
   o.spotsig_threshold = 0.4;
   // The edit is at distance 4; the unrelated story, full of the same function
   // words, is only 11 away (SimHash's weakness on short texts).
-  o.simhash_max_distance = 6;
+  o.simhash_max_distance = o.simhash_index_max_distance = 6;
   auto sig = CreateSignal(GetParam(), o);
   ASSERT_TRUE(sig.ok()) << sig.status().ToString();
   Signal& s = **sig;
@@ -98,7 +102,7 @@ TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
   auto q = s.Compute(Prepare(query_text).input());
   ASSERT_TRUE(q.ok());
   std::vector<Candidate> cands;
-  ASSERT_TRUE(s.Query(*q, &cands).ok());
+  ASSERT_TRUE(s.Query(*q, {}, &cands).ok());
   ASSERT_EQ(cands.size(), 1u) << AlgorithmName(GetParam());
   EXPECT_EQ(cands[0].slot, 1u);
   EXPECT_GT(cands[0].similarity, 0.0);  // I-Match: 1 of 4 lexicons agrees
@@ -108,7 +112,7 @@ TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
   ASSERT_TRUE(s.Remove(3).ok());
   EXPECT_FALSE(s.Remove(1).ok());
   cands.clear();
-  ASSERT_TRUE(s.Query(*q, &cands).ok());
+  ASSERT_TRUE(s.Query(*q, {}, &cands).ok());
   EXPECT_TRUE(cands.empty());
 }
 
@@ -120,27 +124,20 @@ INSTANTIATE_TEST_SUITE_P(AllSignals, SignalTest,
 
 TEST(SignalTest, EvidenceCarriesDistances) {
   SignalOptions o;
-  o.simhash_max_distance = 6;
+  o.simhash_max_distance = o.simhash_index_max_distance = 6;
   auto sim = CreateSignal(Algorithm::kSimHash, o);
   ASSERT_TRUE(sim.ok());
   const auto a = (*sim)->Compute(Prepare(kStory).input());
   const auto b = (*sim)->Compute(Prepare(Edited()).input());
   ASSERT_TRUE((*sim)->Insert(7, *a).ok());
   std::vector<Candidate> c;
-  ASSERT_TRUE((*sim)->Query(*b, &c).ok());
+  ASSERT_TRUE((*sim)->Query(*b, {}, &c).ok());
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].distance, __builtin_popcountll(a->u64[0] ^ b->u64[0]));
   EXPECT_DOUBLE_EQ(c[0].similarity, 1.0 - c[0].distance / 64.0);
 }
 
-TEST(SignalTest, ParseAndOptions) {
-  auto list = ParseAlgorithms("exact,simhash,minhash");
-  ASSERT_TRUE(list.ok());
-  EXPECT_EQ(*list,
-            (std::vector<Algorithm>{Algorithm::kExact, Algorithm::kSimHash, Algorithm::kMinHash}));
-  EXPECT_FALSE(ParseAlgorithms("exact,exact").ok());
-  EXPECT_FALSE(ParseAlgorithms("simhash,").ok());
-  EXPECT_FALSE(ParseAlgorithm("bloom").ok());
+TEST(SignalTest, BadOptions) {
   EXPECT_FALSE(CreateSignal(Algorithm::kIMatch, {}).ok());  // no lexicon
   SignalOptions o;
   o.spotsig_stop_words = "/nonexistent/stop_words.utf8";

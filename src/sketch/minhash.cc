@@ -12,6 +12,7 @@
 #include <immintrin.h>
 #endif
 
+#include "base/status_macros.h"
 #include "sketch/mix.h"
 
 namespace neardup::sketch {

@@ -91,42 +91,6 @@ class SpotSigExtractor {
   size_t max_stop_chars_ = 1;                 // longest no-space stop word, code points
 };
 
-// Jaccard similarity of two sorted, distinct sets; 0 when both are empty.
-double SortedSetJaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
-
-struct SpotSigMatch {
-  uint64_t id;
-  double jaccard;
-};
-
-class SpotSigIndex {
- public:
-  // Errors: InvalidArgument unless 0 < threshold <= 1.
-  static Result<SpotSigIndex> Create(double threshold);
-
-  // `signatures` must be sorted and distinct (SpotSigExtractor::Extract).
-  // An empty set is stored but never matches. Errors: AlreadyExists,
-  // InvalidArgument for an unsorted set.
-  Status Insert(uint64_t id, std::span<const uint64_t> signatures);
-  // Errors: NotFound.
-  Status Remove(uint64_t id);
-  // Every stored id with Jaccard >= threshold, best first (ties by id).
-  std::vector<SpotSigMatch> Query(std::span<const uint64_t> signatures) const;
-
-  size_t size() const { return docs_.size(); }
-  double threshold() const { return threshold_; }
-  // Number of the size partition holding sets of `size` (>= 1) elements.
-  size_t PartitionOf(size_t size) const;
-
- private:
-  explicit SpotSigIndex(double threshold) : threshold_(threshold) {}
-  using Postings = std::unordered_map<uint64_t, std::vector<uint64_t>>;
-
-  double threshold_;
-  std::map<size_t, Postings> partitions_;
-  std::unordered_map<uint64_t, std::vector<uint64_t>> docs_;
-};
-
 }  // namespace neardup::sketch
 
 #endif  // NEARDUP_SKETCH_SPOTSIG_H_

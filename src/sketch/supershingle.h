@@ -55,35 +55,6 @@ class SuperShingler {
 // Number of positions where a and b are equal (sizes must match).
 int CountEqualSuperShingles(std::span<const uint64_t> a, std::span<const uint64_t> b);
 
-struct SuperShingleCandidate {
-  uint64_t id;
-  int equal;  // equal super-shingles, >= min_equal
-};
-
-// Inverted index from (position, super-shingle) to ids.
-class SuperShingleIndex {
- public:
-  SuperShingleIndex(int groups, int min_equal) : groups_(groups), min_equal_(min_equal) {}
-
-  // Errors: InvalidArgument for a wrong size; AlreadyExists.
-  Status Insert(uint64_t id, std::span<const uint64_t> supers);
-  // Errors: NotFound.
-  Status Remove(uint64_t id);
-  // Stored ids with at least min_equal equal super-shingles, most equal first
-  // (ties by id). Errors: InvalidArgument for a wrong size.
-  Result<std::vector<SuperShingleCandidate>> Query(std::span<const uint64_t> supers) const;
-  size_t size() const { return stored_.size(); }
-
- private:
-  static uint64_t Key(int position, uint64_t super) {
-    return super ^ (0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(position + 1));
-  }
-  int groups_;
-  int min_equal_;
-  std::unordered_map<uint64_t, std::vector<uint64_t>> postings_;  // key -> ids
-  std::unordered_map<uint64_t, std::vector<uint64_t>> stored_;    // id -> supers
-};
-
 }  // namespace neardup::sketch
 
 #endif  // NEARDUP_SKETCH_SUPERSHINGLE_H_

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/status_macros.h"
+
 namespace neardup::store {
 namespace {
 
@@ -86,6 +88,7 @@ std::string EncodeNode(const NodeRow& r) {
   PutFixed64(&v, static_cast<uint64_t>(r.time));
   PutVarString(&v, r.id);
   PutVarString(&v, r.root);
+  PutVarString(&v, r.sketches);
   return v;
 }
 bool DecodeNode(std::string_view key, std::string_view value, NodeRow* r) {
@@ -95,7 +98,7 @@ bool DecodeNode(std::string_view key, std::string_view value, NodeRow* r) {
   uint64_t t;
   return rd.Fixed64(&r->fingerprint) && rd.Fixed64(&t) &&
          (r->time = static_cast<int64_t>(t), true) && rd.VarString(&r->id) &&
-         rd.VarString(&r->root);
+         rd.VarString(&r->root) && rd.VarString(&r->sketches);
 }
 
 std::string EncodeTime(const TimeRow& r) {
@@ -122,7 +125,7 @@ bool DecodeDoc(std::string_view value, DocRow* r) {
   return ok;
 }
 
-constexpr char kFormat[] = "neardup-store-1";
+constexpr char kFormat[] = "neardup-store-2";  // 2: node rows carry sketches
 
 }  // namespace
 

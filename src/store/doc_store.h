@@ -4,7 +4,8 @@
 // column families, designed so that a restart rebuilds the engine exactly
 // with sequential scans and no sort:
 //
-//   nodes   BE64(seq) -> fingerprint, arrival time, id, root id ("" = self).
+//   nodes   BE64(seq) -> fingerprint, arrival time, id, root id ("" = self),
+//           the signals' sketches (opaque bytes, signal::SignalSet::Encode).
 //           seq is the arrival order, so a scan replays cluster creation and
 //           member order. Written once per document, deleted on release.
 //   times   id -> time, flags (ghost). The refreshed node time, written
@@ -46,7 +47,8 @@ struct NodeRow {
   std::string id;
   std::string root;  // empty when the document is its own root
   uint64_t fingerprint = 0;
-  int64_t time = 0;  // arrival time
+  int64_t time = 0;      // arrival time
+  std::string sketches;  // the signals' sketches, restored without recomputing
 };
 
 struct TimeRow {

@@ -10,6 +10,7 @@
 
 #include "base/code_trie.h"
 #include "base/file_util.h"
+#include "base/status_macros.h"
 #include "resources/tables.h"
 
 namespace neardup::tokenize {

@@ -6,6 +6,7 @@
 
 #include "base/code_trie.h"
 #include "base/file_util.h"
+#include "base/status_macros.h"
 
 namespace neardup::tokenize {
 namespace {

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "base/file_util.h"
+#include "base/status_macros.h"
 #include "base/utf8.h"
 #include "resources/data_dir.h"
 

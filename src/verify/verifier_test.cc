@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -72,65 +73,85 @@ std::string RandomText(std::mt19937_64& rng, size_t len) {
 }
 
 TEST(VerifierTest, EachVerifierMatchesNaiveReference) {
-  auto lev = CreateVerifier("levenshtein:0.7");
-  auto lcs = CreateVerifier("lcs:0.7");
-  auto jac = CreateVerifier("jaccard:0.5,ngram=3");
+  using K = VerifierSpec::Kind;
+  auto lev = Verifier::Create({.kind = K::kLevenshtein, .threshold = 0.7});
+  auto lcs = Verifier::Create({.kind = K::kLcs, .threshold = 0.7});
+  auto jac = Verifier::Create(
+      {.kind = K::kJaccard, .threshold = 0.5, .shingles = {.char_n = 3, .word_n = 1}});
   ASSERT_TRUE(lev.ok() && lcs.ok() && jac.ok());
   std::mt19937_64 rng(99);
   for (int t = 0; t < 150; ++t) {
     const std::string a = RandomText(rng, rng() % 150);
     std::string b = t % 3 ? a : RandomText(rng, rng() % 150);
     if (t % 3 && !b.empty()) b.insert(rng() % 2 ? 0 : b.size(), "数学题");
-    auto v = (*lev)->Verify(a, b);
-    ASSERT_TRUE(v.ok());
-    EXPECT_DOUBLE_EQ(v->similarity, NaiveLevenshteinSimilarity(a, b));
-    EXPECT_EQ(v->passed, v->similarity >= 0.7);
-    EXPECT_DOUBLE_EQ((*lcs)->Verify(a, b)->similarity, NaiveLcsRatio(a, b));
-    EXPECT_DOUBLE_EQ((*jac)->Verify(a, b)->similarity, NaiveJaccard(a, b, 3));
+    const Verdict v = (*lev)->Verify(a, b);
+    EXPECT_DOUBLE_EQ(v.similarity, NaiveLevenshteinSimilarity(a, b));
+    EXPECT_EQ(v.passed, v.similarity >= 0.7);
+    EXPECT_DOUBLE_EQ((*lcs)->Verify(a, b).similarity, NaiveLcsRatio(a, b));
+    EXPECT_DOUBLE_EQ((*jac)->Verify(a, b).similarity, NaiveJaccard(a, b, 3));
   }
 }
 
 TEST(VerifierTest, QuestionBankRule) {
-  auto qb = CreateVerifier("qbank");
+  auto qb = Verifier::Create({.kind = VerifierSpec::Kind::kQbank, .threshold = 0.8});
   ASSERT_TRUE(qb.ok());
-  EXPECT_EQ((*qb)->name(), "qbank:0.8,other=1");
   // Same numbers and operators, Han wording changed by 1 of 10 characters.
   const std::string a = "已知函数f(x)=2x+3,求f(1)的值是多少";
   const std::string b = "已知函数f(x)=2x+3,求f(1)的数值多少";
-  auto v = (*qb)->Verify(a, b);
-  ASSERT_TRUE(v.ok());
-  EXPECT_TRUE(v->passed) << v->similarity;
+  const Verdict v = (*qb)->Verify(a, b);
+  EXPECT_TRUE(v.passed) << v.similarity;
   // A changed digit is a different question however similar the Han part.
   auto d = (*qb)->Verify(a, "已知函数f(x)=2x+5,求f(1)的值是多少");
-  EXPECT_FALSE(d->passed);
+  EXPECT_FALSE(d.passed);
   // White space does not count in the other part.
-  EXPECT_TRUE((*qb)->Verify(a, "已知函数 f(x) = 2x + 3, 求f(1)的值是多少")->passed);
+  EXPECT_TRUE((*qb)->Verify(a, "已知函数 f(x) = 2x + 3, 求f(1)的值是多少").passed);
   const HanSplit s = SplitHan(U"求f(1)+x-2.5 的值。A.1");
   EXPECT_EQ(s.han, U"求的值");
   // Brackets, 。 and spaces are ignored; minus and the decimal point are kept.
   EXPECT_EQ(s.other, U"f1+x-2.5A1");
   // A sign change is a different question.
-  EXPECT_FALSE((*qb)->Verify("最小的数是 A. -3 D. -1", "最小的数是 A. -3 D. 1")->passed);
-  auto loose = CreateVerifier("qbank:0.5,other=0.5");
+  EXPECT_FALSE((*qb)->Verify("最小的数是 A. -3 D. -1", "最小的数是 A. -3 D. 1").passed);
+  auto loose = Verifier::Create(
+      {.kind = VerifierSpec::Kind::kQbank, .threshold = 0.5, .qbank_other_min = 0.5});
   ASSERT_TRUE(loose.ok());
-  EXPECT_TRUE((*loose)->Verify(a, "已知函数f(x)=2x+5,求f(1)的值是多少")->passed);
+  EXPECT_TRUE((*loose)->Verify(a, "已知函数f(x)=2x+5,求f(1)的值是多少").passed);
 }
 
-TEST(VerifierTest, SpecParsing) {
-  auto j = CreateVerifier("jaccard");
-  ASSERT_TRUE(j.ok());
-  EXPECT_EQ((*j)->name(), "jaccard:0.8,ngram=5,word_ngram=1");
-  EXPECT_DOUBLE_EQ((*j)->threshold(), 0.8);
-  auto c = CreateVerifier("cosine:0.95,word_ngram=2");
-  ASSERT_TRUE(c.ok());
-  EXPECT_EQ((*c)->name(), "cosine:0.95,ngram=3,word_ngram=2");
-  EXPECT_TRUE((*c)->Verify("the same text here", "the same text here")->passed);
-  EXPECT_FALSE(CreateVerifier("nope").ok());
-  EXPECT_FALSE(CreateVerifier("lcs:1.5").ok());
-  EXPECT_FALSE(CreateVerifier("lcs:abc").ok());
-  EXPECT_FALSE(CreateVerifier("lcs:0.5,ngram=3").ok());
-  EXPECT_FALSE(CreateVerifier("jaccard:0.5,ngram=0").ok());
-  EXPECT_FALSE(CreateVerifier("qbank:0.8,other=2").ok());
+TEST(VerifierTest, SimilarityTakesEditDistanceForShortTexts) {
+  auto v = Verifier::Create({.kind = VerifierSpec::Kind::kSimilarity,
+                             .threshold = 0.8,
+                             .shingles = {.char_n = 3},
+                             .short_chars = 20});
+  ASSERT_TRUE(v.ok());
+  // One changed character in twelve: 3-gram Jaccard 7/13, edit similarity 11/12.
+  const Verdict s = (*v)->Verify("已知函数的最大值是多少呢", "已知函数的最小值是多少呢");
+  EXPECT_NEAR(s.similarity, 11.0 / 12.0, 1e-12);
+  EXPECT_TRUE(s.passed);
+  // Past short_chars only the Jaccard counts.
+  const std::string a =
+      std::string("已知函数的最大值是多少呢") + "已知函数的最大值是多少呢" + "已知函数";
+  const std::string b =
+      std::string("已知函数的最小值是多少呢") + "已知函数的最大值是多少呢" + "已知函数";
+  const Verdict l = (*v)->Verify(a, b);
+  EXPECT_LT(l.similarity, 0.9);
+  EXPECT_FALSE(Verifier::Create({.threshold = 1.5}).ok());
+  EXPECT_FALSE(Verifier::Create({.shingles = {.char_n = 0}}).ok());
+  EXPECT_FALSE(Verifier::Create({.kind = VerifierSpec::Kind::kQbank, .qbank_other_min = 2}).ok());
+}
+
+TEST(VerifierTest, SetKindsOnShingles) {
+  using K = VerifierSpec::Kind;
+  const features::ShingleSpec words{.kind = features::ShingleSpec::Kind::kWord, .word_n = 1};
+  auto j = Verifier::Create({.kind = K::kJaccard, .threshold = 0.5, .shingles = words});
+  auto c = Verifier::Create({.kind = K::kContainment, .threshold = 0.5, .shingles = words});
+  auto o = Verifier::Create({.kind = K::kCosine, .threshold = 0.5, .shingles = words});
+  ASSERT_TRUE(j.ok() && c.ok() && o.ok());
+  // {a b c d} vs {a b}: Jaccard 2/4, containment 2/2, cosine 2/sqrt(8).
+  EXPECT_DOUBLE_EQ((*j)->Verify("a b c d", "a b").similarity, 0.5);
+  EXPECT_DOUBLE_EQ((*c)->Verify("a b c d", "a b").similarity, 1.0);
+  EXPECT_DOUBLE_EQ((*o)->Verify("a b c d", "a b").similarity, 2.0 / std::sqrt(8.0));
+  EXPECT_DOUBLE_EQ((*j)->Verify("", "").similarity, 1.0);  // two empty sets are identical
+  EXPECT_DOUBLE_EQ((*j)->Verify("", "a").similarity, 0.0);
 }
 
 }  // namespace

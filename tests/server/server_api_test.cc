@@ -135,6 +135,22 @@ TEST_F(ApiTest, AddReprintQueryGetSimilarClusterDelete) {
   ExpectError(Call("GET", "/v1/clusters/add-a"), 404, "not_found");
 }
 
+TEST_F(ApiTest, ExplainSaysWhichRuleDecided) {
+  auto x = Call("POST", "/v1/explain", Json{{"a", kStory}, {"b", kReprint}}.dump());
+  ASSERT_EQ(x.first, 200) << x.second.dump();
+  EXPECT_EQ(x.second["duplicate"], true);
+  EXPECT_EQ(x.second["candidate"], true);
+  EXPECT_GE(x.second["similarity"].get<double>(), x.second["threshold"].get<double>());
+  EXPECT_NE(x.second["rule"].get<std::string>().find("threshold"), std::string::npos);
+  EXPECT_GT(x.second["shared_shingles"].get<int>(), 0);
+  auto y = Call("POST", "/v1/explain", Json{{"a", kStory}, {"b", "完全不同的一句话"}}.dump());
+  ASSERT_EQ(y.first, 200);
+  EXPECT_EQ(y.second["duplicate"], false);
+  EXPECT_LT(y.second["jaccard"].get<double>(), 0.1);
+  ExpectError(Call("POST", "/v1/explain", Json{{"a", kStory}}.dump()), 400, "invalid_argument");
+  ExpectError(Call("GET", "/v1/explain"), 405, "method_not_allowed");
+}
+
 TEST_F(ApiTest, RepeatedIdIsConflictUnlessUpsertWhichReturnsTheStoredAnswer) {
   ASSERT_EQ(Call("POST", "/v1/documents", Doc("up-1", kOther)).first, 201);
   ExpectError(Call("POST", "/v1/documents", Doc("up-1", kOther)), 409, "already_exists");

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sketch/supershingle.h"
+#include "index/supershingle_index.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-namespace neardup::sketch {
+#include "sketch/supershingle.h"
+
+namespace neardup::index {
 namespace {
+
+using sketch::CountEqualSuperShingles;
+using sketch::MinHasher;
+using sketch::SuperShingler;
 
 class SuperShingleTest : public ::testing::Test {
  protected:
@@ -87,4 +93,4 @@ TEST_F(SuperShingleTest, NearCopiesMatchAndUnrelatedDoNot) {
 }
 
 }  // namespace
-}  // namespace neardup::sketch
+}  // namespace neardup::index

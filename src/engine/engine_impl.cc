@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// Engine::Impl: preparing, verifying, adding and erasing documents (the one
+// candidate path; see engine_impl.h).
+#include "engine/engine_impl.h"
+
+namespace neardup {
+
+Slot Engine::Impl::AllocateSlot() {
+  if (!free_slots.empty()) {
+    const Slot s = free_slots.back();
+    free_slots.pop_back();
+    return s;
+  }
+  NEARDUP_CHECK(next_slot < kNoSlot - 1);
+  return next_slot++;
+}
+
+Status Engine::Impl::Prepare(std::string_view text, engine::PreparedDocument* out) const {
+  NEARDUP_RETURN_IF_ERROR(pipeline->Process(text, &out->processed));
+  NEARDUP_ASSIGN_OR_RETURN(out->sketches, signals->Compute(InputOf(*out)));
+  return Status::OK();
+}
+
+Status Engine::Impl::Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
+                                std::vector<Slot>* near, std::vector<Match>* matches) const {
+  thread_local std::vector<signal::Evidence> found;
+  found.clear();
+  NEARDUP_RETURN_IF_ERROR(signals->Candidates(InputOf(p), p.sketches, q, text_source(), &found));
+  near->reserve(found.size());
+  for (const auto& e : found) {
+    near->push_back(e.slot);
+    if (matches->size() < options.max_matches) {
+      matches->push_back(
+          Match{IdOf(e.slot), e.distance, e.similarity, std::string(e.signal), e.verified});
+    }
+  }
+  return Status::OK();
+}
+
+void Engine::Impl::Index(Slot slot, const engine::PreparedDocument& p) {
+  NEARDUP_CHECK(signals->Insert(slot, p.sketches).ok());
+  if (fingerprints.size() <= slot) {
+    fingerprints.resize(std::max<size_t>(slot + 1, fingerprints.size() * 3 / 2));
+  }
+  fingerprints[slot] = p.processed.fingerprint;
+  if (keeps_texts()) texts.Put(slot, p.processed.normalized);
+}
+
+Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::PreparedDocument& p) {
+  if (Lookup(doc.id) != kNoSlot) {
+    return Status::AlreadyExists("document '" + doc.id + "' already exists");
+  }
+  AddResult r;
+  r.id = doc.id;
+  r.fingerprint = p.processed.fingerprint;
+  std::vector<Slot> near;
+  NEARDUP_RETURN_IF_ERROR(Candidates(p, {}, &near, &r.matches));
+  const Slot root = forest.ChooseCluster(near);
+  const Slot slot = AllocateSlot();
+  Index(slot, p);
+  const int64_t time = doc.time != 0 ? doc.time : Now();
+  if (root == kNoSlot) {
+    forest.AddRoot(slot, p.processed.fingerprint, time);
+  } else {
+    forest.AddMember(slot, root, time);
+    r.duplicate = true;
+    ++counters.duplicates;
+  }
+  ids.Insert(slot, doc.id);
+  const Slot cluster_root = forest.RootOf(slot);
+  r.cluster = IdOf(cluster_root);
+  r.cluster_size = forest.Size(cluster_root);
+  ++counters.added;
+  return r;
+}
+
+void Engine::Impl::EraseLocked(Slot s, RemovalChanges* changes) {
+  NEARDUP_CHECK(signals->Remove(s).ok());
+  texts.Erase(s);
+  const Slot root = forest.RootOf(s);
+  std::vector<Slot> released;
+  forest.Remove(s, &released);
+  bool root_released = false;
+  for (Slot r : released) {
+    root_released |= (r == root);
+    changes->released.push_back(IdOf(r));
+    ids.Erase(r);
+    free_slots.push_back(r);
+  }
+  if (s == root && !root_released) changes->ghosted.push_back(IdOf(root));
+  ++changes->documents;
+}
+
+ClusterInfo Engine::Impl::Describe(Slot root, size_t limit) const {
+  ClusterInfo c;
+  c.id = IdOf(root);
+  c.size = forest.Size(root);
+  c.root_removed = !forest.IsLive(root);
+  c.time = forest.TimeOf(root);
+  std::vector<Slot> members;
+  forest.Members(root, &members, limit);
+  for (Slot s : members) c.members.push_back(IdOf(s));
+  return c;
+}
+
+}  // namespace neardup

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The engine's second API tier (as leveldb keeps db/db_impl.h apart from
+// include/leveldb/db.h): the hooks a durable layer needs to mirror every
+// change into a store and rebuild the engine from it. Only DurableEngine and
+// tests use it; users see include/neardup/engine.h.
+//
+// Thread safety: as Engine (every call takes the engine's lock as needed).
+#ifndef NEARDUP_ENGINE_ENGINE_INTERNAL_H_
+#define NEARDUP_ENGINE_ENGINE_INTERNAL_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/pipeline.h"
+#include "neardup/engine.h"
+#include "signal/signal_set.h"
+
+namespace neardup {
+
+// A document's place in the forest, as a store persists and restores it.
+struct NodeRecord {
+  std::string id;
+  std::string cluster;  // the root's id; equal to id for a root
+  uint64_t fingerprint = 0;
+  int64_t time = 0;    // node time: arrival, raised by joins and look-ups
+  bool ghost = false;  // a removed root kept because members remain
+};
+
+// What a removal or an expiry changed, so that a store can mirror it.
+struct RemovalChanges {
+  std::vector<std::string> released;  // ids gone entirely (documents and ghost roots)
+  std::vector<std::string> ghosted;   // roots that became ghosts
+  uint64_t documents = 0;             // live documents removed
+  uint64_t trees = 0;                 // whole clusters removed (expiry)
+};
+
+namespace engine {
+
+// A document prepared outside the engine's lock: what the pipeline made of
+// it and every signal's sketch.
+struct PreparedDocument {
+  Processed processed;
+  signal::SignalSet::Sketches sketches;
+};
+
+// Reads the raw text of a stored document by id (the durable engine's
+// store). Errors: NotFound, IOError.
+using TextLookup = std::function<Status(std::string_view id, std::string* text)>;
+
+class EngineInternal {
+ public:
+  // Pure: the pipeline's output and the sketches. Errors: as Engine::Add.
+  static Status Prepare(const Engine& e, std::string_view text, PreparedDocument* out);
+  // The sketches as bytes for a store, and back.
+  static std::string EncodeSketches(const Engine& e, const PreparedDocument& p);
+
+  // Add() with a prepared document. Same errors.
+  static Result<AddResult> AddPrepared(Engine& e, const Document& doc, const PreparedDocument& p);
+
+  // Makes the verifier read stored texts through `lookup` instead of keeping
+  // them in memory. Call before the first Add or Restore.
+  static void UseTextLookup(Engine& e, TextLookup lookup);
+
+  // The forest record of a live document or a ghost root. Errors: NotFound.
+  static Result<NodeRecord> Record(const Engine& e, std::string_view id);
+
+  // Rebuilds state: call with every live document and ghost root (ghost
+  // false) in original arrival order with its stored sketches, then
+  // MarkGhost() for each ghost root, then RestoreCounters(). Times are
+  // arrival times; raise them afterwards with Touch(). A member's root must
+  // have been restored before it. Errors: AlreadyExists, NotFound (unknown
+  // root), InvalidArgument, Corruption (sketches of another shape).
+  static Status Restore(Engine& e, const NodeRecord& record, std::string_view sketches);
+  static Status MarkGhost(Engine& e, std::string_view id);  // Remove() that does not count
+  static void RestoreCounters(Engine& e, uint64_t added, uint64_t duplicates, uint64_t removed);
+  // Returns unused capacity to the allocator. O(documents).
+  static void ShrinkToFit(Engine& e);
+
+  // Raises the time of `id` and of its root to at least `time` (the expiry
+  // rule: a root is never older than its members). Errors: NotFound.
+  static Status Touch(Engine& e, std::string_view id, int64_t time);
+
+  // Remove() that reports which records changed.
+  static Status Erase(Engine& e, std::string_view id, RemovalChanges* changes);
+
+  // Removes whole trees whose root time is < `before`, oldest first, at most
+  // `max_trees` trees and (after the first tree) about `max_documents`
+  // documents: bounded work under the writer lock. Returns trees removed.
+  static size_t Expire(Engine& e, int64_t before, size_t max_trees, size_t max_documents,
+                       RemovalChanges* changes);
+};
+
+}  // namespace engine
+}  // namespace neardup
+
+#endif  // NEARDUP_ENGINE_ENGINE_INTERNAL_H_

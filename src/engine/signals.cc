@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/signals.h"
+
+#include <algorithm>
+
+#include "base/status_macros.h"
+#include "engine/pipeline.h"
+#include "resources/data_dir.h"
+
+namespace neardup::engine {
+namespace {
+
+bool Has(const EngineOptions& o, SignalKind k) {
+  return std::find(o.signals.begin(), o.signals.end(), k) != o.signals.end();
+}
+
+signal::Algorithm ToAlgorithm(SignalKind k) {
+  switch (k) {
+    case SignalKind::kExact:
+      return signal::Algorithm::kExact;
+    case SignalKind::kSimHash:
+      return signal::Algorithm::kSimHash;
+    case SignalKind::kMinHash:
+      return signal::Algorithm::kMinHash;
+    case SignalKind::kSuperShingle:
+      return signal::Algorithm::kSuperShingle;
+    case SignalKind::kIMatch:
+      return signal::Algorithm::kIMatch;
+    case SignalKind::kSpotSig:
+      return signal::Algorithm::kSpotSig;
+  }
+  return signal::Algorithm::kExact;
+}
+
+verify::VerifierSpec::Kind ToVerifierKind(VerifyKind k) {
+  using V = verify::VerifierSpec::Kind;
+  switch (k) {
+    case VerifyKind::kJaccard:
+      return V::kJaccard;
+    case VerifyKind::kContainment:
+      return V::kContainment;
+    case VerifyKind::kCosine:
+      return V::kCosine;
+    case VerifyKind::kLevenshtein:
+      return V::kLevenshtein;
+    case VerifyKind::kLcs:
+      return V::kLcs;
+    case VerifyKind::kQbank:
+      return V::kQbank;
+    default:
+      return V::kSimilarity;
+  }
+}
+
+Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o) {
+  signal::SignalOptions so;
+  so.simhash_max_distance = o.SimHashDistance();
+  so.simhash_index_max_distance = std::max(so.simhash_max_distance, o.simhash.index_max_distance);
+  if (so.simhash_index_max_distance > 32) {
+    return Status::InvalidArgument("simhash k must be at most 32");
+  }
+  so.minhash_num_perm = o.minhash.num_perm;
+  if (Has(o, SignalKind::kMinHash)) {
+    NEARDUP_ASSIGN_OR_RETURN(so.minhash_lsh, ResolveLsh(o));
+  }
+  so.supershingle_min_equal = o.supershingle.min_equal;
+  so.spotsig_threshold = o.spotsig.threshold;
+  if (o.spotsig.stop_words == "zh") {
+    so.spotsig_stop_words = resources::JiebaFile(resources::kJiebaStopWords, o.data_dir);
+  } else if (o.spotsig.stop_words != "en") {
+    so.spotsig_stop_words = o.spotsig.stop_words;
+  }
+  if (Has(o, SignalKind::kIMatch)) {
+    sketch::IMatchOptions im;
+    im.drop_low = o.imatch.drop_low;
+    im.drop_high = o.imatch.drop_high;
+    im.extra_lexicons = o.imatch.extra_lexicons;
+    const std::string idf = o.imatch.idf_path.empty()
+                                ? resources::JiebaFile(resources::kJiebaIdf, o.data_dir)
+                                : o.imatch.idf_path;
+    NEARDUP_ASSIGN_OR_RETURN(so.imatch, signal::LoadIMatchLexicon(idf, im));
+  }
+  return so;
+}
+
+}  // namespace
+
+cluster::KeepPolicy ToClusterKeep(KeepPolicy k) {
+  switch (k) {
+    case KeepPolicy::kSmallestId:
+      return cluster::KeepPolicy::kSmallestId;
+    case KeepPolicy::kLongest:
+      return cluster::KeepPolicy::kLongest;
+    default:
+      return cluster::KeepPolicy::kFirst;
+  }
+}
+
+PipelineNeeds NeedsOf(const EngineOptions& o) {
+  PipelineNeeds n;
+  n.features = Has(o, SignalKind::kSimHash) || Has(o, SignalKind::kIMatch);
+  n.shingles = Has(o, SignalKind::kMinHash) || Has(o, SignalKind::kSuperShingle);
+  switch (o.verify.kind) {
+    case VerifyKind::kSimilarity:
+    case VerifyKind::kJaccard:
+    case VerifyKind::kContainment:
+    case VerifyKind::kCosine:
+      n.shingles = true;
+      break;
+    default:
+      break;
+  }
+  return n;
+}
+
+Result<sketch::LshParams> ResolveLsh(const EngineOptions& o) {
+  const auto& m = o.minhash;
+  if (m.num_perm < 1 || m.num_perm > 4096) {
+    return Status::InvalidArgument("minhash permutations must be in [1, 4096]");
+  }
+  if (m.bands > 0 || m.rows > 0) {
+    const int rows = m.rows > 0 ? m.rows : std::max(1, m.num_perm / m.bands);
+    const int bands = m.bands > 0 ? m.bands : std::max(1, m.num_perm / rows);
+    if (bands * rows > m.num_perm) {
+      return Status::InvalidArgument("minhash bands x rows (" + std::to_string(bands) + " x " +
+                                     std::to_string(rows) + ") exceed the permutations (" +
+                                     std::to_string(m.num_perm) + ")");
+    }
+    return sketch::LshParams{bands, rows};
+  }
+  const double t = m.candidate_threshold > 0 ? m.candidate_threshold : o.threshold - 0.1;
+  return sketch::OptimalLshParams(std::clamp(t, 0.05, 0.95), m.num_perm, 0.2, 0.8);
+}
+
+Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) {
+  if (o.verify.kind == VerifyKind::kNone) return std::unique_ptr<verify::Verifier>();
+  verify::VerifierSpec spec;
+  spec.kind = ToVerifierKind(o.verify.kind);
+  spec.threshold = o.threshold;
+  spec.shingles = ToShingleSpec(o.shingles);
+  spec.short_chars = o.verify.short_chars;
+  spec.qbank_other_min = o.verify.qbank_other_min;
+  return verify::Verifier::Create(spec);
+}
+
+Result<std::unique_ptr<signal::SignalSet>> BuildSignalSet(const EngineOptions& o) {
+  if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) {
+    return Status::InvalidArgument("threshold must be a similarity in [0, 1]");
+  }
+  if (o.signals.empty()) return Status::InvalidArgument("no signal selected");
+  NEARDUP_ASSIGN_OR_RETURN(signal::SignalOptions so, MakeSignalOptions(o));
+  std::vector<std::unique_ptr<signal::Signal>> list;
+  for (SignalKind k : o.signals) {
+    NEARDUP_ASSIGN_OR_RETURN(auto s, signal::CreateSignal(ToAlgorithm(k), so));
+    list.push_back(std::move(s));
+  }
+  NEARDUP_ASSIGN_OR_RETURN(auto verifier, BuildVerifier(o));
+  return signal::SignalSet::Create(std::move(list), std::move(verifier));
+}
+
+}  // namespace neardup::engine

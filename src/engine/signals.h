@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Builds the engine's SignalSet from EngineOptions: the selected signals in
+// precedence order, the LSH banding resolved from the threshold, and the
+// verifier. Shared by the online engine and batch dedup.
+#ifndef NEARDUP_ENGINE_SIGNALS_H_
+#define NEARDUP_ENGINE_SIGNALS_H_
+
+#include <memory>
+
+#include "cluster/union_find.h"
+#include "neardup/options.h"
+#include "signal/signal_set.h"
+#include "sketch/lsh.h"
+#include "verify/verifier.h"
+
+namespace neardup::engine {
+
+// Which pipeline outputs the options' signals and verifier read.
+struct PipelineNeeds {
+  bool features = false;  // simhash, imatch
+  bool shingles = false;  // minhash, supershingle, set verifiers
+};
+PipelineNeeds NeedsOf(const EngineOptions& o);
+
+// The LSH bands of options.minhash: explicit bands x rows, or the banding
+// that best separates candidate_threshold (default: threshold - 0.1) with
+// false negatives weighted 4:1 over false positives.
+// Errors: InvalidArgument for impossible settings.
+Result<sketch::LshParams> ResolveLsh(const EngineOptions& o);
+
+// The verifier of the options, or null for VerifyKind::kNone.
+// Errors: InvalidArgument.
+Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o);
+
+// The cluster module's keep policy for the public one.
+cluster::KeepPolicy ToClusterKeep(KeepPolicy k);
+
+// Errors: InvalidArgument for inconsistent options; NotFound / IOError when
+// data a signal needs cannot be loaded.
+Result<std::unique_ptr<signal::SignalSet>> BuildSignalSet(const EngineOptions& o);
+
+}  // namespace neardup::engine
+
+#endif  // NEARDUP_ENGINE_SIGNALS_H_

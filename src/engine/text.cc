@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// The public text tools (include/neardup/text.h) over the engine's pipeline
+// and the jieba-compatible segmenter.
+#include "neardup/text.h"
+
+#include "base/status_macros.h"
+#include "engine/pipeline.h"
+#include "engine/signals.h"
+#include "resources/data_dir.h"
+#include "tokenize/segmenter.h"
+
+namespace neardup {
+
+TextPipeline::TextPipeline(std::unique_ptr<engine::Pipeline> p) : p_(std::move(p)) {}
+TextPipeline::~TextPipeline() = default;
+
+Result<std::unique_ptr<TextPipeline>> TextPipeline::Create(const EngineOptions& options) {
+  const engine::PipelineNeeds needs = engine::NeedsOf(options);
+  NEARDUP_ASSIGN_OR_RETURN(auto p, engine::Pipeline::Create(options, needs.features, true));
+  return std::unique_ptr<TextPipeline>(new TextPipeline(std::move(p)));
+}
+
+Status TextPipeline::Normalize(std::string_view text, std::string* out) const {
+  return p_->Normalize(text, out);
+}
+
+Status TextPipeline::Shingles(std::string_view text, std::vector<uint64_t>* out) const {
+  thread_local std::string normalized;
+  NEARDUP_RETURN_IF_ERROR(p_->Normalize(text, &normalized));
+  p_->Shingles(normalized, out);
+  return Status::OK();
+}
+
+Status TextPipeline::Words(std::string_view text, std::vector<std::string>* out) const {
+  return p_->Words(text, out);
+}
+
+Result<uint64_t> TextPipeline::Fingerprint(std::string_view text) const {
+  return p_->Fingerprint(text);
+}
+
+struct Segmenter::Impl {
+  std::shared_ptr<const tokenize::Segmenter> seg;
+};
+
+Segmenter::Segmenter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Segmenter::~Segmenter() = default;
+
+Result<std::unique_ptr<Segmenter>> Segmenter::Create(const SegmenterOptions& o) {
+  tokenize::SegmenterOptions so;
+  so.dict_dir = o.dict_dir;
+  so.dict_path = o.dict_path;
+  so.hmm_path = o.hmm_path;
+  so.user_dict_paths = o.user_dicts;
+  so.hmm = o.hmm;
+  so.use_cache = o.use_cache;
+  so.cache_dir = o.cache_dir;
+  auto impl = std::make_unique<Impl>();
+  NEARDUP_ASSIGN_OR_RETURN(impl->seg, tokenize::Segmenter::Shared(so));
+  return std::unique_ptr<Segmenter>(new Segmenter(std::move(impl)));
+}
+
+Status Segmenter::Cut(std::string_view text, std::vector<std::string>* tokens) const {
+  thread_local std::vector<std::string_view> views;
+  views.clear();
+  NEARDUP_RETURN_IF_ERROR(impl_->seg->Cut(text, &views));
+  tokens->assign(views.begin(), views.end());
+  return Status::OK();
+}
+
+std::string Segmenter::DefaultCacheDir() { return tokenize::DefaultCacheDir(); }
+std::string Segmenter::DefaultDictDir() { return resources::JiebaDir(); }
+
+}  // namespace neardup

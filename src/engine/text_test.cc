@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "neardup/text.h"
+
+#include <gtest/gtest.h>
+
+#include "base/sorted_set.h"
+
+namespace neardup {
+namespace {
+
+EngineOptions Chars(T2S t2s) {
+  EngineOptions o;
+  o.normalize.t2s = t2s;
+  o.shingles = {ShingleKind::kScript, 3, 1};
+  return o;
+}
+
+double Jaccard(const TextPipeline& p, std::string_view a, std::string_view b) {
+  std::vector<uint64_t> x, y;
+  EXPECT_TRUE(p.Shingles(a, &x).ok() && p.Shingles(b, &y).ok());
+  return SortedSetJaccard<uint64_t>(x, y);
+}
+
+TEST(TextPipelineTest, ShinglesAreSetsAfterNormalization) {
+  auto p = TextPipeline::Create(Chars(T2S::kOff));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  // Repetition does not change a set; punctuation is a separator inside a run.
+  EXPECT_DOUBLE_EQ(Jaccard(**p, "明月明月明月明月", "明月，明月"), 1.0);
+  std::string normalized;
+  ASSERT_TRUE((*p)->Normalize("ＡＢＣ，Def", &normalized).ok());
+  EXPECT_EQ(normalized, "abc def");
+  EXPECT_TRUE((*p)->Normalize("\xC0\xAF", &normalized).IsInvalidArgument());
+}
+
+TEST(TextPipelineTest, T2SFoldsTraditionalToSimplified) {
+  auto chars = TextPipeline::Create(Chars(T2S::kCharacters));
+  ASSERT_TRUE(chars.ok()) << chars.status().ToString();
+  EXPECT_DOUBLE_EQ(Jaccard(**chars, "列出目錄內容與檔案", "列出目录内容与档案"), 1.0);
+  auto plain = TextPipeline::Create(Chars(T2S::kOff));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_LT(Jaccard(**plain, "列出目錄內容與檔案", "列出目录内容与档案"), 0.5);
+  // Taiwan usage: 程式 (program) becomes 程序 only with the Taiwan stage.
+  auto tw = TextPipeline::Create(Chars(T2S::kTaiwan));
+  ASSERT_TRUE(tw.ok());
+  std::string n;
+  ASSERT_TRUE((*tw)->Normalize("這個程式", &n).ok());
+  EXPECT_EQ(n, "这个程序");
+}
+
+TEST(TextPipelineTest, MissingT2STableIsNotFound) {
+  EngineOptions o = Chars(T2S::kCharacters);
+  o.data_dir = "/nonexistent";
+  EXPECT_TRUE(TextPipeline::Create(o).status().IsNotFound());
+}
+
+TEST(SegmenterTest, CutsLikeJieba) {
+  auto seg = Segmenter::Create({});
+  if (!seg.ok()) GTEST_SKIP() << "run scripts/setup for the jieba dictionary";
+  std::vector<std::string> words;
+  ASSERT_TRUE((*seg)->Cut("我来到北京清华大学", &words).ok());
+  EXPECT_EQ(words, (std::vector<std::string>{"我", "来到", "北京", "清华大学"}));
+}
+
+}  // namespace
+}  // namespace neardup
