@@ -36,8 +36,7 @@ class ConsoleApiTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = TempPath("console");
-    server_ = new ServerProcess(
-        dir_, {"--store-text", "--ttl", "0", "--threads", "8", "--max-distance", "10"});
+    server_ = new ServerProcess(dir_, {"--store-text", "--ttl", "0", "--threads", "8"});
     ASSERT_TRUE(server_->Start());
   }
   static void TearDownTestSuite() {

@@ -24,13 +24,17 @@ function byline(doc) {
 
 function memberRow(m, id, vs) {
   const outlet = outletOf(m) || m.id;
-  const pct = `${(100 * m.similarity).toFixed(1)}%`;
+  // The verifier's similarity when the pipeline has one, else the signal's.
+  const verified = typeof m.verified === 'number';
+  const pct = `${(100 * (verified ? m.verified : m.similarity)).toFixed(1)}%`;
+  const how = verified ? 'verified similarity of the texts'
+    : typeof m.distance === 'number' ? `SimHash: ${m.distance} of 64 bits differ` : 'estimated similarity';
   return h('tr', { class: 'member', dataset: { id: m.id }, 'aria-current': m.id === vs ? 'true' : null },
     h('td', { class: 'outlet-cell' },
       h('a', { class: 'member-link', href: docHash(m.id) }, outlet)),
     h('td', { class: 'member-title' }, m.title || m.id),
     h('td', { class: 'nowrap' }, formatTime(m.arrival)),
-    h('td', { class: 'num', title: `Hamming distance ${m.distance} of 64 bits` }, pct),
+    h('td', { class: 'num', title: how }, pct),
     h('td', {}, h('a', { class: 'compare button', href: docHash(id, m.id) }, 'Compare')));
 }
 

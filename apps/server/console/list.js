@@ -57,8 +57,8 @@ export function renderList(view, params) {
     order === 'desc' ? '↓ Descending' : '↑ Ascending');
   const list = h('ol', { class: 'stories', id: 'stories' });
   const note = h('p', { class: 'note', id: 'list-note' });
-  const prev = h('button', { type: 'button', id: 'prev-page' }, '← Previous');
-  const more = h('button', { type: 'button', id: 'next-page' }, 'Next →');
+  const prev = h('button', { type: 'button', id: 'prev-page', disabled: true }, '← Previous');
+  const more = h('button', { type: 'button', id: 'next-page', disabled: true }, 'Next →');
   const pageLabel = h('span', { class: 'page-label', id: 'page-label' });
 
   replace(view,

@@ -28,6 +28,8 @@ function sum(values, name, want = {}) {
   return total;
 }
 
+const titleOf = (meta) => (meta && typeof meta.title === 'string' ? meta.title : '');
+
 function card(label, id) {
   const value = h('div', { class: 'card-value', id }, '–');
   return [h('div', { class: 'card' }, h('div', { class: 'card-label' }, label), value), value];
@@ -44,7 +46,7 @@ export function renderStatus(view) {
     ['ingest', 'Ingest rate'], ['query', 'Query rate'],
     ['ttl', 'Expiry (ttl)'], ['expired', 'Expired documents'],
     ['disk', 'Disk used'], ['memory', 'Memory (resident)'],
-    ['queue', 'Write queue'], ['profile', 'Profile · k'],
+    ['queue', 'Write queue'], ['profile', 'Profile · threshold'],
   ]) {
     const [el, value] = card(label, `stat-${key}`);
     cards[key] = value;
@@ -73,17 +75,20 @@ export function renderStatus(view) {
       }
       replace(answer,
         h('p', { id: 'paste-verdict' }, r.cluster
-          ? ['Near-duplicate of a story with ', String(r.cluster_size), ' article(s): ',
-            h('a', { href: `#/doc/${encodeURIComponent(r.cluster)}` }, r.cluster)]
+          ? [`A reprint: it would join a story of ${r.cluster_size} article` +
+              `${r.cluster_size === 1 ? '' : 's'}, `,
+            h('a', { id: 'paste-story', href: `#/doc/${encodeURIComponent(r.cluster)}` },
+              titleOf(metas.get(r.cluster)) || r.cluster), '.']
           : 'New: no stored document is near this text.'),
         r.matches.length ? h('ul', { class: 'matches' }, r.matches.map((m) => {
           const meta = metas.get(m.id);
           const label = outletOf({ meta }) || m.id;
-          const title = meta && typeof meta.title === 'string' ? meta.title : '';
+          const title = titleOf(meta);
           return h('li', {},
             h('a', { href: `#/doc/${encodeURIComponent(m.id)}` }, label),
             title ? h('span', {}, ` ${title}`) : null,
-            h('span', { class: 'muted' }, ` · ${(100 * m.similarity).toFixed(1)}% similar`));
+            h('span', { class: 'muted' },
+              ` · ${(100 * (m.verified ?? m.similarity)).toFixed(1)}% similar`));
         })) : null);
     } catch (err) {
       replace(answer, h('p', { class: 'note error' }, err.message));
@@ -117,7 +122,11 @@ export function renderStatus(view) {
       cards.disk.textContent = formatBytes(stats.disk_bytes);
       cards.memory.textContent = formatBytes(stats.resident_bytes);
       cards.queue.textContent = String(stats.queue_depth);
-      cards.profile.textContent = `${stats.profile} · ${stats.max_distance}`;
+      cards.profile.textContent = [
+        stats.profile,
+        typeof stats.threshold === 'number' ? `≥ ${stats.threshold}` : null,
+        typeof stats.max_distance === 'number' ? `k ${stats.max_distance}` : null,
+      ].filter(Boolean).join(' · ');
     } catch (e) {
       if (!disposed) cards.documents.textContent = `error: ${e.message}`;
     }
