@@ -13,6 +13,6 @@ if(NEARDUP_NODE AND TARGET neardup_server)
   add_test(NAME console_browser
     COMMAND ${NEARDUP_NODE} --test ${CMAKE_CURRENT_SOURCE_DIR}/browser/console_test.mjs)
   set_tests_properties(console_browser PROPERTIES
-    LABELS "browser;e2e" TIMEOUT 180
+    LABELS "browser;e2e" TIMEOUT 180 COST 1000
     ENVIRONMENT "NEARDUP_BINARY=$<TARGET_FILE:neardup_cli>")
 endif()

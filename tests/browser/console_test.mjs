@@ -11,9 +11,10 @@
 // anything that opens a detail page, because a look-up refreshes a story's
 // time and so its place in the recency order.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, launchBrowser, startServer } from './harness.mjs';
+import { api, launchBrowser, startServer, tempDir } from './harness.mjs';
 import { documents, expectedBySizeDesc } from './fixture.mjs';
 
 const SHOTS = process.env.NEARDUP_UPDATE_SCREENSHOTS === '1'
@@ -45,24 +46,40 @@ async function waitForRows(page, ids) {
   }, ids);
 }
 
+// One browser for both suites; each page is a new tab (own sessionStorage).
+// Servers stop after the browser has closed its keep-alive connections, so
+// that they exit at once.
+let browser;
+const servers = [];
+const dirs = [];
+async function serve(flags) {
+  const s = await startServer(flags);
+  servers.push(s);
+  return s;
+}
+before(async () => { browser = await launchBrowser(); });
+after(async () => {
+  if (browser) await browser.close();
+  await Promise.all(servers.map((s) => s.stop()));
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
 describe('news desk console', () => {
-  let server, browser, page;
+  let server, page;
   const errors = [];  // console errors and uncaught exceptions (CSP violations included)
 
   before(async () => {
-    server = await startServer(SERVER_FLAGS);
+    server = await serve(SERVER_FLAGS);
     const r = await api(server.base, 'POST', '/v1/documents:batch', documents);
     assert.equal(r.status, 200);
     assert.equal(r.json.failed, 0);
-    browser = await launchBrowser();
     page = await browser.context.newPage();
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
     page.on('pageerror', (e) => errors.push(e.message));
   });
 
   after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.stop();
+    if (page) await page.close();
   });
 
   it('serves the page with a Content-Security-Policy that forbids inline script', async () => {
@@ -241,22 +258,16 @@ describe('news desk console', () => {
 });
 
 describe('console with --token-file', () => {
-  let server, browser;
+  let server;
   const TOKEN = 'desk-token-7f3a';
 
   before(async () => {
-    const dir = (await import('./harness.mjs')).tempDir('token');
-    const file = path.join(dir, 'token');
-    (await import('node:fs')).writeFileSync(file, `${TOKEN}\n`);
-    server = await startServer(['--store-text', '--ttl', '0', '--token-file', file]);
+    dirs.push(tempDir('token'));
+    const file = path.join(dirs.at(-1), 'token');
+    fs.writeFileSync(file, `${TOKEN}\n`);
+    server = await serve(['--store-text', '--ttl', '0', '--token-file', file]);
     const r = await api(server.base, 'POST', '/v1/documents', byId.get('gazette-551'), TOKEN);
     assert.equal(r.status, 201);
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.stop();
   });
 
   it('serves the page without a token but not the data', async () => {

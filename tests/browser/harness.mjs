@@ -57,7 +57,8 @@ export async function launchBrowser() {
     locale: 'en-US',
     timezoneId: 'Asia/Shanghai',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-dev-shm-usage'],
   });
   return {
     context,
