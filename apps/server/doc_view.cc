@@ -61,7 +61,21 @@ DocView MakeDocView(const Json& meta, const std::optional<std::string>& text) {
       }
     }
   }
-  v.snippet = TruncateChars(Collapse(body, 4 * kSnippetChars + 8), kSnippetChars);
+  const std::string collapsed = Collapse(body, 4 * kSnippetChars + 8);
+  v.snippet = TruncateChars(collapsed, kSnippetChars);
+  constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
+  if (v.snippet != collapsed) {
+    // Cut: back up out of a Latin word (20 bytes at most), drop a trailing space.
+    std::string head = v.snippet.substr(0, v.snippet.size() - kEllipsis.size());
+    auto letter = [](char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; };
+    const size_t space = head.rfind(' ');
+    if (!head.empty() && letter(head.back()) && letter(collapsed[head.size()]) &&
+        space != std::string::npos && head.size() - space <= 20) {
+      head.resize(space);
+    }
+    while (!head.empty() && head.back() == ' ') head.pop_back();
+    v.snippet = head + std::string(kEllipsis);
+  }
   return v;
 }
 

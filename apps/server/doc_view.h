@@ -21,7 +21,7 @@ namespace neardup::server {
 
 struct DocView {
   std::string title;    // empty when there is neither a meta title nor text
-  std::string snippet;  // whitespace runs collapsed to one space
+  std::string snippet;  // whitespace runs collapsed to one space; Latin words not cut
 };
 
 constexpr size_t kTitleChars = 120;    // code points

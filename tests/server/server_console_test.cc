@@ -123,6 +123,9 @@ TEST_F(ConsoleApiTest, ListRowsCarryTitleSnippetArrivalAndMeta) {
   Add({{"id", "t-line"}, {"text", "\n  \n第一行 标题\n" + RandomHan(rng, 200)}});
   const std::string long_title(300, 'x');
   Add({{"id", "t-long"}, {"text", "<b>" + long_title + "</b>\nbody"}});
+  std::string words;
+  for (int i = 0; i < 40; ++i) words += "words ";
+  Add({{"id", "t-words"}, {"text", "English title\n" + words}});
 
   std::map<std::string, Json> reps;
   std::string cursor;
@@ -145,6 +148,9 @@ TEST_F(ConsoleApiTest, ListRowsCarryTitleSnippetArrivalAndMeta) {
   // 120 code points, markup kept as text for the client to escape.
   EXPECT_EQ(reps["t-long"]["title"], "<b>" + std::string(117, 'x') + "\xE2\x80\xA6");
   EXPECT_EQ(reps["t-long"]["snippet"], "body");
+  // A cut inside a Latin word backs up to the word's start.
+  ASSERT_TRUE(reps.count("t-words"));
+  EXPECT_EQ(reps["t-words"]["snippet"], words.substr(0, 155) + "\xE2\x80\xA6");
 }
 
 TEST_F(ConsoleApiTest, FilterMatchesEveryKeywordInTitlesAndPagesByCursor) {
