@@ -87,6 +87,8 @@ async function poll() {
 }
 
 setTokenPrompt(promptToken);
+// Escape would close the prompt and leave every call waiting: keep it open.
+on(document.getElementById('token-dialog'), 'cancel', (e) => e.preventDefault());
 document.getElementById('forget-token').hidden = !token();
 on(document.getElementById('forget-token'), 'click', () => {
   forgetToken();
