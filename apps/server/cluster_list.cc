@@ -55,27 +55,30 @@ Json ListClustersJson(const DurableEngine& eng, const ClusterListQuery& query) {
   const std::vector<std::string> terms = FilterTerms(query.q);
   Json list = Json::array();
   Json next = nullptr;
+  const ListOptions& want = query.page;
   if (terms.empty()) {
-    auto page = eng.ListClusters({query.sort, query.descending, query.limit, query.after});
+    auto page = eng.ListClusters(want);
     for (const auto& c : page)
       list.push_back(RowJson(c, DocumentSummaryJson(eng, c.representative)));
-    if (!page.empty() && page.size() == query.limit) next = CursorOf(query.sort, page.back());
+    if (!page.empty() && page.size() == want.limit) next = CursorOf(want.sort, page.back());
     return Json{{"clusters", std::move(list)}, {"next_cursor", std::move(next)}};
   }
   // Filtered: walk a bounded window in list order, keep the rows whose
   // representative's title has every term.
-  auto window = eng.ListClusters({query.sort, query.descending, kFilterWindow, query.after});
+  ListOptions scan = want;
+  scan.limit = kFilterWindow;
+  auto window = eng.ListClusters(scan);
   size_t scanned = 0;
   for (const auto& c : window) {
-    if (list.size() == query.limit) break;
+    if (list.size() == want.limit) break;
     ++scanned;
     Json rep = DocumentSummaryJson(eng, c.representative);
     if (!MatchesTerms(rep["title"].get_ref<const std::string&>(), terms)) continue;
     list.push_back(RowJson(c, std::move(rep)));
   }
   // More may follow when the page filled up or the window was exhausted.
-  if (scanned > 0 && (list.size() == query.limit || window.size() == kFilterWindow)) {
-    next = CursorOf(query.sort, window[scanned - 1]);
+  if (scanned > 0 && (list.size() == want.limit || window.size() == kFilterWindow)) {
+    next = CursorOf(want.sort, window[scanned - 1]);
   }
   return Json{
       {"clusters", std::move(list)}, {"next_cursor", std::move(next)}, {"scanned", scanned}};

@@ -27,11 +27,8 @@ namespace neardup::server {
 constexpr size_t kFilterWindow = 5000;
 
 struct ClusterListQuery {
-  ClusterSort sort = ClusterSort::kSize;
-  bool descending = true;
-  size_t limit = 20;
-  std::optional<std::pair<int64_t, std::string>> after;  // the cursor
-  std::string q;                                         // keywords; empty = all
+  ListOptions page;  // sort, order, limit and cursor
+  std::string q;     // keywords; empty = all
 };
 
 // Parses "<key>:<id>", a next_cursor. Errors: InvalidArgument.

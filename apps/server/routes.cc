@@ -237,13 +237,12 @@ void HttpService::Impl::RegisterRoutes() {
     auto limit = CountParam(req, "limit", 20, 1000);
     if (!limit.ok()) return Fail(res, limit.status());
     ClusterListQuery query;
-    query.sort = sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent;
-    query.descending = order == "desc";
-    query.limit = *limit;
+    query.page = {sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent, order == "desc",
+                  *limit, std::nullopt};
     if (req.has_param("cursor") && !req.get_param_value("cursor").empty()) {
       auto after = ParseCursor(req.get_param_value("cursor"));
       if (!after.ok()) return Fail(res, after.status());
-      query.after = std::move(*after);
+      query.page.after = std::move(*after);
     }
     if (req.has_param("q")) query.q = req.get_param_value("q");
     Reply(res, 200, ListClustersJson(eng, query));
