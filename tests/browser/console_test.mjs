@@ -162,6 +162,7 @@ describe('news desk console', () => {
   it('refreshes the list live when a reprint arrives', async () => {
     await page.goto(`${server.base}/`);
     await rows(page);
+    await page.waitForSelector('#live[data-state="ok"]');  // the first poll set the baseline
     const cold = byId.get('dongfang-0419');
     const r = await api(server.base, 'POST', '/v1/documents', {
       id: 'beian-0101', time: cold.time + 3600_000, meta: { source: '北岸时报' },
