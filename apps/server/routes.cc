@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "server/cluster_list.h"
+#include "server/doc_view.h"
 #include "server/server_impl.h"
 
 namespace neardup::server {
@@ -130,16 +132,21 @@ void HttpService::Impl::RegisterRoutes() {
     const auto& a = text("a")->get_ref<const std::string&>();
     const auto& b = text("b")->get_ref<const std::string&>();
     if (a.size() > limits.max_doc_bytes || b.size() > limits.max_doc_bytes) {
-      return Fail(res, Status::OutOfRange("text over " + std::to_string(limits.max_doc_bytes) +
-                                          " bytes"));
+      return Fail(
+          res, Status::OutOfRange("text over " + std::to_string(limits.max_doc_bytes) + " bytes"));
     }
     auto x = eng.Explain(a, b);
     if (!x.ok()) return Fail(res, x.status());
-    Json j = {{"duplicate", x->duplicate},         {"rule", x->rule},
-              {"similarity", x->similarity},       {"threshold", x->threshold},
-              {"candidate", x->candidate},         {"jaccard", x->jaccard},
-              {"containment", x->containment},     {"minhash_estimate", x->minhash_estimate},
-              {"lsh_bands", x->lsh_bands},         {"lsh_equal_bands", x->lsh_equal_bands},
+    Json j = {{"duplicate", x->duplicate},
+              {"rule", x->rule},
+              {"similarity", x->similarity},
+              {"threshold", x->threshold},
+              {"candidate", x->candidate},
+              {"jaccard", x->jaccard},
+              {"containment", x->containment},
+              {"minhash_estimate", x->minhash_estimate},
+              {"lsh_bands", x->lsh_bands},
+              {"lsh_equal_bands", x->lsh_equal_bands},
               {"simhash_distance", x->simhash_distance},
               {"shared_shingles", x->shared_shingles},
               {"shared_examples", x->shared_examples}};
@@ -158,7 +165,12 @@ void HttpService::Impl::RegisterRoutes() {
     auto cluster = eng.ClusterOf(id, 0);
     Json list = Json::array();
     for (const auto& s : *sim) {
-      Json j = {{"id", s.match.id}, {"similarity", s.match.similarity}, {"meta", MetaJson(s.meta)}};
+      Json meta = MetaJson(s.meta);
+      Json j = {{"id", s.match.id},
+                {"similarity", s.match.similarity},
+                {"arrival", s.arrival},
+                {"title", MakeDocView(meta, s.text).title},
+                {"meta", std::move(meta)}};
       if (s.match.distance >= 0) j["distance"] = s.match.distance;
       if (s.match.verified) j["verified"] = *s.match.verified;
       list.push_back(std::move(j));
@@ -180,6 +192,7 @@ void HttpService::Impl::RegisterRoutes() {
               {"arrival", r->arrival},
               {"time", r->time},
               {"meta", MetaJson(r->meta)}};
+    j["title"] = MakeDocView(j["meta"], r->text).title;
     if (r->text) j["text"] = *r->text;
     Reply(res, 200, j);
   });
@@ -223,38 +236,16 @@ void HttpService::Impl::RegisterRoutes() {
     }
     auto limit = CountParam(req, "limit", 20, 1000);
     if (!limit.ok()) return Fail(res, limit.status());
-    std::optional<std::pair<int64_t, std::string>> after;
+    ClusterListQuery query;
+    query.page = {sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent, order == "desc",
+                  *limit, std::nullopt};
     if (req.has_param("cursor") && !req.get_param_value("cursor").empty()) {
-      // "<key>:<id>", the next_cursor of the previous page.
-      const std::string cur = req.get_param_value("cursor");
-      const size_t colon = cur.find(':');
-      int64_t key = 0;
-      auto [p, ec] =
-          std::from_chars(cur.data(), cur.data() + (colon == std::string::npos ? 0 : colon), key);
-      if (colon == std::string::npos || ec != std::errc() || p != cur.data() + colon) {
-        return Fail(res, 400, "invalid_argument", "bad cursor");
-      }
-      after.emplace(key, cur.substr(colon + 1));
+      auto after = ParseCursor(req.get_param_value("cursor"));
+      if (!after.ok()) return Fail(res, after.status());
+      query.page.after = std::move(*after);
     }
-    const ClusterSort by = sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent;
-    auto page = eng.ListClusters({by, order == "desc", *limit, after});
-    Json list = Json::array();
-    for (const auto& c : page) {
-      auto meta = eng.Meta(c.representative);
-      list.push_back(
-          {{"id", c.id},
-           {"size", c.size},
-           {"time", c.time},
-           {"representative",
-            {{"id", c.representative}, {"meta", meta.ok() ? MetaJson(*meta) : Json(nullptr)}}}});
-    }
-    Json next = nullptr;
-    if (!page.empty() && page.size() == *limit) {
-      const auto& last = page.back();
-      next =
-          std::to_string(by == ClusterSort::kSize ? int64_t{last.size} : last.time) + ":" + last.id;
-    }
-    Reply(res, 200, {{"clusters", list}, {"next_cursor", next}});
+    if (req.has_param("q")) query.q = req.get_param_value("q");
+    Reply(res, 200, ListClustersJson(eng, query));
   });
   OtherMethods("/v1/clusters", "GET");
 

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "server/console.h"
 #include "server/server_impl.h"
 
 namespace neardup::server {
@@ -139,6 +140,7 @@ HttpService::HttpService(DurableEngine* engine, ServerOptions options)
         Impl::Fail(res, 500, "internal", "unexpected error");
       });
   impl->RegisterRoutes();
+  RegisterConsole(impl->http, impl->metrics);
 }
 
 HttpService::~HttpService() { Stop(); }
