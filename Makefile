@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DNEARDUP_WERROR=ON
 
-.PHONY: all setup build demo test bench clean format
+.PHONY: all setup build demo test bench clean format check-format tidy
 
 all: build
 
@@ -20,6 +20,7 @@ demo: build
 	@scripts/demo $(BUILD)
 
 test: build
+	@scripts/check-format
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 
 bench: build
@@ -27,6 +28,13 @@ bench: build
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+check-format:
+	@scripts/check-format
+
+# The checks of .clang-tidy over the library and apps (needs a configured build).
+tidy: $(BUILD)/CMakeCache.txt
+	run-clang-tidy -quiet -p $(BUILD) -j $(JOBS) '$(CURDIR)/(src|apps)/.*[.]cc$$'
 
 clean:
 	rm -rf $(BUILD)

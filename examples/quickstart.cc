@@ -26,6 +26,7 @@ int main() {
               << (r->duplicate ? ", duplicate" : ", new") << "\n";
   }
   auto similar = (*engine)->Similar("a");
-  for (const auto& m : *similar) std::cout << "a ~ " << m.id << " at distance " << m.distance << "\n";
+  for (const auto& m : *similar)
+    std::cout << "a ~ " << m.id << " at distance " << m.distance << "\n";
   return 0;
 }

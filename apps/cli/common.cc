@@ -53,6 +53,9 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
   g->add_option("--candidate-threshold,--minhash-threshold", f->candidate_threshold,
                 "Similarity the LSH bands aim at [threshold - 0.1]");
   g->add_option("--minhash-ngram", f->minhash_ngram, "Older spelling of --shingles script:N,1");
+  g->add_option("--edit-weight", f->edit_weight,
+                "similarity verifier: an edit of a short text counts this many times its share "
+                "of the text [profile default]");
   g->add_option("--short-chars", f->short_chars,
                 "similarity verifier: texts up to this many characters also get the edit "
                 "similarity [200]");
@@ -156,6 +159,7 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.rows) o.minhash.rows = *f.rows;
   if (f.candidate_threshold) o.minhash.candidate_threshold = *f.candidate_threshold;
   if (f.short_chars) o.verify.short_chars = *f.short_chars;
+  if (f.edit_weight) o.verify.edit_weight = *f.edit_weight;
   if (f.ngram) o.features.ngram = *f.ngram;
   if (f.word_ngram) o.features.word_ngram = *f.word_ngram;
   if (f.keep_punctuation) o.normalize.drop_punctuation = false;

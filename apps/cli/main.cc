@@ -24,8 +24,10 @@ bool RegisterCommand(int order, CommandSetup setup) {
 int main(int argc, char** argv) {
   using namespace neardup::cli;
   CLI::App app{
-      "neardup: find near-duplicate text (news reprints, repeated questions, Traditional/Simplified "
-      "copies) with SimHash and friends.\nRun `neardup <command> --help` for a command's options."};
+      "neardup: find near-duplicate text (news reprints, repeated questions, "
+      "Traditional/Simplified copies).\n"
+      "Run `neardup <command> --help` for a command's options; "
+      "`neardup dedup FILE` needs none."};
   app.set_version_flag("--version", "neardup 0.1.0");
   app.require_subcommand(1);
   int exit_code = kExitOk;

@@ -93,7 +93,7 @@ class Forest {
     State state = State::kFree;
     int64_t time = 0;
   };
-  struct Cluster {  // 40 bytes per cluster, in a dense vector
+  struct Cluster {      // 40 bytes per cluster, in a dense vector
     uint32_t size = 0;  // live members; 0 marks a free record
     Slot head = kNoSlot, tail = kNoSlot;
     Slot root = kNoSlot;

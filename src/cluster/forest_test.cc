@@ -164,8 +164,8 @@ TEST(ForestTest, ExpiredRootsStayQueuedUntilRemoved) {
 TEST(ForestTest, ExpiryMatchesNaiveModel) {
   Forest f;
   std::mt19937 rng(5);
-  std::map<Slot, Slot> root_of;      // live docs
-  std::map<Slot, int64_t> time_of;   // live docs and ghost roots
+  std::map<Slot, Slot> root_of;     // live docs
+  std::map<Slot, int64_t> time_of;  // live docs and ghost roots
   std::set<Slot> ghosts;
   std::vector<Slot> free_slots;
   Slot next = 0;

@@ -71,7 +71,8 @@ std::string PipelineIdentity(const EngineOptions& o) {
   }
   add("minhash", std::to_string(o.minhash.num_perm) + ":" + std::to_string(o.minhash.bands) + "x" +
                      std::to_string(o.minhash.rows) + "@" + fmt(o.minhash.candidate_threshold));
-  add("verify", std::string(Name(o.verify.kind)) + ":" + std::to_string(o.verify.short_chars));
+  add("verify", std::string(Name(o.verify.kind)) + ":" + std::to_string(o.verify.short_chars) +
+                    ":" + fmt(o.verify.edit_weight));
   // The data files the pipeline reads.
   if (o.normalize.t2s != T2S::kOff) {
     s += " " + FileHash(resources::OpenccFile("TSCharacters.txt", o.data_dir));

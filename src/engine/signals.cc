@@ -139,6 +139,7 @@ Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) 
   spec.threshold = o.threshold;
   spec.shingles = ToShingleSpec(o.shingles);
   spec.short_chars = o.verify.short_chars;
+  spec.edit_weight = o.verify.edit_weight;
   spec.qbank_other_min = o.verify.qbank_other_min;
   return verify::Verifier::Create(spec);
 }

@@ -31,9 +31,7 @@ TEST(CharNgramTest, HanTrigrams) {
   EXPECT_EQ(Hashes("今天天气好"), Expect({"今天天", "天天气", "天气好"}));
 }
 
-TEST(CharNgramTest, ShortRunIsOneFeature) {
-  EXPECT_EQ(Hashes("你好"), Expect({"你好"}));
-}
+TEST(CharNgramTest, ShortRunIsOneFeature) { EXPECT_EQ(Hashes("你好"), Expect({"你好"})); }
 
 TEST(CharNgramTest, HanRunContinuesAcrossSpaces) {
   EXPECT_EQ(Hashes("今天 天气好"), Hashes("今天天气好"));

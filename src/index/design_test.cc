@@ -118,10 +118,15 @@ TEST(DesignTest, RadiiShrinkWithK) {
 TEST(ScanTest, LinearScanMatchesScalar) {
   std::mt19937_64 rng(3);
   std::vector<uint64_t> fps(1000);
-  for (auto& f : fps) f = rng() & rng();
+  // Two draws ANDed: fingerprints with fewer set bits.
+  auto sparse = [&rng] {
+    const uint64_t a = rng();
+    return a & rng();
+  };
+  for (auto& f : fps) f = sparse();
   std::vector<uint32_t> idx(fps.size());
   for (int k : {0, 5, 20, 40, 64}) {
-    const uint64_t q = rng() & rng();
+    const uint64_t q = sparse();
     const size_t c = ScanLinear(fps.data(), 997, q, k, idx.data());
     std::vector<uint32_t> want;
     for (uint32_t i = 0; i < 997; ++i)

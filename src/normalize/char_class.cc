@@ -4,15 +4,21 @@
 #include <unicode/uchar.h>
 #include <unicode/uscript.h>
 
-
 namespace neardup::normalize {
 namespace {
 
 bool IsNoSpaceScript(UScriptCode s) {
   switch (s) {
-    case USCRIPT_HAN: case USCRIPT_HIRAGANA: case USCRIPT_KATAKANA: case USCRIPT_THAI:
-    case USCRIPT_LAO: case USCRIPT_KHMER: case USCRIPT_MYANMAR: case USCRIPT_TIBETAN:
-    case USCRIPT_YI: case USCRIPT_BOPOMOFO:
+    case USCRIPT_HAN:
+    case USCRIPT_HIRAGANA:
+    case USCRIPT_KATAKANA:
+    case USCRIPT_THAI:
+    case USCRIPT_LAO:
+    case USCRIPT_KHMER:
+    case USCRIPT_MYANMAR:
+    case USCRIPT_TIBETAN:
+    case USCRIPT_YI:
+    case USCRIPT_BOPOMOFO:
       return true;
     default:
       return false;
@@ -27,7 +33,8 @@ CharClass ClassifySlow(int32_t cp) {
   if (u_isUWhiteSpace(cp)) return CharClass::kSpace;
   const uint32_t mask = U_GET_GC_MASK(cp);
   if (mask & (U_GC_P_MASK | U_GC_S_MASK)) return CharClass::kPunct;
-  if (mask & (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CS_MASK | U_GC_CO_MASK | U_GC_CN_MASK | U_GC_Z_MASK))
+  if (mask &
+      (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CS_MASK | U_GC_CO_MASK | U_GC_CN_MASK | U_GC_Z_MASK))
     return CharClass::kControl;
   UErrorCode err = U_ZERO_ERROR;
   UScriptCode script = uscript_getScript(cp, &err);
@@ -43,9 +50,18 @@ CharClass ClassifySlow(int32_t cp) {
 
 bool IsSentenceBreak(int32_t cp) {
   switch (cp) {
-    case 0x3002: case 0xFF01: case 0xFF1F: case 0xFF1B:  // 。！？；
-    case '!': case '?': case ';': case '\n': case '\r':
-    case 0x2028: case 0x2029: case 0x0085:
+    case 0x3002:
+    case 0xFF01:
+    case 0xFF1F:
+    case 0xFF1B:  // 。！？；
+    case '!':
+    case '?':
+    case ';':
+    case '\n':
+    case '\r':
+    case 0x2028:
+    case 0x2029:
+    case 0x0085:
       return true;
     default:
       return false;

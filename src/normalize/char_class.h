@@ -14,11 +14,11 @@
 namespace neardup::normalize {
 
 enum class CharClass : uint8_t {
-  kSpace,     // White_Space
-  kPunct,     // general category P* or S*
-  kControl,   // Cc, Cf, Cs, Co, Cn other than white space
-  kNoSpace,   // letters of scripts written without spaces: Han, Hiragana, Katakana, Thai, ...
-  kWord,      // letters, digits and marks of scripts written with spaces
+  kSpace,    // White_Space
+  kPunct,    // general category P* or S*
+  kControl,  // Cc, Cf, Cs, Co, Cn other than white space
+  kNoSpace,  // letters of scripts written without spaces: Han, Hiragana, Katakana, Thai, ...
+  kWord,     // letters, digits and marks of scripts written with spaces
 };
 
 // Slow path of Classify: asks ICU (char_class.cc).
@@ -27,11 +27,14 @@ CharClass ClassifySlow(int32_t cp);
 constexpr std::array<CharClass, 128> MakeAsciiClassTable() {
   std::array<CharClass, 128> t{};
   for (int c = 0; c < 128; ++c) {
-    if (c == ' ' || (c >= 9 && c <= 13)) t[c] = CharClass::kSpace;
-    else if (c < 32 || c == 127) t[c] = CharClass::kControl;
+    if (c == ' ' || (c >= 9 && c <= 13))
+      t[c] = CharClass::kSpace;
+    else if (c < 32 || c == 127)
+      t[c] = CharClass::kControl;
     else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
       t[c] = CharClass::kWord;
-    else t[c] = CharClass::kPunct;
+    else
+      t[c] = CharClass::kPunct;
   }
   return t;
 }

@@ -59,7 +59,7 @@ std::shared_ptr<const sketch::IMatcher> Lexicon() {
   // keeps the middle lengths.
   const std::string path = ::testing::TempDir() + "/neardup_idf.txt";
   std::ofstream out(path);
-  for (auto text : {std::string(kStory), std::string(kUnrelated), Edited()}) {
+  for (const auto& text : {std::string(kStory), std::string(kUnrelated), Edited()}) {
     const Prepared p = Prepare(text);
     size_t start = 0;
     while (start < p.normalized.size()) {

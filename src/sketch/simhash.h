@@ -40,8 +40,10 @@ class SimHashBuilder {
   // Adds a feature of weight `weight` (any sign).
   void Add(uint64_t hash, float weight);
   void Add(const features::Feature& f) {
-    if (f.weight == 1.0f) Add(f.hash);
-    else Add(f.hash, f.weight);
+    if (f.weight == 1.0f)
+      Add(f.hash);
+    else
+      Add(f.hash, f.weight);
   }
 
   // The fingerprint of everything added since Reset().
@@ -51,11 +53,11 @@ class SimHashBuilder {
   static uint64_t Spread(uint64_t byte);
   void FlushLanes();
 
-  std::array<uint64_t, 8> lanes_;  // byte lane j of lanes_[i] counts ones at bit 8i+j
-  std::array<int64_t, 64> ones_;   // flushed unit-weight counts of ones per bit
+  std::array<uint64_t, 8> lanes_;    // byte lane j of lanes_[i] counts ones at bit 8i+j
+  std::array<int64_t, 64> ones_;     // flushed unit-weight counts of ones per bit
   std::array<double, 64> weighted_;  // signed sums from weighted features
-  uint32_t pending_;               // unit adds since the last flush (< 255)
-  uint64_t units_;                 // total unit-weight features
+  uint32_t pending_;                 // unit adds since the last flush (< 255)
+  uint64_t units_;                   // total unit-weight features
 };
 
 uint64_t SimHash(std::span<const features::Feature> features);

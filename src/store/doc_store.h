@@ -47,7 +47,7 @@ struct NodeRow {
   std::string id;
   std::string root;  // empty when the document is its own root
   uint64_t fingerprint = 0;
-  int64_t time = 0;      // arrival time
+  int64_t time = 0;        // arrival time
   std::string sketches{};  // the signals' sketches, restored without recomputing
 };
 

@@ -39,6 +39,7 @@ Result<std::unique_ptr<Verifier>> Verifier::Create(const VerifierSpec& spec) {
     return Status::InvalidArgument("qbank other minimum must be in [0, 1]");
   }
   if (spec.short_chars < 0) return Status::InvalidArgument("short_chars must be >= 0");
+  if (!(spec.edit_weight >= 1.0)) return Status::InvalidArgument("edit_weight must be >= 1");
   NEARDUP_ASSIGN_OR_RETURN(auto shingler, features::Shingler::Create(spec.shingles));
   return std::unique_ptr<Verifier>(new Verifier(spec, std::move(shingler)));
 }
@@ -81,8 +82,9 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
       const size_t la = CodePoints(a.normalized), lb = CodePoints(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
       if (j >= spec_.threshold || la > limit || lb > limit) return j;
-      return std::max(
-          j, LevenshteinSimilarity(DecodeCodePoints(a.normalized), DecodeCodePoints(b.normalized)));
+      const double e =
+          LevenshteinSimilarity(DecodeCodePoints(a.normalized), DecodeCodePoints(b.normalized));
+      return std::max(j, std::max(0.0, 1.0 - spec_.edit_weight * (1.0 - e)));
     }
     default:
       return SortedSetJaccard(x, y);

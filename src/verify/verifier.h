@@ -50,8 +50,13 @@ struct VerifierSpec {
   } kind = Kind::kSimilarity;
   double threshold = 0.6;
   features::ShingleSpec shingles{};  // set kinds
-  int short_chars = 200;           // kSimilarity
-  double qbank_other_min = 1.0;    // kQbank
+  int short_chars = 200;             // kSimilarity
+  // kSimilarity: one edit costs this many times its share of the text, so
+  // the edit similarity E counts as 1 - edit_weight * (1 - E). A changed
+  // character removes and adds about n shingles of n characters, so 1 keeps
+  // E as is and about 3 puts it on the scale of 3-gram Jaccard.
+  double edit_weight = 1.0;
+  double qbank_other_min = 1.0;  // kQbank
 };
 
 // One text of a pair: its normalized form and, optionally, its shingles.
