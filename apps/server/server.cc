@@ -3,8 +3,10 @@
 // every status httplib produces itself, and timed, exception-safe routes.
 #include "server/server.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "base/status_macros.h"
 #include "server/server_impl.h"
 
 namespace neardup::server {
@@ -45,24 +47,14 @@ const char* CodeForStatus(int status) {
 
 }  // namespace
 
-void HttpService::Impl::Reply(httplib::Response& res, int status, const Json& body) {
-  res.status = status;
-  res.set_content(Dump(body), "application/json");
-}
+HttpService::Impl::Impl(DurableEngine* engine, ServerOptions options)
+    : engine(engine),
+      options(std::move(options)),
+      context{*engine, this->options.limits, metrics, std::chrono::steady_clock::now()} {}
 
-void HttpService::Impl::Fail(httplib::Response& res, const Status& s) {
-  Reply(res, HttpStatus(s), ErrorJson(StatusCodeName(s.code()), s.message()));
-}
-
-void HttpService::Impl::Fail(httplib::Response& res, int status, std::string_view code,
-                             std::string_view message) {
-  Reply(res, status, ErrorJson(code, message));
-}
-
-void HttpService::Impl::Route(const std::string& method, const std::string& pattern,
-                              const std::string& route, Handler handler) {
-  auto wrapped = [this, route, handler = std::move(handler)](const httplib::Request& req,
-                                                             httplib::Response& res) {
+httplib::Server::Handler HttpService::Impl::Wrap(std::string name, httplib::Server::Handler h) {
+  return [this, name = std::move(name), h = std::move(h)](const httplib::Request& req,
+                                                          httplib::Response& res) {
     const auto start = std::chrono::steady_clock::now();
     // Authentication happens here, after httplib has read the body, so a
     // rejected request leaves the keep-alive connection in a clean state.
@@ -73,25 +65,65 @@ void HttpService::Impl::Route(const std::string& method, const std::string& patt
       return;
     }
     try {
-      handler(req, res);
+      h(req, res);
     } catch (const std::exception& e) {
       Fail(res, 500, "internal", std::string("unexpected error: ") + e.what());
     } catch (...) {
       Fail(res, 500, "internal", "unexpected error");
     }
-    metrics.Record(route, res.status,
+    metrics.Record(name, res.status,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   };
+}
+
+void HttpService::Impl::Add(std::string_view method, const std::string& pattern,
+                            httplib::Server::Handler h) {
   if (method == "GET")
-    http.Get(pattern, wrapped);
+    http.Get(pattern, std::move(h));
   else if (method == "POST")
-    http.Post(pattern, wrapped);
+    http.Post(pattern, std::move(h));
   else if (method == "DELETE")
-    http.Delete(pattern, wrapped);
+    http.Delete(pattern, std::move(h));
   else if (method == "PUT")
-    http.Put(pattern, wrapped);
+    http.Put(pattern, std::move(h));
   else if (method == "PATCH")
-    http.Patch(pattern, wrapped);
+    http.Patch(pattern, std::move(h));
+  else
+    NEARDUP_CHECK_MSG(false, "unsupported method in the route table");
+}
+
+void HttpService::Impl::MethodNotAllowed(const std::string& pattern, const std::string& allowed) {
+  for (const char* m : {"GET", "POST", "DELETE", "PUT", "PATCH"}) {
+    if (allowed.find(m) != std::string::npos) continue;
+    Add(m, pattern,
+        Wrap("method_not_allowed", [allowed](const httplib::Request& req, httplib::Response& res) {
+          res.set_header("Allow", allowed);
+          Fail(res, 405, "method_not_allowed", req.method + " is not allowed here; use " + allowed);
+        }));
+  }
+}
+
+void HttpService::Impl::Register(const std::vector<Route>& routes) {
+  std::vector<std::string_view> patterns;
+  for (const Route& r : routes) {
+    if (std::find(patterns.begin(), patterns.end(), r.pattern) == patterns.end()) {
+      patterns.push_back(r.pattern);
+    }
+  }
+  for (std::string_view pattern : patterns) {
+    std::string allowed;
+    for (const Route& r : routes) {
+      if (r.pattern != pattern) continue;
+      RouteHandler handler = r.handler;
+      Add(r.method, std::string(pattern),
+          Wrap(std::string(r.name),
+               [this, handler](const httplib::Request& req, httplib::Response& res) {
+                 handler(context, req, res);
+               }));
+      allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
+    }
+    MethodNotAllowed(std::string(pattern), allowed);
+  }
 }
 
 bool HttpService::Impl::Authorized(const httplib::Request& req) const {
@@ -102,22 +134,8 @@ bool HttpService::Impl::Authorized(const httplib::Request& req) const {
          ConstantTimeEquals(std::string_view(auth).substr(kBearer.size()), options.token);
 }
 
-void HttpService::Impl::OtherMethods(const std::string& pattern, const std::string& allowed) {
-  for (const char* m : {"GET", "POST", "DELETE", "PUT", "PATCH"}) {
-    if (allowed.find(m) != std::string::npos) continue;
-    Route(m, pattern, "method_not_allowed",
-          [allowed](const httplib::Request& req, httplib::Response& res) {
-            res.set_header("Allow", allowed);
-            Fail(res, 405, "method_not_allowed",
-                 req.method + " is not allowed here; use " + allowed);
-          });
-  }
-}
-
 HttpService::HttpService(DurableEngine* engine, ServerOptions options)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->engine = engine;
-  impl_->options = std::move(options);
+    : impl_(std::make_unique<Impl>(engine, std::move(options))) {
   Impl* impl = impl_.get();
   const int threads = std::max(2, impl->options.threads);
   impl->http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
@@ -132,13 +150,13 @@ HttpService::HttpService(DurableEngine* engine, ServerOptions options)
     std::string msg = res.status == 404   ? "no route for " + req.method + " " + req.path
                       : res.status == 413 ? "request body over the limit"
                                           : "request rejected";
-    Impl::Fail(res, res.status, CodeForStatus(res.status), msg);
+    Fail(res, res.status, CodeForStatus(res.status), msg);
   });
   impl->http.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        Impl::Fail(res, 500, "internal", "unexpected error");
+        Fail(res, 500, "internal", "unexpected error");
       });
-  impl->RegisterRoutes();
+  impl->Register(ApiRoutes());
 }
 
 HttpService::~HttpService() { Stop(); }
