@@ -3,7 +3,10 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all setup build demo test bench clean format
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+
+.PHONY: all setup build demo test bench clean format fuzz
 
 all: build
 
@@ -21,6 +24,11 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+# libFuzzer targets of fuzz/ (clang, ASan+UBSan), each for FUZZ_SECONDS,
+# JOBS at a time; see docs/reliability.md.
+fuzz: setup
+	@scripts/fuzz $(FUZZ_SECONDS) $(FUZZ_BUILD) $(JOBS)
 
 bench: build
 	@echo "benchmarks are in $(BUILD)/bench/; see docs/benchmarks.md for the commands"
