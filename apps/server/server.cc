@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// HttpService setup: thread pool, limits, authentication, JSON errors for
-// every status httplib produces itself, and timed, exception-safe routes.
+// HttpService setup: limits, authentication, JSON errors for every status
+// httplib produces itself, and timed, exception-safe routes.
 #include "server/server.h"
 
 #include <algorithm>
@@ -50,15 +50,18 @@ const char* CodeForStatus(int status) {
 HttpService::Impl::Impl(DurableEngine* engine, ServerOptions options)
     : engine(engine),
       options(std::move(options)),
-      context{*engine, this->options.limits, metrics, std::chrono::steady_clock::now()} {}
+      context{*engine, this->options.limits, metrics, std::chrono::steady_clock::now()},
+      connections(
+          &http, this->options.connection, [this](const RequestHead& h) { return Admit(h); },
+          &metrics.connections) {}
 
 httplib::Server::Handler HttpService::Impl::Wrap(std::string name, httplib::Server::Handler h) {
   return [this, name = std::move(name), h = std::move(h)](const httplib::Request& req,
                                                           httplib::Response& res) {
     const auto start = std::chrono::steady_clock::now();
-    // Authentication happens here, after httplib has read the body, so a
-    // rejected request leaves the keep-alive connection in a clean state.
-    if (!Authorized(req)) {
+    // Admit() refused unauthenticated heads already; this second check
+    // guards routes reached some other way.
+    if (!Authorized(req.path, req.get_header_value("Authorization"))) {
       res.set_header("WWW-Authenticate", "Bearer realm=\"neardup\"");
       Fail(res, 401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is required");
       metrics.Record("unauthorized", 401, 0);
@@ -126,23 +129,37 @@ void HttpService::Impl::Register(const std::vector<Route>& routes) {
   }
 }
 
-bool HttpService::Impl::Authorized(const httplib::Request& req) const {
-  if (options.token.empty() || req.path == "/healthz") return true;
-  const std::string auth = req.get_header_value("Authorization");
+bool HttpService::Impl::Authorized(std::string_view path, std::string_view auth) const {
+  if (options.token.empty() || path == "/healthz") return true;
   constexpr std::string_view kBearer = "Bearer ";
-  return auth.size() > kBearer.size() && auth.compare(0, kBearer.size(), kBearer) == 0 &&
-         ConstantTimeEquals(std::string_view(auth).substr(kBearer.size()), options.token);
+  return auth.size() > kBearer.size() && auth.substr(0, kBearer.size()) == kBearer &&
+         ConstantTimeEquals(auth.substr(kBearer.size()), options.token);
+}
+
+std::optional<Rejection> HttpService::Impl::Admit(const RequestHead& head) {
+  if (!Authorized(head.path(), head.authorization)) {
+    metrics.Record("unauthorized", 401, 0);
+    return Rejection{401, "unauthorized",
+                     "a valid 'Authorization: Bearer <token>' header is required",
+                     "WWW-Authenticate: Bearer realm=\"neardup\"\r\n"};
+  }
+  const size_t max = options.limits.max_body_bytes;
+  if (head.content_length && *head.content_length > max) {
+    metrics.Record("payload_too_large", 413, 0);
+    return Rejection{413, "payload_too_large",
+                     "request body of " + std::to_string(*head.content_length) +
+                         " bytes is over the limit of " + std::to_string(max),
+                     ""};
+  }
+  return std::nullopt;
 }
 
 HttpService::HttpService(DurableEngine* engine, ServerOptions options)
     : impl_(std::make_unique<Impl>(engine, std::move(options))) {
   Impl* impl = impl_.get();
-  const int threads = std::max(2, impl->options.threads);
-  impl->http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Content-Length over the limit is refused from the head (Admit); this
+  // bounds chunked bodies.
   impl->http.set_payload_max_length(impl->options.limits.max_body_bytes);
-  impl->http.set_keep_alive_max_count(100000);
-  impl->http.set_tcp_nodelay(true);
-  impl->http.set_read_timeout(30, 0);
   // Statuses httplib sets itself (unknown path, body too large, bad request
   // line) get the JSON error shape too.
   impl->http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -177,10 +194,10 @@ Status HttpService::Bind() {
 
 int HttpService::port() const { return impl_->port; }
 
-void HttpService::Serve() { impl_->http.listen_after_bind(); }
+Status HttpService::Serve() { return impl_->connections.Run(impl_->http.bound_socket()); }
 
 void HttpService::Stop() {
-  if (impl_) impl_->http.stop();
+  if (impl_) impl_->connections.Stop();
 }
 
 }  // namespace neardup::server

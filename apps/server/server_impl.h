@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "server/connections.h"
 #include "server/metrics.h"
 #include "server/route.h"
 #include "server/server.h"
@@ -22,9 +23,10 @@ struct HttpService::Impl {
 
   DurableEngine* engine;
   ServerOptions options;
-  httplib::Server http;
+  HttpServer http;
   RequestMetrics metrics;
   RouteContext context;
+  ConnectionServer connections;
   int port = 0;
 
   // Registers `routes` in order: for each distinct pattern (in order of
@@ -32,7 +34,10 @@ struct HttpService::Impl {
   void Register(const std::vector<Route>& routes);
   // True when no token is configured, for /healthz, or with the right
   // bearer token (compared in constant time).
-  bool Authorized(const httplib::Request& req) const;
+  bool Authorized(std::string_view path, std::string_view authorization) const;
+  // The connection layer's check of a request head: the token, then the
+  // declared body size.
+  std::optional<Rejection> Admit(const RequestHead& head);
 
  private:
   // `h` authenticated, timed under the metric name `name`, exception-safe.
