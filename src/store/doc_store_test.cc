@@ -39,10 +39,12 @@ TEST(DocStoreTest, RowsRoundTripAndScanInArrivalOrder) {
   auto st = DocStore::Open(dir, {});
   ASSERT_TRUE(st.ok());
   std::vector<NodeRow> rows;
-  ASSERT_TRUE((*st)->ScanNodes([&](const NodeRow& r) {
-                 rows.push_back(r);
-                 return Status::OK();
-               }).ok());
+  ASSERT_TRUE((*st)
+                  ->ScanNodes([&](const NodeRow& r) {
+                    rows.push_back(r);
+                    return Status::OK();
+                  })
+                  .ok());
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].seq, 1u);
   EXPECT_EQ(rows[0].id, std::string(1000, 'x'));
@@ -58,10 +60,12 @@ TEST(DocStoreTest, RowsRoundTripAndScanInArrivalOrder) {
   EXPECT_EQ(doc->meta, "{\"a\":1}");
   EXPECT_EQ(doc->text, "text");
   std::vector<TimeRow> times;
-  ASSERT_TRUE((*st)->ScanTimes([&](const TimeRow& r) {
-                 times.push_back(r);
-                 return Status::OK();
-               }).ok());
+  ASSERT_TRUE((*st)
+                  ->ScanTimes([&](const TimeRow& r) {
+                    times.push_back(r);
+                    return Status::OK();
+                  })
+                  .ok());
   ASSERT_EQ(times.size(), 1u);
   EXPECT_TRUE(times[0].ghost);
   EXPECT_EQ(times[0].time, 99);
