@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -77,6 +78,24 @@ void Address(const sockaddr_storage& a, std::string* ip, int* port) {
     *port = ntohs(v6->sin6_port);
   }
   *ip = buf;
+}
+
+// `curl -d` labels bodies application/x-www-form-urlencoded, and
+// cpp-httplib refuses such bodies over 8 KiB (413) and parses them as
+// forms. Every body of this API is JSON or NDJSON, so that label is
+// rewritten to application/json before httplib reads the head. Returns the
+// change in head size.
+ptrdiff_t RelabelForm(Conn* c, const RequestHead& head) {
+  constexpr std::string_view kForm = "application/x-www-form-urlencoded";
+  const std::string_view type = head.content_type;
+  if (type.size() < kForm.size()) return 0;
+  for (size_t i = 0; i < kForm.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(type[i])) != kForm[i]) return 0;
+  }
+  const size_t at = static_cast<size_t>(type.data() - c->in.data());
+  constexpr std::string_view kJson = "application/json";
+  c->in.replace(at, type.size(), kJson);
+  return static_cast<ptrdiff_t>(kJson.size()) - static_cast<ptrdiff_t>(type.size());
 }
 
 }  // namespace
@@ -243,7 +262,7 @@ struct ConnectionServer::Impl {
         ++stats->refused;
         return Refuse(c, *r);
       }
-      c->head_size = head.size;
+      c->head_size = head.size + RelabelForm(c, head);
       c->body_length = head.content_length.value_or(0);
       c->chunked = head.chunked;
       c->state = State::kBody;

@@ -92,6 +92,8 @@ bool ParseField(std::string_view line, RequestHead* h, bool* keep_alive) {
     if (HasToken(value, "keep-alive")) *keep_alive = true;
   } else if (EqualsNoCase(name, "Authorization") && h->authorization.empty()) {
     h->authorization = value;
+  } else if (EqualsNoCase(name, "Content-Type") && h->content_type.empty()) {
+    h->content_type = value;
   }
   return true;
 }

@@ -30,6 +30,7 @@ struct RequestHead {
   bool expect_continue = false;            // Expect: 100-continue
   bool close = false;                      // Connection: close, or HTTP/1.0 without keep-alive
   std::string_view authorization;          // the first Authorization value
+  std::string_view content_type;           // the first Content-Type value
   size_t size = 0;                         // bytes up to and including the empty line
 
   // The path of the target: up to '?' or '#'.

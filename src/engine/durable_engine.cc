@@ -82,6 +82,15 @@ Status Recover(store::DocStore& st, Engine& engine, DurableImpl& impl) {
 }  // namespace
 
 namespace engine {
+namespace {
+store::StoreOptions WithLog(store::StoreOptions o, DurableImpl* impl) {
+  if (!o.log)
+    o.log = [impl](std::string_view m) {
+      impl->Log(LogLevel::kWarning, "store: " + std::string(m));
+    };
+  return o;
+}
+}  // namespace
 
 const Engine& EngineOf(const DurableEngine& d) { return *d.engine_; }
 
@@ -134,7 +143,8 @@ Result<std::unique_ptr<DurableEngine>> engine::OpenDurable(
       return impl->LookupText(id, text);
     });
   }
-  NEARDUP_ASSIGN_OR_RETURN(impl->store, store::DocStore::Open(options.dir, store_options));
+  NEARDUP_ASSIGN_OR_RETURN(impl->store,
+                           store::DocStore::Open(options.dir, WithLog(store_options, impl)));
   NEARDUP_RETURN_IF_ERROR(CheckStoreOptions(*impl->store, options.engine));
   const auto start = std::chrono::steady_clock::now();
   NEARDUP_RETURN_IF_ERROR(Recover(*impl->store, *d->engine_, *impl));

@@ -12,6 +12,8 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -127,6 +129,23 @@ bool DecodeDoc(std::string_view value, DocRow* r) {
   return ok;
 }
 
+// Forwards RocksDB's warnings and errors to StoreOptions::log.
+class ForwardingLogger : public rocksdb::Logger {
+ public:
+  explicit ForwardingLogger(std::function<void(std::string_view)> sink)
+      : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL), sink_(std::move(sink)) {}
+  void Logv(const char*, va_list) override {}  // unleveled: informational
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list ap) override {
+    if (level < GetInfoLogLevel() || !sink_) return;
+    char buf[1024];
+    std::vsnprintf(buf, sizeof(buf), format, ap);
+    sink_(buf);
+  }
+
+ private:
+  std::function<void(std::string_view)> sink_;
+};
+
 constexpr char kFormat[] = "neardup-store-2";  // 2: node rows carry sketches
 
 }  // namespace
@@ -188,6 +207,7 @@ Result<std::unique_ptr<DocStore>> DocStore::Open(const std::string& dir,
 Status DocStore::OpenDb() {
   rocksdb::Options db_opts;
   if (env_) db_opts.env = env_.get();
+  db_opts.info_log = std::make_shared<ForwardingLogger>(options_.log);
   db_opts.create_if_missing = options_.create_if_missing;
   db_opts.create_missing_column_families = true;
   db_opts.IncreaseParallelism(2);

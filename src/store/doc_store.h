@@ -75,6 +75,10 @@ struct StoreOptions {
   size_t block_cache_bytes = 64u << 20;
   // Tests only: every file of the store goes through these faults.
   std::shared_ptr<FaultInjection> faults;
+  // RocksDB's warnings and errors go here (may be null: dropped). RocksDB
+  // writes no LOG file of its own: on a full disk that file is the first to
+  // fail, and RocksDB aborts when it logs to it again.
+  std::function<void(std::string_view)> log;
 };
 
 class DocStore {
