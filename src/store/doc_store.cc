@@ -321,7 +321,7 @@ Result<std::string> DocStore::GetMeta(std::string_view key) const {
 }
 
 Status DocStore::ScanNodes(const std::function<Status(const NodeRow&)>& fn) const {
-  std::shared_lock lock(mu_);
+  // No lock: `fn` may take the caller's locks (see the header).
   NEARDUP_RETURN_IF_ERROR(Available());
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;
@@ -338,7 +338,7 @@ Status DocStore::ScanNodes(const std::function<Status(const NodeRow&)>& fn) cons
 }
 
 Status DocStore::ScanTimes(const std::function<Status(const TimeRow&)>& fn) const {
-  std::shared_lock lock(mu_);
+  // No lock: `fn` may take the caller's locks (see the header).
   NEARDUP_RETURN_IF_ERROR(Available());
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;

@@ -133,6 +133,7 @@ class DocStore {
 
   // Calls `fn` for every row in key order (nodes: arrival order); stops at
   // the first error `fn` returns. Errors: Corruption on undecodable rows.
+  // For recovery: must not run while a Write may repair (reopen) the store.
   Status ScanNodes(const std::function<Status(const NodeRow&)>& fn) const;
   Status ScanTimes(const std::function<Status(const TimeRow&)>& fn) const;
 

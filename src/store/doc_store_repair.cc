@@ -43,7 +43,9 @@ void DocStore::RecordUndo(const rocksdb::WriteBatch& failed) {
   if (!failed.Iterate(&c).ok()) return;
   std::shared_lock lock(mu_);
   if (!db_) return;
-  for (const auto& [cf_id, key] : c.keys) {
+  for (const auto& entry : c.keys) {
+    const uint32_t cf_id = entry.first;
+    const std::string& key = entry.second;
     int cf = 0;
     while (cf < 4 && Handle(cf)->GetID() != cf_id) ++cf;
     if (cf == 4) continue;
