@@ -1,7 +1,7 @@
 # neardup top-level Makefile. `make demo` and `make test` work on a fresh Debian 12 machine as root.
 BUILD ?= build
 JOBS ?= $(shell nproc)
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DNEARDUP_WERROR=ON
 
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <unordered_map>
 
+#include "cli/batch_flags.h"
 #include "cli/command.h"
 #include "cli/common.h"
 #include "neardup/eval.h"
@@ -27,6 +28,9 @@ struct EvalFlags {
   std::string out_dir;
   std::string name;
   bool no_plot = false;
+  std::string mode = "online";   // online: Engine::AddBatch; batch: neardup/batch.h
+  std::string memory;            // batch mode: --memory
+  uint64_t min_shared_keys = 1;  // batch mode
 };
 
 // One swept parameter: how a value string changes the options.
@@ -220,6 +224,18 @@ struct Row {
   uint64_t peak_rss = 0;
 };
 
+// Runs the batch pipeline (what `neardup dedup` runs) over the corpus.
+Result<eval::Labels> ClusterBatch(const EngineOptions& options, const Corpus& c, bool skip_invalid,
+                                  uint64_t memory, uint64_t min_shared_keys) {
+  BatchOptions bo;
+  bo.engine = options;
+  bo.skip_invalid = skip_invalid;
+  bo.memory_bytes = memory;
+  bo.min_shared_keys = min_shared_keys;
+  NEARDUP_ASSIGN_OR_RETURN(BatchDedup::Labels l, BatchClusterDocuments(c.docs, bo));
+  return eval::Labels(l.cluster.begin(), l.cluster.end());
+}
+
 // Runs the engine once over the corpus; returns the cluster label per document.
 Result<eval::Labels> Cluster(const EngineOptions& options, const Corpus& c, bool skip_invalid) {
   NEARDUP_ASSIGN_OR_RETURN(auto engine, Engine::Create(options));
@@ -324,7 +340,15 @@ int RunEval(const EvalFlags& f) {
     auto options = MakeEngineOptions(pf);
     if (!options.ok()) return Fail("eval", options.status()), kExitUsage;
     const auto start = std::chrono::steady_clock::now();
-    auto labels = Cluster(*options, *corpus, f.input.skip_invalid);
+    uint64_t memory = 0;
+    if (!f.memory.empty()) {
+      auto m = ParseSize(f.memory);
+      if (!m.ok()) return Fail("eval", m.status()), kExitUsage;
+      memory = *m;
+    }
+    auto labels = f.mode == "batch" ? ClusterBatch(*options, *corpus, f.input.skip_invalid, memory,
+                                                   f.min_shared_keys)
+                                    : Cluster(*options, *corpus, f.input.skip_invalid);
     if (!labels.ok()) return Fail("eval", labels.status());
     Row r;
     r.value = value;
@@ -369,6 +393,14 @@ void SetupEval(CLI::App* app, int* exit_code) {
   cmd->add_option("--out", flags->out_dir, "Directory for metrics.csv and the plot")->required();
   cmd->add_option("--name", flags->name, "Dataset name for the table, CSV and plot");
   cmd->add_flag("--no-plot", flags->no_plot, "Do not run gnuplot");
+  cmd->add_option("--mode", flags->mode,
+                  "online: the engine's parent forest (Engine::AddBatch); batch: the batch "
+                  "pipeline of `neardup dedup` (union-find over verified pairs)")
+      ->check(CLI::IsMember({"online", "batch"}))
+      ->capture_default_str();
+  cmd->add_option("--memory", flags->memory, "With --mode batch: the memory budget (e.g. 64M)");
+  cmd->add_option("--min-shared-keys", flags->min_shared_keys,
+                  "With --mode batch: verify only pairs sharing this many bucket keys");
   cmd->callback([flags, exit_code] { *exit_code = RunEval(*flags); });
 }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "server/connection.h"
+#include "server/console.h"
 #include "server/json_io.h"
 
 namespace neardup::server {
@@ -56,13 +57,22 @@ const char* Reason(int status) {
   }
 }
 
+// The security headers the console's post-routing handler (console.cc)
+// gives every answer that is not a console page.
+const std::string& SecurityHeaders() {
+  static const std::string h = std::string("Content-Security-Policy: ") + kApiCsp +
+                               "\r\nX-Content-Type-Options: nosniff\r\nX-Frame-Options: "
+                               "DENY\r\nReferrer-Policy: no-referrer\r\n";
+  return h;
+}
+
 std::string RefusalResponse(const Rejection& r) {
   const std::string body = Dump(ErrorJson(r.code, r.message));
-  char head[256];
+  char head[512];
   std::snprintf(head, sizeof(head),
                 "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-                "Connection: close\r\n",
-                r.status, Reason(r.status), body.size());
+                "Connection: close\r\n%s",
+                r.status, Reason(r.status), body.size(), SecurityHeaders().c_str());
   return head + r.extra_headers + "\r\n" + body;
 }
 

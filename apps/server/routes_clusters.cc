@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cluster routes of API v1 (docs/api.md "Clusters"): one cluster with its
 // members, and the paged list of clusters by size or recency.
-#include <charconv>
-
+#include "server/cluster_list.h"
 #include "server/route.h"
 
 namespace neardup::server {
@@ -35,8 +34,8 @@ void GetCluster(const RouteContext& ctx, const Req& req, Res& res) {
          {"members", members}});
 }
 
-// The page request of GET /v1/clusters from its query parameters.
-Result<ListOptions> ListParams(const Req& req) {
+// The query of GET /v1/clusters from its parameters.
+Result<ClusterListQuery> ListParams(const Req& req) {
   const std::string sort = req.has_param("sort") ? req.get_param_value("sort") : "size";
   const std::string order = req.has_param("order") ? req.get_param_value("order") : "desc";
   if (sort != "size" && sort != "recent") {
@@ -46,42 +45,22 @@ Result<ListOptions> ListParams(const Req& req) {
     return Status::InvalidArgument("'order' must be desc or asc");
   auto limit = CountParam(req, "limit", 20, 1000);
   if (!limit.ok()) return limit.status();
-  ListOptions page{sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent, order == "desc",
-                   *limit, std::nullopt};
+  ClusterListQuery query;
+  query.page = {sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent, order == "desc", *limit,
+                std::nullopt};
   if (req.has_param("cursor") && !req.get_param_value("cursor").empty()) {
-    // "<key>:<id>", the next_cursor of the previous page.
-    const std::string cur = req.get_param_value("cursor");
-    const size_t colon = cur.find(':');
-    int64_t key = 0;
-    auto [p, ec] =
-        std::from_chars(cur.data(), cur.data() + (colon == std::string::npos ? 0 : colon), key);
-    if (colon == std::string::npos || ec != std::errc() || p != cur.data() + colon) {
-      return Status::InvalidArgument("bad cursor");
-    }
-    page.after.emplace(key, cur.substr(colon + 1));
+    auto after = ParseCursor(req.get_param_value("cursor"));
+    if (!after.ok()) return after.status();
+    query.page.after = std::move(*after);
   }
-  return page;
+  if (req.has_param("q")) query.q = req.get_param_value("q");
+  return query;
 }
 
 void ListClusters(const RouteContext& ctx, const Req& req, Res& res) {
-  auto params = ListParams(req);
-  if (!params.ok()) return Fail(res, params.status());
-  const auto page = ctx.engine.ListClusters(*params);
-  Json list = Json::array();
-  for (const auto& c : page) {
-    list.push_back(
-        {{"id", c.id},
-         {"size", c.size},
-         {"time", c.time},
-         {"representative", {{"id", c.representative}, {"meta", MetaOf(ctx, c.representative)}}}});
-  }
-  Json next = nullptr;
-  if (!page.empty() && page.size() == params->limit) {
-    const auto& last = page.back();
-    const int64_t key = params->sort == ClusterSort::kSize ? int64_t{last.size} : last.time;
-    next = std::to_string(key) + ":" + last.id;
-  }
-  Reply(res, 200, {{"clusters", list}, {"next_cursor", next}});
+  auto query = ListParams(req);
+  if (!query.ok()) return Fail(res, query.status());
+  Reply(res, 200, ListClustersJson(ctx.engine, *query));
 }
 
 }  // namespace

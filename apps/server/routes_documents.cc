@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Document routes of API v1 (docs/api.md "Documents"): add, batch add,
 // get, similar and delete.
+#include "server/doc_view.h"
 #include "server/route.h"
 
 namespace neardup::server {
@@ -75,6 +76,7 @@ void GetDocument(const RouteContext& ctx, const Req& req, Res& res) {
             {"arrival", r->arrival},
             {"time", r->time},
             {"meta", MetaJson(r->meta)}};
+  j["title"] = MakeDocView(j["meta"], r->text).title;
   if (r->text) j["text"] = *r->text;
   Reply(res, 200, j);
 }
@@ -96,7 +98,12 @@ void SimilarDocuments(const RouteContext& ctx, const Req& req, Res& res) {
   auto cluster = ctx.engine.ClusterOf(id, 0);
   Json list = Json::array();
   for (const auto& s : *sim) {
-    Json j = {{"id", s.match.id}, {"similarity", s.match.similarity}, {"meta", MetaJson(s.meta)}};
+    Json meta = MetaJson(s.meta);
+    Json j = {{"id", s.match.id},
+              {"similarity", s.match.similarity},
+              {"arrival", s.arrival},
+              {"title", MakeDocView(meta, s.text).title},
+              {"meta", std::move(meta)}};
     if (s.match.distance >= 0) j["distance"] = s.match.distance;
     if (s.match.verified) j["verified"] = *s.match.verified;
     list.push_back(std::move(j));

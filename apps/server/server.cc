@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "base/status_macros.h"
+#include "server/console.h"
 #include "server/server_impl.h"
 
 namespace neardup::server {
@@ -130,7 +131,12 @@ void HttpService::Impl::Register(const std::vector<Route>& routes) {
 }
 
 bool HttpService::Impl::Authorized(std::string_view path, std::string_view auth) const {
-  if (options.token.empty() || path == "/healthz") return true;
+  // Open paths: health, and the console's page and files (they hold no data;
+  // the page sends the token with its API calls).
+  if (options.token.empty() || path == "/healthz" || path == "/" ||
+      path.substr(0, 9) == "/console/") {
+    return true;
+  }
   constexpr std::string_view kBearer = "Bearer ";
   return auth.size() > kBearer.size() && auth.substr(0, kBearer.size()) == kBearer &&
          ConstantTimeEquals(auth.substr(kBearer.size()), options.token);
@@ -174,6 +180,7 @@ HttpService::HttpService(DurableEngine* engine, ServerOptions options)
         Fail(res, 500, "internal", "unexpected error");
       });
   impl->Register(ApiRoutes());
+  RegisterConsole(impl->http, impl->metrics);
 }
 
 HttpService::~HttpService() { Stop(); }

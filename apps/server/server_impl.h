@@ -32,8 +32,9 @@ struct HttpService::Impl {
   // Registers `routes` in order: for each distinct pattern (in order of
   // first appearance), its handlers, then a 405 for every other method.
   void Register(const std::vector<Route>& routes);
-  // True when no token is configured, for /healthz, or with the right
-  // bearer token (compared in constant time).
+  // True when no token is configured, for /healthz and the console's
+  // files (/, /console/...), or with the right bearer token (compared in
+  // constant time).
   bool Authorized(std::string_view path, std::string_view authorization) const;
   // The connection layer's check of a request head: the token, then the
   // declared body size.

@@ -108,6 +108,8 @@ struct DocumentRecord {
 struct SimilarDocument {
   Match match;
   std::string meta;
+  int64_t arrival = 0;              // when it arrived
+  std::optional<std::string> text;  // with store_text
 };
 
 struct ExpireReport {
@@ -156,6 +158,9 @@ class DurableEngine {
   Result<DocumentRecord> Get(const std::string& id);
   // Other members of its cluster with their meta; refreshes its time.
   Result<std::vector<SimilarDocument>> Similar(const std::string& id, size_t limit);
+  // The record of a live document without refreshing its time (for list
+  // and overview pages): one store read. Errors: NotFound.
+  Result<DocumentRecord> Peek(const std::string& id) const;
   // Meta of a live or ghost document (empty if none). Errors: NotFound.
   Result<std::string> Meta(const std::string& id) const;
 

@@ -43,7 +43,7 @@ namespace neardup {
 struct GroupClusterOptions {
   VerifyKind verify = VerifyKind::kLevenshtein;  // kNone accepts every pair
   double threshold = 0.8;                        // the verified similarity a pair needs
-  ShingleOptions shingles;                       // for the set verifiers
+  ShingleOptions shingles{};                     // for the set verifiers
   double qbank_other_min = 1.0;                  // kQbank: the non-Han parts
   size_t max_cluster_size = 1000;                // the cap; 0 means no cap
   KeepPolicy keep = KeepPolicy::kFirst;

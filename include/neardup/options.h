@@ -152,19 +152,19 @@ struct EngineOptions {
   // near-duplicates.
   double threshold = 0.6;
 
-  NormalizeOptions normalize;
-  FeatureOptions features;
-  ShingleOptions shingles;
+  NormalizeOptions normalize{};
+  FeatureOptions features{};
+  ShingleOptions shingles{};
 
   // Candidate generators, in precedence order (the first that finds a
   // document gives its evidence).
   std::vector<SignalKind> signals = {SignalKind::kExact, SignalKind::kMinHash};
-  SimHashOptions simhash;
-  MinHashOptions minhash;
-  SuperShingleOptions supershingle;
-  SpotSigOptions spotsig;
-  IMatchOptions imatch;
-  VerifyOptions verify;
+  SimHashOptions simhash{};
+  MinHashOptions minhash{};
+  SuperShingleOptions supershingle{};
+  SpotSigOptions spotsig{};
+  IMatchOptions imatch{};
+  VerifyOptions verify{};
   KeepPolicy keep = KeepPolicy::kFirst;  // batch dedup (neardup dedup, Python dedup())
 
   // --- limits and resources ---

@@ -16,7 +16,7 @@ once or twice, a few are reprinted dozens of times. Each reprint applies, indepe
   changed (p=.6), 1-2 sentences deleted (p=.4), paragraphs shuffled (p=.2),
   conversion to Traditional with OpenCC's STCharacters table (p=.25).
 Documents are written in a seeded random order.
-Usage: reprint.py OUT_DIR DATA_DIR [--seed N] [--man-root /usr/share/man]
+Usage: reprint.py OUT_DIR DATA_DIR [--seed N] [--man-root /usr/share/man] [--articles N]
 Writes OUT_DIR/reprint.jsonl ({"id","text"}) and OUT_DIR/reprint_labels.jsonl.
 """
 import argparse
@@ -52,7 +52,7 @@ def grams(text):
     return {t[i:i + 3] for i in range(len(t) - 2)}
 
 
-def load_articles(man_root):
+def load_articles(man_root, limit=None):
     pages = manpages.pages(man_root, "zh_CN")
     paras = {}
     for page in sorted(pages):
@@ -72,6 +72,8 @@ def load_articles(man_root):
             continue
         kept_grams.append(g)
         articles.append((page, body))
+        if limit is not None and len(articles) >= limit:
+            break
     return articles
 
 
@@ -122,10 +124,11 @@ def main():
     ap.add_argument("data_dir")
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument("--man-root", default="/usr/share/man")
+    ap.add_argument("--articles", type=int, help="only the first N articles (test slices)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     s2t = load_char_table(args.data_dir, "STCharacters")
-    articles = load_articles(args.man_root)
+    articles = load_articles(args.man_root, args.articles)
     docs = []
     for c, (page, body) in enumerate(articles):
         size = min(60, int(rng.paretovariate(1.1)))

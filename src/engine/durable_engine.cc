@@ -236,7 +236,7 @@ void MaybeTouch(DurableImpl& impl, const NodeRecord& rec, int64_t granularity) {
 }
 }  // namespace
 
-Result<DocumentRecord> DurableEngine::Get(const std::string& id) {
+Result<DocumentRecord> DurableEngine::Peek(const std::string& id) const {
   NEARDUP_ASSIGN_OR_RETURN(NodeRecord rec, EngineInternal::Record(*engine_, id));
   if (rec.ghost) return Status::NotFound("no document '" + id + "'");
   DocumentRecord out;
@@ -255,7 +255,13 @@ Result<DocumentRecord> DurableEngine::Get(const std::string& id) {
   } else {
     return Status::NotFound("no document '" + id + "'");  // removed meanwhile, or not committed
   }
-  MaybeTouch(*impl_, rec, options_.touch_granularity_ms);
+  return out;
+}
+
+Result<DocumentRecord> DurableEngine::Get(const std::string& id) {
+  NEARDUP_ASSIGN_OR_RETURN(DocumentRecord out, Peek(id));
+  MaybeTouch(*impl_, NodeRecord{.id = id, .cluster = out.cluster, .time = out.time},
+             options_.touch_granularity_ms);
   return out;
 }
 
@@ -267,7 +273,13 @@ Result<std::vector<SimilarDocument>> DurableEngine::Similar(const std::string& i
   out.reserve(matches.size());
   for (auto& m : matches) {
     auto row = impl_->store->GetDoc(m.id);
-    out.push_back({std::move(m), row.ok() ? std::move(row->meta) : std::string()});
+    SimilarDocument& d = out.emplace_back();
+    d.match = std::move(m);
+    if (row.ok()) {
+      d.meta = std::move(row->meta);
+      d.arrival = row->arrival;
+      if (impl_->store_text) d.text = std::move(row->text);
+    }
   }
   MaybeTouch(*impl_, rec, options_.touch_granularity_ms);
   return out;

@@ -233,6 +233,51 @@ TEST(DurableEngineTest, IdempotentRetryReturnsTheStoredAnswer) {
   EXPECT_EQ(EngineOf(*d).Stats().documents, 2u);
 }
 
+TEST(DurableEngineTest, PeekReadsWithoutRefreshingAndSimilarCarriesArrivalAndText) {
+  TempDir dir;
+  DurableOptions o = Opts(dir.str());
+  o.store_text = true;
+  o.ttl_ms = 0;
+  std::mt19937 rng(11);
+  const std::string t = Story(rng, 200);
+  {
+    auto d = OpenOrDie(o);
+    ASSERT_TRUE(d->Add({"A", t, 1000, R"({"source":"a"})"}, OnConflict::kError).ok());
+    ASSERT_TRUE(d->Add({"B", Edit(rng, t, 1), 2000, ""}, OnConflict::kError).ok());
+    auto p = d->Peek("A");
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->arrival, 1000);
+    EXPECT_EQ(p->time, 2000);  // the root's time, raised by B joining
+    EXPECT_EQ(p->meta, R"({"source":"a"})");
+    ASSERT_TRUE(p->text.has_value());
+    EXPECT_EQ(*p->text, t);
+    EXPECT_EQ(p->cluster_size, 2u);
+    auto sim = d->Similar("B", 10);  // refreshes B only
+    ASSERT_TRUE(sim.ok());
+    ASSERT_EQ(sim->size(), 1u);
+    EXPECT_EQ((*sim)[0].match.id, "A");
+    EXPECT_EQ((*sim)[0].arrival, 1000);
+    EXPECT_EQ((*sim)[0].meta, R"({"source":"a"})");
+    ASSERT_TRUE((*sim)[0].text.has_value());
+    EXPECT_EQ(*(*sim)[0].text, t);
+    EXPECT_TRUE(d->Peek("nope").status().IsNotFound());
+  }
+  {
+    auto d = OpenOrDie(o);
+    auto a = EngineInternal::Record(EngineOf(*d), "A");
+    ASSERT_TRUE(a.ok());
+    const int64_t before = a->time;
+    ASSERT_TRUE(d->Peek("A").ok());
+    d.reset();  // closes, draining queued refreshes
+    d = OpenOrDie(o);
+    EXPECT_EQ(EngineInternal::Record(EngineOf(*d), "A")->time, before);  // Peek left the time alone
+    ASSERT_TRUE(d->Get("A").ok());
+    d.reset();
+    d = OpenOrDie(o);
+    EXPECT_GT(EngineInternal::Record(EngineOf(*d), "A")->time, before);  // Get refreshed it
+  }
+}
+
 TEST(DurableEngineTest, StoreWrittenWithAnotherPipelineIsRefused) {
   TempDir dir;
   { auto d = OpenOrDie(Opts(dir.str())); }

@@ -52,7 +52,7 @@ struct NodeRow {
   std::string root;  // empty when the document is its own root
   uint64_t fingerprint = 0;
   int64_t time = 0;      // arrival time
-  std::string sketches;  // the signals' sketches, restored without recomputing
+  std::string sketches{};  // the signals' sketches, restored without recomputing
 };
 
 struct TimeRow {
@@ -74,11 +74,11 @@ struct StoreOptions {
   bool create_if_missing = true;
   size_t block_cache_bytes = 64u << 20;
   // Tests only: every file of the store goes through these faults.
-  std::shared_ptr<FaultInjection> faults;
+  std::shared_ptr<FaultInjection> faults = nullptr;
   // RocksDB's warnings and errors go here (may be null: dropped). RocksDB
   // writes no LOG file of its own: on a full disk that file is the first to
   // fail, and RocksDB aborts when it logs to it again.
-  std::function<void(std::string_view)> log;
+  std::function<void(std::string_view)> log = nullptr;
 };
 
 class DocStore {

@@ -49,7 +49,7 @@ struct VerifierSpec {
     kQbank
   } kind = Kind::kSimilarity;
   double threshold = 0.6;
-  features::ShingleSpec shingles;  // set kinds
+  features::ShingleSpec shingles{};  // set kinds
   int short_chars = 200;           // kSimilarity
   double qbank_other_min = 1.0;    // kQbank
 };

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "batch/batch_run.h"
+#include "batch/jsonl.h"
+#include "neardup/batch.h"
+#include "neardup/ids.h"
+
+namespace neardup {
+namespace {
+
+// Families of near-duplicate Chinese-like questions: a base text, copies
+// with one or two characters changed, and hard negatives with another
+// number. Deterministic for a seed.
+std::string Corpus(int families, uint64_t seed, std::vector<std::string>* ids = nullptr) {
+  std::mt19937_64 rng(seed);
+  const std::u32string han =
+      U"的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学"
+      U"对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头"
+      U"面公同三已老从动两长";
+  auto pick = [&] { return han[rng() % han.size()]; };
+  std::ostringstream out;
+  int line = 0;
+  auto utf8 = [](const std::u32string& s) {
+    std::string o;
+    for (char32_t c : s) {
+      o += static_cast<char>(0xE0 | (c >> 12));
+      o += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      o += static_cast<char>(0x80 | (c & 0x3F));
+    }
+    return o;
+  };
+  for (int f = 0; f < families; ++f) {
+    std::u32string base;
+    const int len = 20 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < len; ++i) base += pick();
+    const int number = static_cast<int>(rng() % 1000);
+    const int copies = 1 + static_cast<int>(rng() % 4);
+    for (int c = 0; c < copies; ++c) {
+      std::u32string t = base;
+      if (c > 0) t[rng() % t.size()] = pick();
+      const int n = c == copies - 1 && rng() % 3 == 0 ? number + 1 : number;  // a hard negative
+      const std::string id = std::to_string((line * 7919) % 100003);  // shuffled integer ids
+      if (ids) ids->push_back(id);
+      out << "{\"id\":" << id << ",\"text\":\"" << utf8(t) << " 共 " << n << " 页\"}\n";
+      ++line;
+    }
+  }
+  return out.str();
+}
+
+struct Row {
+  std::string id, cluster, kept;
+  uint64_t size;
+  bool operator==(const Row&) const = default;
+};
+
+std::vector<Row> Rows(BatchDedup* run) {
+  std::vector<Row> rows;
+  EXPECT_TRUE(run->ForEachRecord([&](const BatchRecord& r) {
+                   rows.push_back({std::string(r.id), std::string(r.cluster), std::string(r.kept),
+                                   r.cluster_size});
+                   return Status::OK();
+                 })
+                  .ok());
+  return rows;
+}
+
+class BatchDedupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto dir = batch::TempDir::Create("");
+    ASSERT_TRUE(dir.ok());
+    dir_ = std::move(dir).value();
+    path_ = dir_->File("corpus.jsonl");
+    std::ofstream(path_) << Corpus(700, 11);
+  }
+  std::unique_ptr<BatchDedup> Run(BatchOptions o) {
+    auto r = BatchDedup::Run({path_}, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+  std::unique_ptr<batch::TempDir> dir_;
+  std::string path_;
+};
+
+// The result does not depend on threads, memory or spilling.
+TEST_F(BatchDedupTest, SameResultForAnyThreadsAndMemory) {
+  for (const char* profile : {"default", "qbank", "simhash"}) {
+    BatchOptions o;
+    o.engine = *EngineOptions::FromProfile(profile);
+    o.engine.threads = 2;
+    o.memory_bytes = 1ull << 30;
+    auto big = Run(o);
+    ASSERT_TRUE(big);
+    EXPECT_EQ(big->stats().key_runs_spilled, 0u);
+    const auto expected = Rows(big.get());
+    ASSERT_EQ(expected.size(), big->stats().records);
+    // SimHash at k=3 misses most one-character edits of short texts.
+    EXPECT_GT(big->stats().multi_clusters, std::string(profile) == "simhash" ? 30u : 100u)
+        << profile;
+    for (int threads : {1, 2, 3}) {
+      o.engine.threads = threads;
+      o.memory_bytes = 1 << 20;  // forces spilling of keys and pairs
+      auto small = Run(o);
+      ASSERT_TRUE(small);
+      EXPECT_GT(small->stats().key_runs_spilled, 0u);
+      EXPECT_EQ(Rows(small.get()), expected) << profile << " threads " << threads;
+    }
+  }
+}
+
+TEST_F(BatchDedupTest, KeepPolicies) {
+  BatchOptions o;
+  o.engine = *EngineOptions::FromProfile("qbank");
+  for (KeepPolicy keep : {KeepPolicy::kFirst, KeepPolicy::kSmallestId, KeepPolicy::kLongest}) {
+    o.engine.keep = keep;
+    auto run = Run(o);
+    ASSERT_TRUE(run);
+    auto labels = run->RecordLabels();
+    ASSERT_TRUE(labels.ok());
+    const auto rows = Rows(run.get());
+    std::map<std::string, std::vector<size_t>> members;
+    for (size_t i = 0; i < rows.size(); ++i) members[rows[i].cluster].push_back(i);
+    for (const auto& [cluster, m] : members) {
+      EXPECT_EQ(rows[m.front()].id, cluster);  // the cluster is named by its first member
+      for (size_t i : m) {
+        EXPECT_EQ(rows[i].kept, rows[labels->kept[i]].id);
+        if (keep == KeepPolicy::kFirst) {
+          EXPECT_EQ(labels->kept[i], m.front());
+        }
+        if (keep == KeepPolicy::kSmallestId) {
+          for (size_t j : m) {
+            EXPECT_FALSE(IdLess(rows[j].id, rows[i].kept));
+          }
+        }
+      }
+    }
+  }
+}
+
+// A signature from outside the engine: the pipeline only needs keys and a
+// similarity. Keys: the text's first character; similar when the last
+// characters are equal. Buckets larger than the star width still pair
+// every member with the first ones.
+class FirstCharSignature final : public batch::BatchSignature {
+ public:
+  FirstCharSignature() : spaces_{{"first-char", -1, false}} {}
+  const std::vector<batch::KeySpace>& spaces() const override { return spaces_; }
+  size_t max_keys() const override { return 1; }
+  std::unique_ptr<batch::SignatureScratch> NewScratch() const override {
+    return std::make_unique<batch::SignatureScratch>();
+  }
+  Status Keys(std::string_view text, batch::SignatureScratch*, batch::KeySink* out) const override {
+    if (!text.empty()) out->Add(0, static_cast<unsigned char>(text[0]) * 0x9E3779B97F4A7C15ull);
+    return Status::OK();
+  }
+  Result<double> Similarity(const batch::DocText& a, const batch::DocText& b,
+                            batch::SignatureScratch*) const override {
+    ++calls;
+    return a.text.back() == b.text.back() ? 1.0 : 0.0;
+  }
+  double threshold() const override { return 0.5; }
+  std::string identity() const override { return "first-char v1"; }
+  mutable std::atomic<int> calls{0};
+
+ private:
+  std::vector<batch::KeySpace> spaces_;
+};
+
+TEST_F(BatchDedupTest, PluggableSignatureAndStarPairing) {
+  std::string data;
+  for (int i = 0; i < 30; ++i)
+    data += "{\"id\":" + std::to_string(i) + ",\"text\":\"k" + "xyz"[i % 3] + "\"}\n";
+  const std::string path = dir_->File("star.jsonl");
+  std::ofstream(path) << data;
+  FirstCharSignature sig;
+  BatchOptions o;
+  auto run = RunWithSignature({path}, o, &sig);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  // One bucket of 30: each member pairs with the first 8 (all pairs among
+  // the first 9): 8*9/2 + 21*8 = 204 similarity calls.
+  EXPECT_EQ(sig.calls.load(), 36 + 21 * 8);
+  const auto rows = Rows(run->get());
+  ASSERT_EQ(rows.size(), 30u);
+  for (int i = 0; i < 30; ++i) {
+    EXPECT_EQ(rows[i].cluster, std::to_string(i % 3)) << i;
+    EXPECT_EQ(rows[i].size, 10u);
+  }
+}
+
+TEST_F(BatchDedupTest, RepeatedIdsAndBadLines) {
+  const std::string path = dir_->File("bad.jsonl");
+  std::ofstream(path) << "{\"id\":\"a\",\"text\":\"x\"}\n\n{\"id\":\"b\",\"text\":\"y\"}\n"
+                         "{\"id\":\"a\",\"text\":\"z\"}\n{\"id\":1,\"text\":\"y\"}\n"
+                         "{\"id\":\"1\",\"text\":\"y\"}\n";
+  BatchOptions o;
+  auto run = BatchDedup::Run({path}, o);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find(path + ":4"), std::string::npos) << run.status().message();
+  EXPECT_NE(run.status().message().find("already exists"), std::string::npos);
+  std::vector<std::string> skipped;
+  o.skip_invalid = true;
+  o.on_skip = [&](const Status& s) { skipped.push_back(s.message()); };
+  auto ok = BatchDedup::Run({path}, o);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ((*ok)->stats().records, 4u);  // 1 and "1" are different ids
+  const auto rows = Rows(ok->get());
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].id, "\"a\"");
+  // The first bad line in input order is reported, whatever the threads.
+  std::ofstream(path) << "{\"id\":1,\"text\":\"x\"}\n{\"id\":2,\"text\":\"x\"\n{\"id\":3}\n";
+  o.skip_invalid = false;
+  for (int t : {1, 2}) {
+    o.engine.threads = t;
+    auto bad = BatchDedup::Run({path}, o);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().message(), path + ":2: malformed JSON");
+  }
+}
+
+TEST_F(BatchDedupTest, InMemoryDocuments) {
+  std::vector<Document> docs = {{"7", "the same text here", 0},
+                                {"\"x\"", "something else entirely", 0},
+                                {"3", "the same text here", 0}};
+  BatchOptions o;
+  o.engine.keep = KeepPolicy::kSmallestId;
+  auto l = BatchClusterDocuments(docs, o);
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  EXPECT_EQ(l->cluster, (std::vector<uint32_t>{0, 1, 0}));
+  EXPECT_EQ(l->kept, (std::vector<uint32_t>{2, 1, 2}));  // id 3 < id 7
+  EXPECT_EQ(l->size, (std::vector<uint32_t>{2, 1, 2}));
+  // Ids that are not canonical integers (leading zeros) are strings, not bad JSON.
+  docs = {{"007", "x y z", 0}, {"-0", "x y z", 0}, {"", "other", 0}};
+  auto odd = BatchClusterDocuments(docs, o);
+  ASSERT_TRUE(odd.ok()) << odd.status().ToString();
+  EXPECT_EQ(odd->cluster, (std::vector<uint32_t>{0, 0, 2}));
+}
+
+}  // namespace
+}  // namespace neardup

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The state of one batch run (BatchDedup::Impl) and its phases, each in its
+// own file:
+//
+//   sketch_phase.cc  reader thread + sketch workers -> sorted key runs
+//   pair_phase.cc    k-way merge of the keys -> candidate pairs (star
+//                    pairing), repeated ids
+//   verify_phase.cc  pairs merged and de-duplicated -> Similarity() on
+//                    worker threads, committed in order -> ClusterBuilder
+//   results.cc       keep policy, records and clusters in input order
+//   batch_dedup.cc   set-up, the public API, BuildBatchIndex
+//
+// Star pairing: a bucket's members, in document order m0 < m1 < ..., give
+// the pairs (mj, mi) for j < min(i, W): all pairs of a bucket of up to W+1
+// members, and for larger buckets every member paired with the first W.
+// W = 8, or 64 in spaces with a payload distance (SimHash), whose buckets
+// are filtered by distance first. Bounded: at most W pairs per key.
+#ifndef NEARDUP_BATCH_BATCH_RUN_H_
+#define NEARDUP_BATCH_BATCH_RUN_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batch/clusters.h"
+#include "batch/input.h"
+#include "batch/jsonl.h"
+#include "batch/monitor.h"
+#include "batch/records.h"
+#include "batch/runs.h"
+#include "batch/signature.h"
+#include "batch/temp_dir.h"
+#include "neardup/batch.h"
+
+namespace neardup {
+
+namespace batch {
+inline constexpr size_t kStarWidth = 8;
+inline constexpr size_t kHammingWidth = 64;
+
+// Verified edges for --with-matches, ordered by (b, a).
+struct MatchLess {
+  bool operator()(const Edge& x, const Edge& y) const { return x.b != y.b ? x.b < y.b : x.a < y.a; }
+};
+inline uint64_t MatchKey(const Edge& e) { return (static_cast<uint64_t>(e.b) << 32) | e.a; }
+
+using KeyRuns = RunSet<KeyEntry, KeyEntryLess>;
+using PairRuns = RunSet<Pair, std::less<Pair>>;
+using MatchRuns = RunSet<Edge, MatchLess>;
+}  // namespace batch
+
+struct BatchDedup::Impl {
+  BatchOptions options;
+  std::unique_ptr<batch::BatchSignature> owned_sig;
+  batch::BatchSignature* sig = nullptr;
+  std::unique_ptr<batch::TempDir> tmp;
+  std::vector<batch::InputFile> files;
+  std::unique_ptr<batch::LineTable> lines;
+  batch::TextStore store;
+  batch::JsonlFields fields;
+  int threads = 1;
+  uint64_t budget = 0;
+  std::unique_ptr<batch::Monitor> monitor;
+  BatchStats stats;
+
+  // Against an index: its corpus lines come first (ids < corpus_lines), its
+  // files are files[0, corpus_files), its keys one more sorted run.
+  uint64_t corpus_lines = 0;
+  size_t corpus_files = 0;
+  std::string index_keys;
+  uint64_t index_key_records = 0;
+
+  // Results.
+  uint64_t n = 0;  // lines
+  batch::Clustering clustering;
+  std::vector<uint32_t> first, kept;  // per cluster root: first member, kept member
+  std::unique_ptr<batch::MatchRuns> matches;
+
+  // The first record error by line (deterministic), a fatal error, skips.
+  std::mutex err_mu;
+  uint64_t err_line = UINT64_MAX;
+  Status err;
+  Status fatal;
+  std::atomic<uint64_t> stop_line{UINT64_MAX};
+  std::vector<std::pair<uint64_t, Status>> skips;
+
+  // Phases.
+  Status Setup(const std::vector<std::string>& names);
+  Status LearnPhase();
+  Status SketchPhase(batch::KeyRuns* keys);
+  Status PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs);
+  Status VerifyPhase(batch::PairRuns* pairs);
+  Status KeepPhase();
+  Status OpenIndex();  // index.cc
+
+  // Helpers.
+  void RecordError(uint64_t line, Status s);
+  void RecordFatal(Status s);
+  Status FirstError();
+  void DeliverSkips();
+  // Bytes of the budget left after the per-line tables and result arrays.
+  uint64_t Available() const;
+  // "file:line" of a global line id.
+  std::string Where(uint64_t line) const;
+  // The record of a line, parsed with `parser`. Errors: as RecordParser.
+  Status Parse(uint64_t line, batch::RecordParser* parser, batch::ParsedRecord* out) const;
+  Status ParseId(uint64_t line, batch::RecordParser* parser, std::string_view* id) const;
+};
+
+// BatchDedup::Run with a given signature instead of CreateBatchSignature's
+// (tests; other front ends). `sig` must outlive the result.
+Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::string>& names,
+                                                     const BatchOptions& options,
+                                                     batch::BatchSignature* sig);
+
+// Labels per record (by_line: per input line, other lines alone).
+Result<BatchDedup::Labels> LabelsOf(const BatchDedup::Impl& m, bool by_line);
+
+}  // namespace neardup
+
+#endif  // NEARDUP_BATCH_BATCH_RUN_H_

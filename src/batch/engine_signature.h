@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The BatchSignature of an EngineOptions: the engine's own pipeline
+// (engine::Pipeline: normalization, features, shingles) and verifier
+// (engine::BuildVerifier), with one key space per selected signal, in the
+// options' precedence order:
+//
+//   exact         1 key: the XXH3-128 text hash (low half)
+//   minhash       b keys: the LSH band keys (sketch::LshBandKey) of the
+//                 MinHash signature (no keys for a text without shingles)
+//   simhash       C(k+2, 2) keys: the 64-bit fingerprint cut into k+2 blocks,
+//                 one key per pair of blocks (two fingerprints within k bits
+//                 differ in at most k blocks, so they share a pair); the
+//                 fingerprint is the payload and pairs need distance <= k
+//   supershingle  C(6, min_equal) keys: one per set of min_equal positions
+//   imatch        one key per I-Match signature present
+//   spotsig       the 64 smallest spot-signature hashes (a bottom-k sample)
+//
+// With a verifier every pair is verified on the two normalized texts. With
+// none (VerifyKind::kNone) every signal decides by itself as in the online
+// engine (any shared key; SimHash within k), except spotsig, whose pairs need
+// the Jaccard of the full signature sets >= SpotSigOptions::threshold.
+//
+// Thread safety: const methods are safe from many threads (one scratch each).
+#ifndef NEARDUP_BATCH_ENGINE_SIGNATURE_H_
+#define NEARDUP_BATCH_ENGINE_SIGNATURE_H_
+
+#include <memory>
+#include <string>
+
+#include "batch/signature.h"
+#include "neardup/options.h"
+
+namespace neardup::batch {
+
+class EngineSignature : public BatchSignature {
+ public:
+  // `learn_first`: with learned IDF, run the Learn() pass before Keys().
+  // Errors: as Engine::Create for bad options; InvalidArgument for SimHash k
+  // outside [0, 32].
+  static Result<std::unique_ptr<EngineSignature>> Create(const EngineOptions& options,
+                                                         bool learn_first);
+  ~EngineSignature() override;
+
+  const std::vector<KeySpace>& spaces() const override;
+  size_t max_keys() const override;
+  std::unique_ptr<SignatureScratch> NewScratch() const override;
+  Status Keys(std::string_view text, SignatureScratch* scratch, KeySink* out) const override;
+  Result<double> Similarity(const DocText& a, const DocText& b,
+                            SignatureScratch* scratch) const override;
+  double threshold() const override;
+  std::string identity() const override;
+  Result<PairEvidence> Explain(const DocText& a, const DocText& b,
+                               SignatureScratch* scratch) const override;
+  bool wants_learning() const override;
+  Status Learn(std::string_view text, SignatureScratch* scratch) const override;
+
+  // Learned IDF tables (FeatureOptions::idf == kLearned). Errors: as
+  // Engine::LoadIdf / SaveIdf; FailedPrecondition without learned IDF.
+  Status LoadState(const std::string& path) override;
+  Status SaveState(const std::string& path) const override;
+
+ private:
+  struct Impl;
+  explicit EngineSignature(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace neardup::batch
+
+#endif  // NEARDUP_BATCH_ENGINE_SIGNATURE_H_

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "batch/input.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/status_macros.h"
+#include "batch/run_file.h"
+
+namespace neardup::batch {
+namespace {
+
+constexpr uint64_t kDropEvery = 256ull << 20;  // bytes touched between MADV_DONTNEED
+
+Status SysError(const std::string& name, std::string_view what, int err) {
+  std::string m = name + ": " + std::string(what) + ": " + std::strerror(err);
+  return err == ENOENT ? Status::NotFound(name + ": cannot open file") : Status::IOError(m);
+}
+
+Status Stat(InputFile* f) {
+  struct stat st;
+  if (stat(f->path.c_str(), &st) != 0) return SysError(f->name, "cannot open file", errno);
+  if (S_ISDIR(st.st_mode)) return Status::IOError(f->name + ": is a directory");
+  f->size = static_cast<uint64_t>(st.st_size);
+  f->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return Status::OK();
+}
+
+Status Spool(int in_fd, const std::string& path) {
+  SpillWriter w;
+  NEARDUP_RETURN_IF_ERROR(w.Open(path, 4 << 20));
+  std::vector<char> buf(1 << 20);
+  while (true) {
+    const ssize_t n = read(in_fd, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return SysError("<stdin>", "read error", errno);
+    }
+    if (n == 0) break;
+    NEARDUP_RETURN_IF_ERROR(w.Append(buf.data(), static_cast<size_t>(n)));
+  }
+  return w.Close();
+}
+
+}  // namespace
+
+Result<std::vector<InputFile>> OpenInputs(const std::vector<std::string>& names, TempDir* tmp) {
+  std::vector<std::string> list = names;
+  if (list.empty()) list.push_back("-");
+  std::vector<InputFile> files;
+  bool spooled = false;
+  for (const std::string& n : list) {
+    InputFile f;
+    if (n == "-") {
+      if (spooled) return Status::InvalidArgument("standard input given twice");
+      if (tmp == nullptr) return Status::Internal("stdin needs a temporary directory");
+      f.name = "<stdin>";
+      f.path = tmp->File("stdin.jsonl");
+      NEARDUP_RETURN_IF_ERROR(Spool(STDIN_FILENO, f.path));
+      spooled = true;
+    } else {
+      f.name = n;
+      f.path = n;
+    }
+    NEARDUP_RETURN_IF_ERROR(Stat(&f));
+    files.push_back(std::move(f));
+  }
+  return files;
+}
+
+LineTable::LineTable(bool payloads)
+    : payloads_(payloads), segments_(new std::unique_ptr<Segment>[kMaxSegments]) {}
+LineTable::~LineTable() = default;
+
+void LineTable::Append(uint64_t offset) {
+  const uint64_t n = size_.load(std::memory_order_relaxed);
+  NEARDUP_CHECK_MSG(n < (1ull << 31), "more than 2^31 input lines");
+  if ((n & kMask) == 0) {
+    auto s = std::make_unique<Segment>();
+    s->offsets.reset(new uint64_t[kMask + 1]);
+    s->states.reset(new uint8_t[kMask + 1]());
+    if (payloads_) s->payloads.reset(new uint64_t[kMask + 1]());
+    segments_[n >> kShift] = std::move(s);
+  }
+  Seg(n)->offsets[n & kMask] = offset;
+  size_.store(n + 1, std::memory_order_release);
+}
+
+size_t LineTable::MemoryBytes() const {
+  const uint64_t segs = (size() + kMask) >> kShift;
+  return segs * (kMask + 1) * (payloads_ ? 17 : 9);
+}
+
+ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,
+                         size_t first_file)
+    : files_(files),
+      lines_(lines),
+      chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)),
+      file_(first_file) {
+  for (size_t i = first_file; i < files_->size(); ++i) total_bytes_ += (*files_)[i].size;
+}
+
+ChunkReader::~ChunkReader() {
+  if (fd_ >= 0) close(fd_);
+}
+
+Status ChunkReader::OpenFile() {
+  InputFile& f = (*files_)[file_];
+  fd_ = open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return SysError(f.name, "cannot open file", errno);
+  posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  f.first_line = lines_->size();
+  offset_ = 0;
+  line_in_file_ = 1;
+  carry_.clear();
+  eof_ = false;
+  return Status::OK();
+}
+
+Result<bool> ChunkReader::Next(Chunk* c) {
+  while (file_ < files_->size()) {
+    if (fd_ < 0) NEARDUP_RETURN_IF_ERROR(OpenFile());
+    InputFile& f = (*files_)[file_];
+    // Start with the carried partial line, then read until a line ends.
+    size_t want = std::max(chunk_bytes_, carry_.size() * 2);
+    if (c->buf.size() < want + kPadding) c->buf.resize(want + kPadding);
+    std::memcpy(c->buf.data(), carry_.data(), carry_.size());
+    size_t used = carry_.size();
+    size_t whole = 0;
+    while (true) {
+      while (!eof_ && used < want) {
+        const ssize_t n = read(fd_, c->buf.data() + used, want - used);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          return SysError(f.name, "read error", errno);
+        }
+        if (n == 0) eof_ = true;
+        used += static_cast<size_t>(n);
+        bytes_read_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+      }
+      const void* nl = used == 0 ? nullptr : memrchr(c->buf.data(), '\n', used);
+      if (nl != nullptr) {
+        whole = static_cast<const char*>(nl) - c->buf.data() + 1;
+        break;
+      }
+      if (eof_) {
+        whole = used;  // a last line without '\n', or nothing
+        break;
+      }
+      want *= 2;  // one line longer than the chunk
+      c->buf.resize(want + kPadding);
+    }
+    carry_.assign(c->buf.data() + whole, used - whole);
+    std::memset(c->buf.data() + whole, 0, kPadding);  // padding after the lines
+    if (whole == 0) {
+      close(fd_);
+      fd_ = -1;
+      f.lines = lines_->size() - f.first_line;
+      ++file_;
+      continue;
+    }
+    c->size = whole;
+    c->file = static_cast<uint32_t>(file_);
+    c->file_offset = offset_;
+    c->first_line = lines_->size();
+    c->first_line_in_file = line_in_file_;
+    c->seq = seq_++;
+    uint64_t n = 0;
+    for (size_t pos = 0; pos < whole;) {
+      lines_->Append(offset_ + pos);
+      ++n;
+      const void* e = std::memchr(c->buf.data() + pos, '\n', whole - pos);
+      pos = e == nullptr ? whole : static_cast<const char*>(e) - c->buf.data() + 1;
+    }
+    c->lines = n;
+    line_in_file_ += n;
+    offset_ += whole;
+    return true;
+  }
+  return false;
+}
+
+TextStore::~TextStore() {
+  for (size_t i = 0; i < maps_.size(); ++i) {
+    if (maps_[i] != nullptr) munmap(const_cast<char*>(maps_[i]), (*files_)[i].size);
+  }
+}
+
+Status TextStore::Open(const std::vector<InputFile>* files, const LineTable* lines) {
+  files_ = files;
+  lines_ = lines;
+  for (const InputFile& f : *files) {
+    if (f.size == 0) {
+      maps_.push_back(nullptr);
+      continue;
+    }
+    const int fd = open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return SysError(f.name, "cannot open file", errno);
+    void* p = mmap(nullptr, f.size, PROT_READ, MAP_SHARED, fd, 0);
+    const int e = errno;
+    close(fd);
+    if (p == MAP_FAILED) return SysError(f.name, "cannot map file", e);
+    maps_.push_back(static_cast<const char*>(p));
+  }
+  return Status::OK();
+}
+
+uint32_t TextStore::FileOf(uint64_t line) const {
+  uint32_t f = 0;
+  while (f + 1 < files_->size() && (*files_)[f + 1].first_line <= line) ++f;
+  return f;
+}
+
+void TextStore::Touch(size_t bytes) const {
+  const uint64_t before = touched_.fetch_add(bytes, std::memory_order_relaxed);
+  if (before / kDropEvery == (before + bytes) / kDropEvery) return;
+  for (size_t i = 0; i < maps_.size(); ++i) {
+    if (maps_[i] != nullptr) madvise(const_cast<char*>(maps_[i]), (*files_)[i].size, MADV_DONTNEED);
+  }
+}
+
+TextStore::Line TextStore::Get(uint64_t line) const {
+  Line out;
+  out.file = FileOf(line);
+  const InputFile& f = (*files_)[out.file];
+  const uint64_t begin = lines_->offset(line);
+  uint64_t end = line + 1 < f.first_line + f.lines ? lines_->offset(line + 1) : f.size;
+  const char* base = maps_[out.file];
+  if (end > begin && base[end - 1] == '\n') --end;
+  out.text = std::string_view(base + begin, end - begin);
+  out.readable = f.size - begin;
+  out.line_in_file = line - f.first_line + 1;
+  // A random read maps whole pages: count at least one.
+  Touch(std::max<uint64_t>(end - begin + 1, 4096));
+  return out;
+}
+
+}  // namespace neardup::batch

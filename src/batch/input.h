@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The input side of batch dedup:
+//
+//   InputFiles   the JSONL files of a run; standard input ("-") is first
+//                spooled to a file in the TempDir so every record can be
+//                re-read by offset;
+//   LineTable    per input line (a dense id over all files): its byte offset
+//                and a state byte (blank, record, skipped), plus an optional
+//                64-bit payload; segmented, so it grows without copying and
+//                workers may write states of lines already allocated;
+//   ChunkReader  reads the files front to back with read(2) in chunks of
+//                whole lines (a longer line grows its chunk), recording line
+//                offsets; chunks end with simdjson's padding;
+//   TextStore    random access to a line by id: the files memory-mapped,
+//                with the mapped pages dropped from the process every few
+//                hundred MB touched (madvise MADV_DONTNEED; the page cache
+//                keeps them), so resident memory stays bounded.
+//
+// Memory: 9 bytes per line in the LineTable (17 with payloads).
+// Thread safety: LineTable appends from one thread; states/payloads of
+// allocated lines from any thread (distinct lines). TextStore is read-only
+// and thread-safe after Open().
+#ifndef NEARDUP_BATCH_INPUT_H_
+#define NEARDUP_BATCH_INPUT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "batch/temp_dir.h"
+#include "neardup/status.h"
+
+namespace neardup::batch {
+
+struct InputFile {
+  std::string name;  // for messages: the path, or "<stdin>"
+  std::string path;  // the file read (a spool file for stdin)
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  uint64_t first_line = 0;  // global id of its first line (set while reading)
+  uint64_t lines = 0;
+};
+
+// Resolves the names: "-" (or none) is stdin, spooled into `tmp` as it is
+// read. Errors: NotFound / IOError naming the file; IOError when the spool
+// fills the disk.
+Result<std::vector<InputFile>> OpenInputs(const std::vector<std::string>& names, TempDir* tmp);
+
+enum LineState : uint8_t { kBlank = 0, kRecord = 1, kSkipped = 2 };
+
+class LineTable {
+ public:
+  explicit LineTable(bool payloads = false);
+  ~LineTable();
+
+  // Appends a line starting at `offset` of its file (reader thread only).
+  void Append(uint64_t offset);
+  uint64_t size() const { return size_.load(std::memory_order_acquire); }
+
+  uint64_t offset(uint64_t line) const { return Seg(line)->offsets[line & kMask]; }
+  uint8_t state(uint64_t line) const { return Seg(line)->states[line & kMask]; }
+  void set_state(uint64_t line, uint8_t s) { Seg(line)->states[line & kMask] = s; }
+  uint64_t payload(uint64_t line) const {
+    return payloads_ ? Seg(line)->payloads[line & kMask] : 0;
+  }
+  void set_payload(uint64_t line, uint64_t p) {
+    if (payloads_) Seg(line)->payloads[line & kMask] = p;
+  }
+  size_t MemoryBytes() const;
+  bool payload_enabled() const { return payloads_; }
+
+ private:
+  static constexpr int kShift = 20;
+  static constexpr uint64_t kMask = (1ull << kShift) - 1;
+  static constexpr size_t kMaxSegments = (1ull << 31) >> kShift;
+  struct Segment {
+    std::unique_ptr<uint64_t[]> offsets;
+    std::unique_ptr<uint8_t[]> states;
+    std::unique_ptr<uint64_t[]> payloads;
+  };
+  Segment* Seg(uint64_t line) const { return segments_[line >> kShift].get(); }
+  bool payloads_;
+  std::unique_ptr<std::unique_ptr<Segment>[]> segments_;
+  std::atomic<uint64_t> size_{0};
+};
+
+// A chunk of whole lines of one file.
+struct Chunk {
+  std::vector<char> buf;            // data, then at least kPadding readable bytes
+  size_t size = 0;                  // bytes of whole lines in buf
+  uint32_t file = 0;                // index into the InputFile list
+  uint64_t file_offset = 0;         // offset of buf[0] in the file
+  uint64_t first_line = 0;          // global line id of the first line
+  uint64_t first_line_in_file = 1;  // 1-based
+  uint64_t lines = 0;
+  uint64_t seq = 0;  // chunk number
+};
+
+class ChunkReader {
+ public:
+  static constexpr size_t kPadding = 64;
+  // Reads files[first_file...] (earlier ones are already in `lines`).
+  ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,
+              size_t first_file = 0);
+  ~ChunkReader();
+
+  // Fills *chunk (reusing its buffer) with the next lines; false at the end
+  // of the input. Errors: IOError naming the file.
+  Result<bool> Next(Chunk* chunk);
+  uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
+  uint64_t total_bytes() const { return total_bytes_; }
+
+ private:
+  Status OpenFile();
+  std::vector<InputFile>* files_;
+  LineTable* lines_;
+  size_t chunk_bytes_;
+  size_t file_ = 0;
+  int fd_ = -1;
+  uint64_t offset_ = 0;  // file offset of the carried bytes
+  uint64_t line_in_file_ = 1;
+  std::string carry_;  // an incomplete last line
+  bool eof_ = false;
+  uint64_t seq_ = 0;
+  uint64_t total_bytes_ = 0;
+  std::atomic<uint64_t> bytes_read_{0};
+};
+
+class TextStore {
+ public:
+  TextStore() = default;
+  ~TextStore();
+  TextStore(const TextStore&) = delete;
+  TextStore& operator=(const TextStore&) = delete;
+
+  // Maps the files (after the ChunkReader has read them all).
+  // Errors: IOError naming the file.
+  Status Open(const std::vector<InputFile>* files, const LineTable* lines);
+
+  struct Line {
+    std::string_view text;  // without '\n'
+    size_t readable = 0;    // bytes readable from text.data()
+    uint32_t file = 0;
+    uint64_t line_in_file = 0;  // 1-based
+  };
+  Line Get(uint64_t line) const;
+  // Which file holds a global line id.
+  uint32_t FileOf(uint64_t line) const;
+
+ private:
+  void Touch(size_t bytes) const;
+  const std::vector<InputFile>* files_ = nullptr;
+  const LineTable* lines_ = nullptr;
+  std::vector<const char*> maps_;
+  mutable std::atomic<uint64_t> touched_{0};
+};
+
+}  // namespace neardup::batch
+
+#endif  // NEARDUP_BATCH_INPUT_H_

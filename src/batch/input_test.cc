@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "batch/input.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+
+#include "batch/run_file.h"
+
+namespace neardup::batch {
+namespace {
+
+std::string WriteFile(TempDir* dir, const std::string& name, const std::string& data) {
+  const std::string path = dir->File(name);
+  std::ofstream(path, std::ios::binary) << data;
+  return path;
+}
+
+// Reads every chunk; returns the lines (without '\n') in order.
+std::vector<std::string> ReadAll(std::vector<InputFile>* files, LineTable* lines, size_t chunk) {
+  ChunkReader reader(files, lines, chunk);
+  std::vector<std::string> out;
+  Chunk c;
+  uint64_t expected_first = 0;
+  while (true) {
+    auto more = reader.Next(&c);
+    EXPECT_TRUE(more.ok());
+    if (!*more) break;
+    EXPECT_EQ(c.first_line, expected_first);
+    EXPECT_GE(c.buf.size(), c.size + ChunkReader::kPadding);
+    uint64_t n = 0;
+    for (size_t pos = 0; pos < c.size; ++n) {
+      size_t end = std::string_view(c.buf.data(), c.size).find('\n', pos);
+      if (end == std::string_view::npos) end = c.size;
+      out.emplace_back(c.buf.data() + pos, end - pos);
+      pos = end + 1;
+    }
+    EXPECT_EQ(n, c.lines);
+    expected_first += n;
+  }
+  return out;
+}
+
+TEST(InputTest, ChunksHoldWholeLinesAndTheStoreRereadsThem) {
+  auto dir = TempDir::Create("");
+  ASSERT_TRUE(dir.ok());
+  std::mt19937 rng(3);
+  std::vector<std::string> want;
+  std::string a, b;
+  for (int i = 0; i < 500; ++i) {
+    std::string line(rng() % (i == 250 ? 100000 : 300), 'a' + i % 26);  // one huge line
+    if (i % 7 == 0) line += '\r';                                       // CRLF kept in the line
+    if (i % 50 == 0) line.clear();                                      // blank lines count
+    want.push_back(line);
+    (i < 300 ? a : b) += line + "\n";
+  }
+  b.pop_back();  // the last line has no '\n'
+  std::vector<std::string> names = {WriteFile(dir->get(), "a.jsonl", a),
+                                    WriteFile(dir->get(), "b.jsonl", b)};
+  for (size_t chunk : {size_t{4096}, size_t{1} << 20}) {
+    auto files = OpenInputs(names, nullptr);
+    ASSERT_TRUE(files.ok());
+    LineTable lines;
+    const auto got = ReadAll(&*files, &lines, chunk);
+    ASSERT_EQ(got, want) << chunk;
+    ASSERT_EQ(lines.size(), want.size());
+    EXPECT_EQ((*files)[1].first_line, 300u);
+    EXPECT_EQ((*files)[0].lines, 300u);
+    TextStore store;
+    ASSERT_TRUE(store.Open(&*files, &lines).ok());
+    for (uint64_t i = 0; i < want.size(); ++i) {
+      const TextStore::Line l = store.Get(i);
+      ASSERT_EQ(l.text, want[i]) << i;
+      EXPECT_EQ(l.file, i < 300 ? 0u : 1u);
+      EXPECT_EQ(l.line_in_file, i < 300 ? i + 1 : i - 299);
+      EXPECT_GE(l.readable, l.text.size());
+    }
+  }
+}
+
+TEST(InputTest, MissingFileIsNotFound) {
+  auto files = OpenInputs({"/nonexistent/x.jsonl"}, nullptr);
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(files.status().message().find("/nonexistent/x.jsonl"), std::string::npos);
+}
+
+TEST(InputTest, LineTableStatesAndPayloads) {
+  LineTable t(/*payloads=*/true);
+  for (uint64_t i = 0; i < (1u << 20) + 5; ++i) t.Append(i * 3);  // crosses a segment
+  t.set_state(1u << 20, kRecord);
+  t.set_payload(1u << 20, 42);
+  EXPECT_EQ(t.offset((1u << 20) + 4), ((1u << 20) + 4) * 3ull);
+  EXPECT_EQ(t.state(1u << 20), kRecord);
+  EXPECT_EQ(t.state(0), kBlank);
+  EXPECT_EQ(t.payload(1u << 20), 42u);
+}
+
+TEST(TempDirTest, RemovedWithItsFiles) {
+  std::string path;
+  {
+    auto dir = TempDir::Create("");
+    ASSERT_TRUE(dir.ok());
+    path = (*dir)->path();
+    WriteFile(dir->get(), "x", std::string(10000, 'x'));
+    EXPECT_GE((*dir)->DiskBytes(), 10000u);
+  }
+  struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0);
+  auto bad = TempDir::Create("/nonexistent-parent");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/nonexistent-parent"), std::string::npos);
+}
+
+TEST(TempDirTest, RemovedWhenTheProcessIsKilled) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    InstallCleanupHandlers();
+    auto dir = TempDir::Create("");
+    if (!dir.ok()) _exit(3);
+    WriteFile(dir->get(), "spill.run", "data");
+    const std::string& p = (*dir)->path();
+    if (write(fds[1], p.data(), p.size()) < 0) _exit(4);
+    close(fds[1]);
+    pause();  // killed by SIGTERM below
+    _exit(0);
+  }
+  close(fds[1]);
+  char buf[4096];
+  const ssize_t n = read(fds[0], buf, sizeof buf);
+  close(fds[0]);
+  ASSERT_GT(n, 0);
+  const std::string path(buf, static_cast<size_t>(n));
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  EXPECT_NE(stat(path.c_str(), &st), 0) << path << " survived SIGTERM";
+}
+
+}  // namespace
+}  // namespace neardup::batch

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Monitor: phase timing, progress callbacks and resource sampling for a
+// batch run. A sampler thread reads the resident set (/proc/self/statm) and
+// the temporary directory's size every half second, so `--stats` can show
+// memory staying bounded over time, not just its peak. The progress callback
+// runs on the thread that calls Tick() (the caller's), at most every 200 ms.
+//
+// Also: a blocking queue for the pipeline's stages.
+//
+// Thread safety: Done()/AddRecords() from any thread; the rest from the
+// driving thread.
+#ifndef NEARDUP_BATCH_MONITOR_H_
+#define NEARDUP_BATCH_MONITOR_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "batch/temp_dir.h"
+#include "neardup/batch.h"
+
+namespace neardup::batch {
+
+// Resident bytes now, and the high-water mark (VmHWM).
+uint64_t CurrentRssBytes();
+uint64_t PeakRssBytes();
+
+class Monitor {
+ public:
+  Monitor(std::function<void(const BatchProgress&)> callback, const TempDir* tmp);
+  ~Monitor();
+
+  void Phase(BatchPhase p, uint64_t total);
+  void Done(uint64_t done) { done_.store(done, std::memory_order_relaxed); }
+  void AddDone(uint64_t n) { done_.fetch_add(n, std::memory_order_relaxed); }
+  void AddRecords(uint64_t n) { records_.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t records() const { return records_.load(std::memory_order_relaxed); }
+  // Calls the progress callback when 200 ms have passed since the last call.
+  void Tick();
+  // Ends the last phase; fills timing and resource fields of *stats.
+  void Finish(BatchStats* stats);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  double Seconds() const;
+  void Sample();
+  std::function<void(const BatchProgress&)> callback_;
+  const TempDir* tmp_;
+  Clock::time_point start_, phase_start_, last_tick_;
+  std::optional<BatchPhase> phase_;
+  std::vector<std::pair<BatchPhase, double>> phase_seconds_;
+  std::atomic<uint64_t> done_{0}, records_{0};
+  uint64_t total_ = 0;
+  // sampler
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::mutex samples_mu_;
+  std::vector<std::pair<double, uint64_t>> samples_;
+  uint64_t peak_disk_ = 0;
+  std::thread sampler_;
+};
+
+// A blocking FIFO; Pop() returns nullopt once closed and drained.
+template <typename T>
+class Queue {
+ public:
+  explicit Queue(size_t capacity = SIZE_MAX) : capacity_(capacity) {}
+  void Push(T v) {
+    std::unique_lock<std::mutex> lock(mu_);
+    not_full_.wait(lock, [&] { return q_.size() < capacity_ || closed_; });
+    q_.push_back(std::move(v));
+    not_empty_.notify_one();
+  }
+  std::optional<T> Pop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    not_empty_.wait(lock, [&] { return !q_.empty() || closed_; });
+    if (q_.empty()) return std::nullopt;
+    T v = std::move(q_.front());
+    q_.pop_front();
+    not_full_.notify_one();
+    return v;
+  }
+  // Pop with a timeout: nullopt on timeout or when closed and drained.
+  std::optional<T> PopFor(std::chrono::milliseconds d, bool* closed) {
+    std::unique_lock<std::mutex> lock(mu_);
+    not_empty_.wait_for(lock, d, [&] { return !q_.empty() || closed_; });
+    *closed = closed_ && q_.empty();
+    if (q_.empty()) return std::nullopt;
+    T v = std::move(q_.front());
+    q_.pop_front();
+    not_full_.notify_one();
+    return v;
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    not_empty_.notify_all();
+    not_full_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable not_empty_, not_full_;
+  std::deque<T> q_;
+  size_t capacity_;
+  bool closed_ = false;
+};
+
+}  // namespace neardup::batch
+
+#endif  // NEARDUP_BATCH_MONITOR_H_

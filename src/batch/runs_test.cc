@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "batch/runs.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <random>
+
+#include "batch/records.h"
+#include "batch/sort.h"
+
+namespace neardup::batch {
+namespace {
+
+uint64_t KeyOf(const KeyEntry& e) { return e.key; }
+
+std::vector<KeyEntry> RandomEntries(size_t n, uint64_t seed, uint64_t key_range) {
+  std::mt19937_64 rng(seed);
+  std::vector<KeyEntry> v(n);
+  for (auto& e : v) {
+    // Skewed keys (a few spaces in the top bits) and repeated keys.
+    e.key = MakeKey(static_cast<uint32_t>(rng() % 3), rng() % key_range * 0x9E3779B97F4A7C15ull);
+    e.doc = static_cast<uint32_t>(rng() % 100000);
+  }
+  return v;
+}
+
+bool Equal(const KeyEntry& a, const KeyEntry& b) { return a.key == b.key && a.doc == b.doc; }
+
+TEST(RadixSortTest, MatchesStdSort) {
+  for (uint64_t range : {5ull, 1000ull, 1ull << 40}) {
+    auto v = RandomEntries(200000, range, range);
+    auto expected = v;
+    std::sort(expected.begin(), expected.end(), KeyEntryLess());
+    RadixSort(std::span<KeyEntry>(v), KeyOf, KeyEntryLess());
+    ASSERT_TRUE(std::equal(v.begin(), v.end(), expected.begin(), Equal)) << range;
+  }
+  // Pairs: small doc ids leave the top bytes zero.
+  std::mt19937_64 rng(7);
+  std::vector<Pair> p(100000);
+  for (auto& x : p) x = MakePair(rng() % 5000, rng() % 5000 + 5000, rng() & 1);
+  auto q = p;
+  std::sort(q.begin(), q.end());
+  RadixSort(
+      std::span<Pair>(p), [](Pair x) { return x; }, std::less<Pair>());
+  EXPECT_EQ(p, q);
+}
+
+class RunSetTest : public ::testing::TestWithParam<int> {};
+
+// Runs spilled, in memory, or both, with a fan-in forcing several merge
+// passes: the merged stream equals std::sort of everything.
+TEST_P(RunSetTest, MergeEqualsSortOfEverything) {
+  auto dir = TempDir::Create("");
+  ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+  RunSet<KeyEntry, KeyEntryLess> runs(dir->get(), "k");
+  std::vector<KeyEntry> all;
+  const int mode = GetParam();  // 0 memory, 1 files, 2 mixed
+  for (int r = 0; r < 37; ++r) {
+    auto v = RandomEntries(1000 + 97 * r, 100 + r, 5000);
+    all.insert(all.end(), v.begin(), v.end());
+    RadixSort(std::span<KeyEntry>(v), KeyOf, KeyEntryLess());
+    const bool spill = mode == 1 || (mode == 2 && r % 3 != 0);
+    ASSERT_TRUE(runs.AddRun(&v, spill).ok());
+    EXPECT_TRUE(v.empty());
+  }
+  EXPECT_EQ(runs.records(), all.size());
+  std::sort(all.begin(), all.end(), KeyEntryLess());
+  auto merger = runs.Merge(64 << 10, /*max_fanin=*/4);
+  ASSERT_TRUE(merger.ok()) << merger.status().ToString();
+  std::vector<KeyEntry> got;
+  KeyEntry e;
+  while (true) {
+    auto more = (*merger)->Next(&e);
+    ASSERT_TRUE(more.ok());
+    if (!*more) break;
+    got.push_back(e);
+  }
+  ASSERT_EQ(got.size(), all.size());
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), all.begin(), Equal));
+  // Spill files are deleted once read.
+  merger->reset();
+  EXPECT_EQ((*dir)->DiskBytes(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, RunSetTest, ::testing::Values(0, 1, 2));
+
+TEST(RunSetTest, EmptyAndSingleRuns) {
+  RunSet<Pair, std::less<Pair>> none(nullptr, "p");
+  std::vector<Pair> empty;
+  ASSERT_TRUE(none.AddRun(&empty, false).ok());
+  auto m = none.Merge(1 << 20);
+  ASSERT_TRUE(m.ok());
+  Pair p;
+  auto more = (*m)->Next(&p);
+  ASSERT_TRUE(more.ok());
+  EXPECT_FALSE(*more);
+  // Spilling needs a directory: an error, not a crash.
+  std::vector<Pair> one = {1};
+  EXPECT_FALSE(none.AddRun(&one, true).ok());
+}
+
+TEST(SpillFileTest, WriteReadAndTruncation) {
+  auto dir = TempDir::Create("");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = (*dir)->File("x.bin");
+  SpillWriter w;
+  ASSERT_TRUE(w.Open(path, 4096).ok());
+  std::vector<uint64_t> v(10000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i * i;
+  ASSERT_TRUE(WriteRecords<uint64_t>(&w, v).ok());
+  ASSERT_TRUE(w.Append("abc", 3).ok());  // a partial record at the end
+  ASSERT_TRUE(w.Close().ok());
+  EXPECT_EQ(FileBytes(path), v.size() * 8 + 3);
+  SpillReader r;
+  ASSERT_TRUE(r.Open(path, 4096).ok());
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint64_t x;
+    auto more = r.Read(&x, 8);
+    ASSERT_TRUE(more.ok() && *more);
+    ASSERT_EQ(x, v[i]);
+  }
+  uint64_t x;
+  auto tail = r.Read(&x, 8);
+  EXPECT_FALSE(tail.ok());  // ends inside a record: Corruption
+  EXPECT_EQ(tail.status().code(), StatusCode::kCorruption);
+}
+
+TEST(SpillFileTest, ErrorsNameThePath) {
+  SpillWriter w;
+  Status s = w.Open("/nonexistent-dir/x.run");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/nonexistent-dir/x.run"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace neardup::batch

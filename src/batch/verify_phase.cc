@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Phase 3: the merged pairs, each once (a pair proposed by several keys is
+// de-duplicated here; `decided` if any proposer decides), go in batches to
+// worker threads, which read both texts from the TextStore and call
+// BatchSignature::Similarity. Batches are committed in order, so the edges
+// reach the ClusterBuilder (and the --with-matches runs) in (a, b) order
+// whatever the thread count. Pairs that touch a skipped record are dropped.
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <thread>
+
+#include "base/status_macros.h"
+#include "batch/batch_run.h"
+
+namespace neardup {
+namespace {
+
+constexpr size_t kBatchPairs = 4096;
+
+struct PairBatch {
+  std::vector<batch::Pair> pairs;
+  std::vector<batch::Edge> edges;  // similarity -1: decided by a key space
+  uint64_t calls = 0;
+  Status status;
+};
+
+}  // namespace
+
+Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
+  monitor->Phase(BatchPhase::kVerify, pairs->records());
+  const uint64_t read_budget = std::clamp<uint64_t>(Available() / 8, 1 << 20, 256 << 20);
+  NEARDUP_ASSIGN_OR_RETURN(auto merger, pairs->Merge(read_budget));
+  const double threshold = sig->threshold();
+  if (options.with_matches) matches = std::make_unique<batch::MatchRuns>(tmp.get(), "matches");
+  std::vector<batch::Edge> match_buf;
+  const uint64_t match_limit = std::max<uint64_t>(4096, Available() / 8 / sizeof(batch::Edge));
+  if (options.with_matches) match_buf.reserve(match_limit + 1);
+
+  // Workers: batches in, batches out keyed by sequence number.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::pair<uint64_t, std::unique_ptr<PairBatch>>> todo;
+  std::map<uint64_t, std::unique_ptr<PairBatch>> done;
+  bool closing = false;
+  auto work = [&](batch::SignatureScratch* scratch, batch::RecordParser* pa,
+                  batch::RecordParser* pb, PairBatch* b) {
+    uint32_t cached = UINT32_MAX;
+    batch::ParsedRecord ra, rb;
+    for (batch::Pair p : b->pairs) {
+      const uint32_t a = batch::PairA(p), d = batch::PairB(p);
+      if (lines->state(a) != batch::kRecord || lines->state(d) != batch::kRecord) continue;
+      if (batch::PairDecided(p)) {
+        b->edges.push_back({a, d, -1.0f});
+        continue;
+      }
+      if (cached != a) {
+        cached = UINT32_MAX;
+        if (Status s = Parse(a, pa, &ra); !s.ok()) return s;
+        cached = a;
+      }
+      NEARDUP_RETURN_IF_ERROR(Parse(d, pb, &rb));
+      ++b->calls;
+      NEARDUP_ASSIGN_OR_RETURN(double sim,
+                               sig->Similarity({a, ra.text, lines->payload(a)},
+                                               {d, rb.text, lines->payload(d)}, scratch));
+      if (sim >= threshold) b->edges.push_back({a, d, static_cast<float>(sim)});
+    }
+    return Status::OK();
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      auto scratch = sig->NewScratch();
+      batch::RecordParser pa(fields), pb(fields);
+      std::unique_lock<std::mutex> lock(mu);
+      while (true) {
+        cv.wait(lock, [&] { return !todo.empty() || closing; });
+        if (todo.empty()) return;
+        auto [seq, b] = std::move(todo.front());
+        todo.pop_front();
+        lock.unlock();
+        b->status = work(scratch.get(), &pa, &pb, b.get());
+        lock.lock();
+        done.emplace(seq, std::move(b));
+        cv.notify_all();
+      }
+    });
+  }
+
+  batch::ClusterBuilder builder(n, options.max_cluster_size, tmp.get(),
+                                std::max<uint64_t>(1 << 20, Available() / 4));
+  auto commit = [&](PairBatch& b) -> Status {
+    NEARDUP_RETURN_IF_ERROR(b.status);
+    stats.similarity_calls += b.calls;
+    for (const batch::Edge& e : b.edges) {
+      NEARDUP_RETURN_IF_ERROR(builder.Add({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity}));
+      if (matches) {
+        match_buf.push_back(e);
+        if (match_buf.size() >= match_limit) {
+          std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
+          NEARDUP_RETURN_IF_ERROR(matches->AddRun(&match_buf, true));
+        }
+      }
+    }
+    return Status::OK();
+  };
+
+  // Produce batches, keep at most 2 per thread in flight, commit in order.
+  const size_t max_in_flight = 2 * static_cast<size_t>(threads);
+  uint64_t next_seq = 0, next_commit = 0, merged = 0;
+  Status status;
+  batch::Pair p, prev = 0;
+  bool have_prev = false, more = true;
+  auto batch_buf = std::make_unique<PairBatch>();
+  // The pending distinct pair and how many buckets proposed it.
+  uint64_t proposals = 0;
+  const uint64_t min_proposals = std::max<uint64_t>(1, options.min_shared_keys);
+  while (status.ok() && (more || next_commit < next_seq)) {
+    while (more && next_seq - next_commit < max_in_flight) {
+      auto r = merger->Next(&p);
+      if (!r.ok()) {
+        status = r.status();
+        more = false;
+        break;
+      }
+      more = *r;
+      merged += more;
+      if (more && have_prev && (p >> 1) == (prev >> 1)) {  // the same pair again
+        prev |= p & 1;
+        ++proposals;
+        continue;
+      }
+      if (have_prev) {
+        ++stats.candidate_pairs;
+        if (proposals >= min_proposals) {
+          batch_buf->pairs.push_back(prev);
+        }
+        have_prev = false;
+      }
+      if ((!more || batch_buf->pairs.size() >= kBatchPairs) && !batch_buf->pairs.empty()) {
+        std::lock_guard<std::mutex> lock(mu);
+        todo.emplace_back(next_seq++, std::move(batch_buf));
+        batch_buf = std::make_unique<PairBatch>();
+        cv.notify_all();
+      }
+      if (!more) break;
+      have_prev = true;
+      prev = p;
+      proposals = 1;
+    }
+    std::unique_ptr<PairBatch> ready;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (next_commit == next_seq) continue;
+      cv.wait_for(lock, std::chrono::milliseconds(100),
+                  [&] { return done.count(next_commit) > 0; });
+      auto it = done.find(next_commit);
+      if (it != done.end()) {
+        ready = std::move(it->second);
+        done.erase(it);
+      }
+    }
+    monitor->Done(merged);
+    monitor->Tick();
+    if (ready) {
+      ++next_commit;
+      status = commit(*ready);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    closing = true;
+    cv.notify_all();
+  }
+  for (auto& t : pool) t.join();
+  NEARDUP_RETURN_IF_ERROR(status);
+  merger.reset();
+  if (matches) {
+    std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
+    NEARDUP_RETURN_IF_ERROR(matches->AddRun(&match_buf, matches->spilled_runs() > 0));
+  }
+  monitor->Phase(BatchPhase::kCluster, 0);
+  NEARDUP_ASSIGN_OR_RETURN(clustering, builder.Finish());
+  stats.edges = clustering.stats.edges;
+  stats.oversized_components = clustering.stats.oversized_components;
+  stats.refused_by_cap = clustering.stats.refused_by_cap;
+  return Status::OK();
+}
+
+}  // namespace neardup

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""End-to-end tests of the batch pipeline behind `neardup dedup` (docs/batch.md):
+the output does not depend on the memory budget (spilled or not) or the thread
+count; odd input (CRLF, byte order marks, huge lines); a full temporary disk is a
+clear error and leaves no files; `neardup index build` + `dedup --against`.
+The corpus is made here from a fixed seed: families of near-duplicate Chinese
+questions with hard negatives (another number).
+Usage: batch_cli_test.py NEARDUP_BINARY SOURCE_DIR CASE
+"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import cli_helpers
+from cli_helpers import jsonl
+
+BIN, SRC, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+HAN = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长"
+
+
+def run(args, stdin=None, code=0):
+    return cli_helpers.run(BIN, args, stdin, code)
+
+
+def corpus(families, seed=5):
+    rng = random.Random(seed)
+    lines = []
+    for f in range(families):
+        base = [rng.choice(HAN) for _ in range(rng.randint(15, 50))]
+        number = rng.randint(1, 999)
+        for c in range(rng.randint(1, 4)):
+            t = list(base)
+            if c:
+                t[rng.randrange(len(t))] = rng.choice(HAN)
+            n = number + 1 if c == 3 else number  # a hard negative
+            rid = (len(lines) * 7919) % 100003
+            lines.append(json.dumps({"id": rid, "text": "".join(t) + " 共 %d 页" % n,
+                                     "meta": {"family": f}}, ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+def write(d, name, text):
+    path = os.path.join(d, name)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+    return path
+
+
+def stats(stderr):
+    for line in stderr.splitlines():
+        if line.strip().startswith("keys "):
+            return line
+    raise AssertionError("no stats in: " + stderr)
+
+
+def test_spill_and_threads_identical():
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "c.jsonl", corpus(1500))
+        for profile in ["default", "qbank"]:
+            for emit in ["all", "unique", "clusters"]:
+                base = ["dedup", path, "-q", "--profile", profile, "--emit", emit]
+                big = run(base + ["-j", "2", "--stats"])
+                assert "(0 runs spilled" in stats(big.stderr), big.stderr
+                assert len(big.stdout) > 1000
+                for extra in [["-j", "2"], ["-j", "1"]]:
+                    small = run(base + extra + ["--memory", "1M", "--tmp-dir", d, "--stats"])
+                    assert "(0 runs spilled" not in stats(small.stderr), small.stderr
+                    assert small.stdout == big.stdout, (profile, emit, extra)
+                piped = run(["dedup", "-", "-q", "--profile", profile, "--emit", emit],
+                            stdin=open(path, encoding="utf-8").read())
+                assert piped.stdout == big.stdout, (profile, emit, "stdin")
+        assert sorted(os.listdir(d)) == ["c.jsonl"], os.listdir(d)  # spill files removed
+        rows = jsonl(run(["dedup", path, "-q", "--profile", "qbank"]).stdout)
+        assert any(r["duplicate_of"] is not None for r in rows)
+
+
+def test_odd_input_lines():
+    with tempfile.TemporaryDirectory() as d:
+        big_text = "天" * 300000
+        text = ('\ufeff{"id":1,"text":"一本书共 718 页"}\r\n'
+                '{"id":2,"text":"一本书共 718 页","extra":[1,{"a":null}]}\r\n'
+                '\r\n'
+                '{"id":3,"text":"%s"}\n'
+                '{"id":4,"text":"%s"}' % (big_text, big_text))  # no final newline
+        path = write(d, "odd.jsonl", text)
+        rows = jsonl(run(["dedup", path, "-q", "--memory", "1M"]).stdout)
+        assert [r["id"] for r in rows] == [1, 2, 3, 4], rows
+        assert rows[1]["duplicate_of"] == 1 and rows[3]["duplicate_of"] == 3, rows
+        unique = subprocess.run([BIN, "dedup", path, "-q", "--emit", "unique"],
+                                capture_output=True, check=True).stdout.split(b"\n")
+        first = '\ufeff{"id":1,"text":"一本书共 718 页"}\r'.encode()
+        assert unique[0] == first, unique[0]  # the input line, unchanged
+
+
+def test_full_disk_is_a_clear_error():
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        print("skipped: needs root and unshare(1) for a private tmpfs")
+        return
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    if probe.returncode != 0:
+        print("skipped: unshare -m is not permitted here: " + probe.stderr.decode())
+        return
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "c.jsonl", corpus(3000))
+        mnt = os.path.join(d, "small")
+        os.mkdir(mnt)
+        script = ('mount -t tmpfs -o size=256k tmpfs "$1" && "$2" dedup "$3" -q --memory 1M '
+                  '--tmp-dir "$1" > /dev/null; rc=$?; echo "rc=$rc files=$(ls -A "$1" | wc -l)" >&2')
+        p = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", mnt, BIN, path],
+                           capture_output=True, text=True)
+        assert "rc=1 files=0" in p.stderr, p.stderr
+        assert "No space left on device" in p.stderr and mnt in p.stderr, p.stderr
+        assert "--tmp-dir" in p.stderr, p.stderr
+
+
+def test_index_build_and_against():
+    with tempfile.TemporaryDirectory() as d:
+        lines = corpus(1200).splitlines(keepends=True)
+        cut = len(lines) * 3 // 4
+        old = write(d, "old.jsonl", "".join(lines[:cut]))
+        new = write(d, "new.jsonl", "".join(lines[cut:]))
+        both = write(d, "both.jsonl", "".join(lines))
+        idx = os.path.join(d, "idx")
+        for profile in ["default", "qbank", "simhash"]:
+            opts = ["--profile", profile]
+            run(["index", "build", old, "-o", idx, "-q", "--memory", "1M"] + opts)
+            opts += ["--keep", "first"]
+            assert os.path.exists(os.path.join(idx, "index.json"))
+            got = jsonl(run(["dedup", "--against", idx, new, "-q", "--memory", "1M"] + opts).stdout)
+            full = jsonl(run(["dedup", both, "-q"] + opts).stdout)[cut:]
+            assert [r["id"] for r in got] == [r["id"] for r in full]
+            # A new record is a duplicate against the index exactly when it is one
+            # in a run over corpus + new records (the corpus comes first).
+            assert [r["duplicate_of"] is None for r in got] == \
+                   [r["duplicate_of"] is None for r in full], profile
+            if profile != "simhash":  # k=3 finds few of these one-character edits
+                assert any(r["duplicates_corpus"] for r in got), profile
+                assert any(r["duplicate_of"] is not None and not r["duplicates_corpus"]
+                           for r in got)
+            unique = run(["dedup", "--against", idx, new, "-q", "--emit", "unique"] + opts).stdout
+            assert len(unique.splitlines()) == sum(r["duplicate_of"] is None for r in got)
+        # Another pipeline, a changed corpus, not an index: clear errors.
+        p = run(["dedup", "--against", idx, new, "-q", "--profile", "qbank"], code=1)
+        assert "another pipeline" in p.stderr, p.stderr
+        os.utime(old, ns=(1, 1))
+        p = run(["dedup", "--against", idx, new, "-q", "--profile", "simhash"], code=1)
+        assert "changed since" in p.stderr and old in p.stderr, p.stderr
+        p = run(["dedup", "--against", d, new, "-q"], code=1)
+        assert "index build" in p.stderr, p.stderr
+        run(["index", "build", "-", "-o", idx, "-q"], code=1, stdin="{}\n")
+        run(["dedup", "--against", idx, new, "--emit", "clusters"], code=2)
+
+
+def test_usage_errors():
+    run(["dedup", "--memory", "lots", os.path.join(SRC, "testdata", "reprints.jsonl")], code=2)
+    run(["dedup", "--memory", "10K", os.path.join(SRC, "testdata", "reprints.jsonl")], code=2)
+    p = run(["dedup", "--tmp-dir", "/nonexistent-dir", "-q",
+             os.path.join(SRC, "testdata", "reprints.jsonl")], code=1)
+    assert "/nonexistent-dir" in p.stderr, p.stderr
+
+
+if __name__ == "__main__":
+    globals()["test_" + CASE]()
+    print("ok:", CASE)

@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: Apache-2.0
+# The quality leaderboard end to end on a slice of the suite (scripts/quality/leaderboard).
+add_test(NAME quality.leaderboard_slice
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/quality_slice_test.py
+          $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR})
+set_tests_properties(quality.leaderboard_slice PROPERTIES LABELS "e2e;eval" TIMEOUT 120)
