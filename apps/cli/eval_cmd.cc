@@ -28,7 +28,7 @@ struct EvalFlags {
   std::string out_dir;
   std::string name;
   bool no_plot = false;
-  std::string mode = "online";   // online: Engine::AddBatch; batch: neardup/batch.h
+  std::string mode = "batch";    // batch: what `neardup dedup` runs; online: Engine::AddBatch
   std::string memory;            // batch mode: --memory
   uint64_t min_shared_keys = 1;  // batch mode
 };
@@ -394,8 +394,8 @@ void SetupEval(CLI::App* app, int* exit_code) {
   cmd->add_option("--name", flags->name, "Dataset name for the table, CSV and plot");
   cmd->add_flag("--no-plot", flags->no_plot, "Do not run gnuplot");
   cmd->add_option("--mode", flags->mode,
-                  "online: the engine's parent forest (Engine::AddBatch); batch: the batch "
-                  "pipeline of `neardup dedup` (union-find over verified pairs)")
+                  "batch (default): the pipeline of `neardup dedup` (union-find over verified "
+                  "pairs); online: the engine's parent forest, as `neardup serve` clusters")
       ->check(CLI::IsMember({"online", "batch"}))
       ->capture_default_str();
   cmd->add_option("--memory", flags->memory, "With --mode batch: the memory budget (e.g. 64M)");
