@@ -3,7 +3,16 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DNEARDUP_WERROR=ON
 
-.PHONY: all setup build demo test bench clean format check-format tidy
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+# Sanitizer builds: clang (as the fuzzers need), -O1 with debug info, no benchmarks.
+SAN_CMAKE = CC=clang-14 CXX=clang++-14 cmake -S . -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DNEARDUP_BENCH=OFF
+TSAN_TARGETS = engine_test features_test index_test server_api_test neardup_cli
+
+.PHONY: all setup build demo test test-asan test-tsan bench clean format check-format tidy fuzz
 
 all: build
 
@@ -22,6 +31,25 @@ demo: build
 test: build
 	@scripts/check-format
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+# Unit and end-to-end tests under ASan+UBSan. The same build holds the
+# fuzzers (coverage instrumentation), so `make fuzz FUZZ_BUILD=$(ASAN_BUILD)`
+# reuses it.
+test-asan: setup
+	$(SAN_CMAKE) -B $(ASAN_BUILD) -DNEARDUP_ASAN=ON -DNEARDUP_FUZZ=ON >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+# The concurrency tests (label tsan) under ThreadSanitizer.
+test-tsan: setup
+	$(SAN_CMAKE) -B $(TSAN_BUILD) -DNEARDUP_TSAN=ON -DNEARDUP_STRESS_SECONDS=10 >/dev/null
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
+	cd $(TSAN_BUILD) && ctest --output-on-failure -L tsan
+
+# libFuzzer targets of fuzz/ (clang, ASan+UBSan), each for FUZZ_SECONDS,
+# JOBS at a time; see docs/reliability.md.
+fuzz: setup
+	@scripts/fuzz $(FUZZ_SECONDS) $(FUZZ_BUILD) $(JOBS)
 
 bench: build
 	@echo "benchmarks are in $(BUILD)/bench/; see docs/benchmarks.md for the commands"

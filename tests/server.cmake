@@ -5,6 +5,8 @@ if(TARGET neardup_server)
   add_executable(server_api_test
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_api_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_durability_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/server/server_limits_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/server/server_diskfull_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_console_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_process.cc)
   target_include_directories(server_api_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})

@@ -8,12 +8,14 @@
 #include <fmt/core.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cctype>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "cli/command.h"
 #include "neardup/durable_engine.h"
@@ -35,6 +37,12 @@ struct ServeFlags {
   size_t max_doc = 1u << 20;
   size_t max_batch = 1000;
   int threads = 64;
+  size_t max_connections = 1024;
+  std::string header_timeout = "10s";
+  std::string request_timeout = "60s";
+  std::string idle_timeout = "30s";
+  std::string write_timeout = "10s";
+  size_t max_header = 16 << 10;
   int max_distance = -1;
   double threshold = -1;
 };
@@ -79,6 +87,23 @@ Result<std::string> ReadToken(const std::string& path) {
   return t;
 }
 
+// Each connection is a descriptor, and RocksDB keeps its files open: raise
+// the soft limit to the hard one, and warn when that is still too low.
+void RaiseFileLimit(size_t connections) {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0) return;
+  if (r.rlim_cur < r.rlim_max) {
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
+  }
+  if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < connections + 256) {
+    fmt::print(stderr,
+               "neardup serve: warning: the file descriptor limit {} is low for "
+               "--max-connections {} (each connection is one; RocksDB needs some too)\n",
+               static_cast<unsigned long long>(r.rlim_cur), connections);
+  }
+}
+
 int Serve(const ServeFlags& f) {
   auto fail = [](const Status& s, int code) {
     fmt::print(stderr, "neardup serve: {}\n", s.ToString());
@@ -102,7 +127,26 @@ int Serve(const ServeFlags& f) {
   server::ServerOptions so;
   so.host = listen->first;
   so.port = listen->second;
-  so.threads = f.threads;
+  so.connection.threads = f.threads;
+  so.connection.max_connections = f.max_connections;
+  so.connection.max_header_bytes = f.max_header;
+  for (auto [flag, value, out] :
+       {std::tuple{"--header-timeout", &f.header_timeout, &so.connection.header_timeout_ms},
+        std::tuple{"--request-timeout", &f.request_timeout, &so.connection.request_timeout_ms},
+        std::tuple{"--idle-timeout", &f.idle_timeout, &so.connection.idle_timeout_ms},
+        std::tuple{"--write-timeout", &f.write_timeout, &so.connection.write_timeout_ms}}) {
+    auto ms = ParseDuration(*value);
+    if (!ms.ok() || *ms <= 0 || *ms > (int64_t{1} << 30)) {
+      return fail(Status::InvalidArgument(std::string(flag) + " wants a positive duration"),
+                  kExitUsage);
+    }
+    *out = static_cast<int>(*ms);
+  }
+  if (f.threads < 1 || f.max_connections < 1) {
+    return fail(Status::InvalidArgument("--threads and --max-connections must be positive"),
+                kExitUsage);
+  }
+  RaiseFileLimit(f.max_connections);
   so.limits.max_body_bytes = f.max_body;
   so.limits.max_doc_bytes = f.max_doc;
   so.limits.max_batch = f.max_batch;
@@ -141,7 +185,9 @@ int Serve(const ServeFlags& f) {
     std::rename((f.port_file + ".tmp").c_str(), f.port_file.c_str());
   }
   std::thread server_thread([&] {
-    service.Serve();
+    if (Status s = service.Serve(); !s.ok()) {
+      fmt::print(stderr, "neardup serve: {}\n", s.ToString());
+    }
     kill(getpid(), SIGTERM);  // wake main if the listener ended by itself
   });
   int sig = 0;
@@ -173,7 +219,27 @@ void Setup(CLI::App* app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--max-batch", flags->max_batch, "Most documents per batch request")
       ->capture_default_str();
-  cmd->add_option("--threads", flags->threads, "Connection threads")->capture_default_str();
+  cmd->add_option("--threads", flags->threads,
+                  "Request threads (requests processed at once; idle connections hold none)")
+      ->capture_default_str();
+  cmd->add_option("--max-connections", flags->max_connections,
+                  "Open connections beyond which new ones get 503")
+      ->capture_default_str();
+  cmd->add_option("--header-timeout", flags->header_timeout,
+                  "Time from a request's first byte to the end of its headers (408 after)")
+      ->capture_default_str();
+  cmd->add_option("--request-timeout", flags->request_timeout,
+                  "Time from a request's first byte to the end of its body (408 after)")
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout", flags->idle_timeout,
+                  "Close a keep-alive connection idle this long")
+      ->capture_default_str();
+  cmd->add_option("--write-timeout", flags->write_timeout,
+                  "Give up on a client that does not read its response for this long")
+      ->capture_default_str();
+  cmd->add_option("--max-header-bytes", flags->max_header,
+                  "Largest request line plus headers (431 above)")
+      ->capture_default_str();
   cmd->add_option("-t,--threshold", flags->threshold,
                   "Override the profile's similarity threshold (0..1)")
       ->check(CLI::Range(0.0, 1.0));

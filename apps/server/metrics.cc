@@ -19,6 +19,23 @@ void RequestMetrics::Record(const std::string& route, int status, double seconds
 void RequestMetrics::Render(std::string* out) const {
   std::lock_guard lock(mu_);
   char buf[256];
+  const std::pair<const char*, uint64_t> conn[] = {
+      {"# TYPE neardup_http_connections gauge\nneardup_http_connections", connections.open},
+      {"# TYPE neardup_http_connections_accepted_total counter\n"
+       "neardup_http_connections_accepted_total",
+       connections.accepted},
+      {"# TYPE neardup_http_connections_over_limit_total counter\n"
+       "neardup_http_connections_over_limit_total",
+       connections.over_limit},
+      {"# TYPE neardup_http_request_timeouts_total counter\nneardup_http_request_timeouts_total",
+       connections.timeouts},
+      {"# TYPE neardup_http_refused_total counter\nneardup_http_refused_total",
+       connections.refused},
+  };
+  for (const auto& [head, v] : conn) {
+    std::snprintf(buf, sizeof(buf), "%s %llu\n", head, static_cast<unsigned long long>(v));
+    out->append(buf);
+  }
   out->append("# HELP neardup_http_requests_total HTTP requests by route and status.\n");
   out->append("# TYPE neardup_http_requests_total counter\n");
   for (const auto& [key, n] : requests_) {

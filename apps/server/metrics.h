@@ -13,6 +13,8 @@
 #include <string>
 #include <utility>
 
+#include "server/connections.h"
+
 namespace neardup::server {
 
 class RequestMetrics {
@@ -22,6 +24,8 @@ class RequestMetrics {
   void Record(const std::string& route, int status, double seconds);
   // Appends the metric families to `out`.
   void Render(std::string* out) const;
+
+  ConnectionStats connections;  // updated by the connection layer
 
  private:
   struct Histogram {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// HttpService setup: thread pool, limits, authentication, JSON errors for
-// every status httplib produces itself, and timed, exception-safe routes.
+// HttpService setup: limits, authentication, JSON errors for every status
+// httplib produces itself, and timed, exception-safe routes.
 #include "server/server.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "base/status_macros.h"
 #include "server/console.h"
 #include "server/server_impl.h"
 
@@ -46,86 +48,124 @@ const char* CodeForStatus(int status) {
 
 }  // namespace
 
-void HttpService::Impl::Reply(httplib::Response& res, int status, const Json& body) {
-  res.status = status;
-  res.set_content(Dump(body), "application/json");
-}
+HttpService::Impl::Impl(DurableEngine* engine, ServerOptions options)
+    : engine(engine),
+      options(std::move(options)),
+      context{*engine, this->options.limits, metrics, std::chrono::steady_clock::now()},
+      connections(
+          &http, this->options.connection, [this](const RequestHead& h) { return Admit(h); },
+          &metrics.connections) {}
 
-void HttpService::Impl::Fail(httplib::Response& res, const Status& s) {
-  Reply(res, HttpStatus(s), ErrorJson(StatusCodeName(s.code()), s.message()));
-}
-
-void HttpService::Impl::Fail(httplib::Response& res, int status, std::string_view code,
-                             std::string_view message) {
-  Reply(res, status, ErrorJson(code, message));
-}
-
-void HttpService::Impl::Route(const std::string& method, const std::string& pattern,
-                              const std::string& route, Handler handler) {
-  auto wrapped = [this, route, handler = std::move(handler)](const httplib::Request& req,
-                                                             httplib::Response& res) {
+httplib::Server::Handler HttpService::Impl::Wrap(std::string name, httplib::Server::Handler h) {
+  return [this, name = std::move(name), h = std::move(h)](const httplib::Request& req,
+                                                          httplib::Response& res) {
     const auto start = std::chrono::steady_clock::now();
-    // Authentication happens here, after httplib has read the body, so a
-    // rejected request leaves the keep-alive connection in a clean state.
-    if (!Authorized(req)) {
+    // Admit() refused unauthenticated heads already; this second check
+    // guards routes reached some other way.
+    if (!Authorized(req.path, req.get_header_value("Authorization"))) {
       res.set_header("WWW-Authenticate", "Bearer realm=\"neardup\"");
       Fail(res, 401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is required");
       metrics.Record("unauthorized", 401, 0);
       return;
     }
     try {
-      handler(req, res);
+      h(req, res);
     } catch (const std::exception& e) {
       Fail(res, 500, "internal", std::string("unexpected error: ") + e.what());
     } catch (...) {
       Fail(res, 500, "internal", "unexpected error");
     }
-    metrics.Record(route, res.status,
+    metrics.Record(name, res.status,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   };
+}
+
+void HttpService::Impl::Add(std::string_view method, const std::string& pattern,
+                            httplib::Server::Handler h) {
   if (method == "GET")
-    http.Get(pattern, wrapped);
+    http.Get(pattern, std::move(h));
   else if (method == "POST")
-    http.Post(pattern, wrapped);
+    http.Post(pattern, std::move(h));
   else if (method == "DELETE")
-    http.Delete(pattern, wrapped);
+    http.Delete(pattern, std::move(h));
   else if (method == "PUT")
-    http.Put(pattern, wrapped);
+    http.Put(pattern, std::move(h));
   else if (method == "PATCH")
-    http.Patch(pattern, wrapped);
+    http.Patch(pattern, std::move(h));
+  else
+    NEARDUP_CHECK_MSG(false, "unsupported method in the route table");
 }
 
-bool HttpService::Impl::Authorized(const httplib::Request& req) const {
-  if (options.token.empty() || req.path == "/healthz") return true;
-  const std::string auth = req.get_header_value("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  return auth.size() > kBearer.size() && auth.compare(0, kBearer.size(), kBearer) == 0 &&
-         ConstantTimeEquals(std::string_view(auth).substr(kBearer.size()), options.token);
-}
-
-void HttpService::Impl::OtherMethods(const std::string& pattern, const std::string& allowed) {
+void HttpService::Impl::MethodNotAllowed(const std::string& pattern, const std::string& allowed) {
   for (const char* m : {"GET", "POST", "DELETE", "PUT", "PATCH"}) {
     if (allowed.find(m) != std::string::npos) continue;
-    Route(m, pattern, "method_not_allowed",
-          [allowed](const httplib::Request& req, httplib::Response& res) {
-            res.set_header("Allow", allowed);
-            Fail(res, 405, "method_not_allowed",
-                 req.method + " is not allowed here; use " + allowed);
-          });
+    Add(m, pattern,
+        Wrap("method_not_allowed", [allowed](const httplib::Request& req, httplib::Response& res) {
+          res.set_header("Allow", allowed);
+          Fail(res, 405, "method_not_allowed", req.method + " is not allowed here; use " + allowed);
+        }));
   }
 }
 
+void HttpService::Impl::Register(const std::vector<Route>& routes) {
+  std::vector<std::string_view> patterns;
+  for (const Route& r : routes) {
+    if (std::find(patterns.begin(), patterns.end(), r.pattern) == patterns.end()) {
+      patterns.push_back(r.pattern);
+    }
+  }
+  for (std::string_view pattern : patterns) {
+    std::string allowed;
+    for (const Route& r : routes) {
+      if (r.pattern != pattern) continue;
+      RouteHandler handler = r.handler;
+      Add(r.method, std::string(pattern),
+          Wrap(std::string(r.name),
+               [this, handler](const httplib::Request& req, httplib::Response& res) {
+                 handler(context, req, res);
+               }));
+      allowed += (allowed.empty() ? "" : ", ") + std::string(r.method);
+    }
+    MethodNotAllowed(std::string(pattern), allowed);
+  }
+}
+
+bool HttpService::Impl::Authorized(std::string_view path, std::string_view auth) const {
+  // Open paths: health, and the console's page and files (they hold no data;
+  // the page sends the token with its API calls).
+  if (options.token.empty() || path == "/healthz" || path == "/" ||
+      path.substr(0, 9) == "/console/") {
+    return true;
+  }
+  constexpr std::string_view kBearer = "Bearer ";
+  return auth.size() > kBearer.size() && auth.substr(0, kBearer.size()) == kBearer &&
+         ConstantTimeEquals(auth.substr(kBearer.size()), options.token);
+}
+
+std::optional<Rejection> HttpService::Impl::Admit(const RequestHead& head) {
+  if (!Authorized(head.path(), head.authorization)) {
+    metrics.Record("unauthorized", 401, 0);
+    return Rejection{401, "unauthorized",
+                     "a valid 'Authorization: Bearer <token>' header is required",
+                     "WWW-Authenticate: Bearer realm=\"neardup\"\r\n"};
+  }
+  const size_t max = options.limits.max_body_bytes;
+  if (head.content_length && *head.content_length > max) {
+    metrics.Record("payload_too_large", 413, 0);
+    return Rejection{413, "payload_too_large",
+                     "request body of " + std::to_string(*head.content_length) +
+                         " bytes is over the limit of " + std::to_string(max),
+                     ""};
+  }
+  return std::nullopt;
+}
+
 HttpService::HttpService(DurableEngine* engine, ServerOptions options)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->engine = engine;
-  impl_->options = std::move(options);
+    : impl_(std::make_unique<Impl>(engine, std::move(options))) {
   Impl* impl = impl_.get();
-  const int threads = std::max(2, impl->options.threads);
-  impl->http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Content-Length over the limit is refused from the head (Admit); this
+  // bounds chunked bodies.
   impl->http.set_payload_max_length(impl->options.limits.max_body_bytes);
-  impl->http.set_keep_alive_max_count(100000);
-  impl->http.set_tcp_nodelay(true);
-  impl->http.set_read_timeout(30, 0);
   // Statuses httplib sets itself (unknown path, body too large, bad request
   // line) get the JSON error shape too.
   impl->http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -133,13 +173,13 @@ HttpService::HttpService(DurableEngine* engine, ServerOptions options)
     std::string msg = res.status == 404   ? "no route for " + req.method + " " + req.path
                       : res.status == 413 ? "request body over the limit"
                                           : "request rejected";
-    Impl::Fail(res, res.status, CodeForStatus(res.status), msg);
+    Fail(res, res.status, CodeForStatus(res.status), msg);
   });
   impl->http.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        Impl::Fail(res, 500, "internal", "unexpected error");
+        Fail(res, 500, "internal", "unexpected error");
       });
-  impl->RegisterRoutes();
+  impl->Register(ApiRoutes());
   RegisterConsole(impl->http, impl->metrics);
 }
 
@@ -161,10 +201,10 @@ Status HttpService::Bind() {
 
 int HttpService::port() const { return impl_->port; }
 
-void HttpService::Serve() { impl_->http.listen_after_bind(); }
+Status HttpService::Serve() { return impl_->connections.Run(impl_->http.bound_socket()); }
 
 void HttpService::Stop() {
-  if (impl_) impl_->http.stop();
+  if (impl_) impl_->connections.Stop();
 }
 
 }  // namespace neardup::server

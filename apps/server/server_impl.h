@@ -1,46 +1,50 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// HttpService::Impl, shared by server.cc (setup, auth, errors, metrics) and
-// routes.cc (the endpoint handlers). Not a public header.
+// HttpService::Impl: the httplib server, the route context and the request
+// metrics. Not a public header.
 #ifndef NEARDUP_APPS_SERVER_SERVER_IMPL_H_
 #define NEARDUP_APPS_SERVER_SERVER_IMPL_H_
 
 #include <httplib.h>
 
 #include <chrono>
-#include <functional>
 #include <string>
+#include <vector>
 
+#include "server/connections.h"
 #include "server/metrics.h"
+#include "server/route.h"
 #include "server/server.h"
 
 namespace neardup::server {
 
 struct HttpService::Impl {
-  DurableEngine* engine = nullptr;
+  Impl(DurableEngine* engine, ServerOptions options);
+
+  DurableEngine* engine;
   ServerOptions options;
-  httplib::Server http;
+  HttpServer http;
   RequestMetrics metrics;
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  RouteContext context;
+  ConnectionServer connections;
   int port = 0;
 
-  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
-  // Registers `handler` for `method` on `pattern` (a regex) under the metric
-  // name `route`: timed, exception-safe.
-  void Route(const std::string& method, const std::string& pattern, const std::string& route,
-             Handler handler);
-  // Answers 405 for the methods of `pattern` that are not in `allowed`.
-  void OtherMethods(const std::string& pattern, const std::string& allowed);
-  void RegisterRoutes();  // routes.cc
-  // True when no token is configured, for /healthz, or with the right
-  // bearer token (compared in constant time).
-  bool Authorized(const httplib::Request& req) const;
+  // Registers `routes` in order: for each distinct pattern (in order of
+  // first appearance), its handlers, then a 405 for every other method.
+  void Register(const std::vector<Route>& routes);
+  // True when no token is configured, for /healthz and the console's
+  // files (/, /console/...), or with the right bearer token (compared in
+  // constant time).
+  bool Authorized(std::string_view path, std::string_view authorization) const;
+  // The connection layer's check of a request head: the token, then the
+  // declared body size.
+  std::optional<Rejection> Admit(const RequestHead& head);
 
-  // Writes a JSON body with `status`.
-  static void Reply(httplib::Response& res, int status, const Json& body);
-  static void Fail(httplib::Response& res, const Status& s);
-  static void Fail(httplib::Response& res, int status, std::string_view code,
-                   std::string_view message);
+ private:
+  // `h` authenticated, timed under the metric name `name`, exception-safe.
+  httplib::Server::Handler Wrap(std::string name, httplib::Server::Handler h);
+  void Add(std::string_view method, const std::string& pattern, httplib::Server::Handler h);
+  void MethodNotAllowed(const std::string& pattern, const std::string& allowed);
 };
 
 }  // namespace neardup::server

@@ -90,8 +90,42 @@ void Forest::Enqueue(Slot root) {
 void Forest::SetRootTime(Slot root, int64_t time) {
   Node& r = nodes_[root];
   if (time <= r.time) return;
+  if (by_time_) {
+    by_time_->Erase(r.time, root);
+    by_time_->Insert(time, root);
+  }
   r.time = time;
   Enqueue(root);
+}
+
+void Forest::Resize(Slot root, uint32_t from, uint32_t to) {
+  if (!by_size_) return;
+  if (from > 0) by_size_->Erase(from, root);
+  if (to > 0) by_size_->Insert(to, root);
+}
+
+void Forest::OrderBy(const RootNames* names) {
+  names_ = names;
+  by_size_.reset();
+  by_time_.reset();
+  if (names == nullptr) return;
+  by_size_ = std::make_unique<RootOrder>(names);
+  by_time_ = std::make_unique<RootOrder>(names);
+  RebuildOrders();
+}
+
+void Forest::RebuildOrders() {
+  if (!by_size_) return;
+  std::vector<std::pair<int64_t, Slot>> sizes, times;
+  sizes.reserve(live_clusters_);
+  times.reserve(live_clusters_);
+  for (const Cluster& c : clusters_) {
+    if (c.size == 0) continue;
+    sizes.emplace_back(c.size, c.root);
+    times.emplace_back(nodes_[c.root].time, c.root);
+  }
+  by_size_->Rebuild(std::move(sizes));
+  by_time_->Rebuild(std::move(times));
 }
 
 void Forest::AddRoot(Slot doc, uint64_t fingerprint, int64_t time) {
@@ -113,6 +147,8 @@ void Forest::AddRoot(Slot doc, uint64_t fingerprint, int64_t time) {
   ++live_clusters_;
   ++live_;
   Enqueue(doc);
+  Resize(doc, 0, 1);
+  if (by_time_) by_time_->Insert(time, doc);
 }
 
 void Forest::AddMember(Slot doc, Slot root, int64_t time) {
@@ -123,6 +159,7 @@ void Forest::AddMember(Slot doc, Slot root, int64_t time) {
   Cluster& c = ClusterAt(root);
   ++c.size;
   Link(doc, c);
+  Resize(root, c.size - 1, c.size);
   SetRootTime(root, time);
   ++live_;
 }
@@ -134,6 +171,8 @@ void Forest::Remove(Slot doc, std::vector<Slot>* released) {
   Unlink(doc, c);
   --c.size;
   --live_;
+  Resize(root, c.size + 1, c.size);
+  if (c.size == 0 && by_time_) by_time_->Erase(nodes_[root].time, root);
   if (doc == root) {
     nodes_[doc].state = State::kGhost;
   } else {
@@ -204,12 +243,14 @@ void Forest::ShrinkToFit() {
   nodes_.shrink_to_fit();
   clusters_.shrink_to_fit();
   queue_.shrink_to_fit();
+  RebuildOrders();
 }
 
 size_t Forest::MemoryBytes() const {
   return nodes_.capacity() * sizeof(Node) + cluster_of_.capacity() * sizeof(uint32_t) +
          clusters_.capacity() * sizeof(Cluster) + free_clusters_.capacity() * sizeof(uint32_t) +
-         queue_.capacity() * sizeof(QueueEntry);
+         queue_.capacity() * sizeof(QueueEntry) + (by_size_ ? by_size_->MemoryBytes() : 0) +
+         (by_time_ ? by_time_->MemoryBytes() : 0);
 }
 
 }  // namespace neardup::cluster

@@ -30,13 +30,15 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "cluster/root_order.h"
+
 namespace neardup::cluster {
 
-using Slot = uint32_t;
 inline constexpr Slot kNoSlot = std::numeric_limits<Slot>::max();
 
 class Forest {
@@ -69,6 +71,15 @@ class Forest {
   // Appends the root of every cluster, in no particular order. O(clusters).
   void Roots(std::vector<Slot>* roots) const;
 
+  // Keeps the clusters ordered by size and by root time, ties broken by the
+  // roots' names (RootOrder), for listing them a page at a time. `names`
+  // must outlive the forest and name every root; null stops the ordering.
+  // O(clusters log clusters) now, O(log clusters) per change after.
+  void OrderBy(const RootNames* names);
+  // The orders, null until OrderBy.
+  const RootOrder* by_size() const { return by_size_.get(); }
+  const RootOrder* by_time() const { return by_time_.get(); }
+
   State state(Slot doc) const { return doc < nodes_.size() ? nodes_[doc].state : State::kFree; }
   bool IsLive(Slot doc) const { return state(doc) == State::kLive; }
   Slot RootOf(Slot doc) const { return nodes_[doc].root; }
@@ -82,7 +93,8 @@ class Forest {
   size_t clusters() const { return live_clusters_; }
   size_t live() const { return live_; }
   size_t MemoryBytes() const;
-  // Drops stale expiry-queue entries and unused capacity. O(slots).
+  // Drops stale expiry-queue entries and unused capacity, and packs the
+  // orders. O(slots + clusters log clusters).
   void ShrinkToFit();
 
  private:
@@ -122,6 +134,10 @@ class Forest {
   void Link(Slot doc, Cluster& c);
   void Unlink(Slot doc, Cluster& c);
   void SetRootTime(Slot root, int64_t time);
+  // Keeps the size order current when a cluster's size goes from `from`
+  // to `to` (0: absent).
+  void Resize(Slot root, uint32_t from, uint32_t to);
+  void RebuildOrders();
 
   std::vector<Node> nodes_;
   std::vector<uint32_t> cluster_of_;  // per root slot: index into clusters_
@@ -131,6 +147,8 @@ class Forest {
   uint64_t next_seq_ = 0;
   size_t live_ = 0;
   size_t live_clusters_ = 0;
+  const RootNames* names_ = nullptr;
+  std::unique_ptr<RootOrder> by_size_, by_time_;
 };
 
 }  // namespace neardup::cluster

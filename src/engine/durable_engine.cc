@@ -82,6 +82,15 @@ Status Recover(store::DocStore& st, Engine& engine, DurableImpl& impl) {
 }  // namespace
 
 namespace engine {
+namespace {
+store::StoreOptions WithLog(store::StoreOptions o, DurableImpl* impl) {
+  if (!o.log)
+    o.log = [impl](std::string_view m) {
+      impl->Log(LogLevel::kWarning, "store: " + std::string(m));
+    };
+  return o;
+}
+}  // namespace
 
 const Engine& EngineOf(const DurableEngine& d) { return *d.engine_; }
 
@@ -101,6 +110,11 @@ Status DurableImpl::LookupText(std::string_view id, std::string* text) const {
 }  // namespace engine
 
 Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions& options) {
+  return engine::OpenDurable(options, {});
+}
+
+Result<std::unique_ptr<DurableEngine>> engine::OpenDurable(
+    const DurableOptions& options, const store::StoreOptions& store_options) {
   if (options.dir.empty()) return Status::InvalidArgument("a data directory is required");
   if (options.max_group == 0 || options.expire_trees_per_step == 0) {
     return Status::InvalidArgument("max_group and expire_trees_per_step must be positive");
@@ -129,7 +143,8 @@ Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions&
       return impl->LookupText(id, text);
     });
   }
-  NEARDUP_ASSIGN_OR_RETURN(impl->store, store::DocStore::Open(options.dir, {}));
+  NEARDUP_ASSIGN_OR_RETURN(impl->store,
+                           store::DocStore::Open(options.dir, WithLog(store_options, impl)));
   NEARDUP_RETURN_IF_ERROR(CheckStoreOptions(*impl->store, options.engine));
   const auto start = std::chrono::steady_clock::now();
   NEARDUP_RETURN_IF_ERROR(Recover(*impl->store, *d->engine_, *impl));

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/utf8.h"
+#include "engine/durable_test_util.h"
 #include "engine/engine_internal.h"
 
 namespace neardup {
@@ -18,85 +19,13 @@ namespace {
 
 using engine::EngineInternal;
 using engine::EngineOf;
+using testing_util::Edit;
+using testing_util::OpenOrDie;
+using testing_util::Opts;
+using testing_util::Snapshot;
+using testing_util::Story;
+using testing_util::TempDir;
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("neardup_durable_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
-    fs::remove_all(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string str() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
-
-DurableOptions Opts(const std::string& dir) {
-  DurableOptions o;
-  o.dir = dir;
-  o.background_expiry = false;
-  o.sync = false;  // durability across process kills is tested end to end
-  o.touch_granularity_ms = 0;
-  return o;
-}
-
-std::unique_ptr<DurableEngine> OpenOrDie(const DurableOptions& o) {
-  auto d = DurableEngine::Open(o);
-  EXPECT_TRUE(d.ok()) << d.status().ToString();
-  return std::move(d).value();
-}
-
-// Random Chinese-looking stories and light edits of them.
-std::string Story(std::mt19937& rng, int len) {
-  std::string s;
-  std::uniform_int_distribution<int> cp(0x4e00, 0x4e00 + 400);
-  for (int i = 0; i < len; ++i) base::AppendUtf8(cp(rng), &s);
-  return s;
-}
-std::string Edit(std::mt19937& rng, std::string s, int edits) {
-  for (int e = 0; e < edits; ++e) {
-    const size_t at = 3 * std::uniform_int_distribution<size_t>(0, s.size() / 3 - 1)(rng);
-    s.replace(at, 3, "的");
-  }
-  return s;
-}
-
-// Everything observable about one document and the cluster list.
-std::string Snapshot(const Engine& e, const std::vector<std::string>& ids) {
-  std::string out;
-  for (const auto& id : ids) {
-    auto r = EngineInternal::Record(e, id);
-    out += id + ":";
-    if (!r.ok()) {
-      out += "absent\n";
-      continue;
-    }
-    out += r->cluster + "," + std::to_string(r->time) + "," + (r->ghost ? "ghost" : "live") + ",";
-    auto c = e.GetCluster(r->cluster);
-    if (c.ok()) {
-      out += std::to_string(c->size) + "[";
-      for (const auto& m : c->members) out += m + " ";
-      out += "]";
-    }
-    out += "\n";
-  }
-  for (auto sort : {ClusterSort::kSize, ClusterSort::kRecent}) {
-    for (const auto& c : e.ListClusters({sort, true, SIZE_MAX, std::nullopt})) {
-      out += c.id + "/" + c.representative + "/" + std::to_string(c.size) + "/" +
-             std::to_string(c.time) + " ";
-    }
-    out += "\n";
-  }
-  auto s = e.Stats();
-  out += std::to_string(s.documents) + " " + std::to_string(s.clusters) + " " +
-         std::to_string(s.added) + " " + std::to_string(s.duplicates) + " " +
-         std::to_string(s.removed);
-  return out;
-}
 
 TEST(DurableEngineTest, RestartRestoresIndexForestTimesAndGhostsExactly) {
   TempDir dir;

@@ -68,7 +68,6 @@ struct DurableImpl {
 
   // Writer-thread state.
   uint64_t next_seq = 0;
-  bool last_write_failed = false;
   // Texts of the documents applied in the current group (not yet in the
   // store), by id; the verifier reads them before the store.
   mutable std::mutex pending_mu;
@@ -91,6 +90,15 @@ struct DurableImpl {
     if (log) log(level, message);
   }
 };
+
+// Makes the trees of `ids` (documents, ghost roots or cluster ids) in
+// `engine` what `store` holds: whatever memory has of each tree is erased,
+// and the tree's stored nodes are restored in arrival order with their
+// stored times and ghost marks. Ids the store never had are skipped. For
+// rolling back a failed group commit (durable_rollback.cc). Errors: store
+// read errors (the trees read so far are reloaded).
+Status ReloadTrees(const store::DocStore& store, Engine& engine,
+                   const std::vector<std::string>& ids);
 
 // Counters persisted with every group ("counters" in the store's metadata).
 std::string EncodeCounters(const EngineStats& s, uint64_t expired_trees, uint64_t expired_docs);

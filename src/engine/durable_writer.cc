@@ -23,6 +23,10 @@ struct Group {
   store::DocStore::Batch batch;
   std::unordered_map<std::string, uint64_t> new_seqs;
   std::vector<std::string> added;  // in order, for rollback
+  // Ids whose trees changed in memory other than by an add of this group:
+  // removed, expired and touched ids, and the clusters adds joined (their
+  // root time rose). A failed commit reloads these trees from the store.
+  std::vector<std::string> reload;
   bool sync = false;
 };
 
@@ -42,24 +46,32 @@ class Writer {
           Mirror(op.changes, g);
           g.sync = true;
         }
+        g.reload.push_back(op.id);
         break;
       case WriteOp::Kind::kExpire:
         op.trees = EngineInternal::Expire(engine_, op.time, options_.expire_trees_per_step,
                                           options_.expire_documents_per_step, &op.changes);
         Mirror(op.changes, g);
+        for (const auto& id : op.changes.released) g.reload.push_back(id);
         break;
       case WriteOp::Kind::kTouch:
         Touch(op.id, op.time, g);
+        g.reload.push_back(op.id);
         break;
     }
   }
 
-  // Undoes the group's adds after a failed commit (removals stay applied in
-  // memory; the store still has them, so they return on restart).
+  // Brings memory back to the store after a failed commit: the group's
+  // adds are undone, then every other tree the group changed (removals,
+  // expiry, time refreshes, joins) is reloaded from the store, which the
+  // failed batch did not change.
   void Rollback(Group& g) {
     RemovalChanges ignored;
     for (auto it = g.added.rbegin(); it != g.added.rend(); ++it) {
       (void)EngineInternal::Erase(engine_, *it, &ignored);
+    }
+    if (Status s = engine::ReloadTrees(*impl_.store, engine_, g.reload); !s.ok()) {
+      impl_.Log(LogLevel::kError, "rollback could not reload trees: " + s.ToString());
     }
   }
 
@@ -85,7 +97,10 @@ class Writer {
     g.batch.PutNode({seq, d.id, r.duplicate ? r.cluster : std::string(), r.fingerprint, d.time,
                      EngineInternal::EncodeSketches(engine_, item.prepared)});
     g.batch.PutDoc(d.id, {seq, d.time, d.meta, impl_.store_text ? d.text : std::string()});
-    if (r.duplicate) PutTimeOf(r.cluster, g);
+    if (r.duplicate) {
+      PutTimeOf(r.cluster, g);
+      g.reload.push_back(r.cluster);
+    }
     g.new_seqs[d.id] = seq;
     g.added.push_back(d.id);
     g.sync = true;
@@ -235,10 +250,8 @@ void DurableImpl::WriterLoop() {
     Status s;
     if (g.batch.count() > 0) {
       g.batch.PutMeta("counters", EncodeCounters(engine.Stats(), expired_t, expired_d));
-      if (last_write_failed) (void)store->Resume();
       s = store->Write(&g.batch, g.sync && options.sync);
     }
-    last_write_failed = !s.ok();
     {
       std::lock_guard lock(pending_mu);
       pending_texts.clear();

@@ -26,6 +26,7 @@ Engine::~Engine() = default;
 
 Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   auto impl = std::make_unique<Impl>();
+  impl->forest.OrderBy(&impl->root_names);
   impl->options = options;
   impl->clock = options.clock ? options.clock.get() : &SystemClock();
   NEARDUP_ASSIGN_OR_RETURN(impl->signals, engine::BuildSignalSet(options));

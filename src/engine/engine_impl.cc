@@ -59,6 +59,7 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::Pre
   const Slot slot = AllocateSlot();
   Index(slot, p);
   const int64_t time = doc.time != 0 ? doc.time : Now();
+  ids.Insert(slot, doc.id);  // first: the forest's orders name their roots
   if (root == kNoSlot) {
     forest.AddRoot(slot, p.processed.fingerprint, time);
   } else {
@@ -66,7 +67,6 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::Pre
     r.duplicate = true;
     ++counters.duplicates;
   }
-  ids.Insert(slot, doc.id);
   const Slot cluster_root = forest.RootOf(slot);
   r.cluster = IdOf(cluster_root);
   r.cluster_size = forest.Size(cluster_root);

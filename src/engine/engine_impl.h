@@ -89,8 +89,14 @@ struct Engine::Impl {
 
   mutable std::shared_mutex mu;  // guards everything below
   std::unique_ptr<signal::SignalSet> signals;
+  engine::IdTable ids;  // live and ghost documents, by slot
+  // Names the forest's roots by id, for its cluster orders.
+  struct RootNames final : cluster::RootNames {
+    explicit RootNames(const engine::IdTable* t) : table(t) {}
+    std::string_view Name(Slot root) const override { return table->Get(root); }
+    const engine::IdTable* table;
+  } root_names{&ids};
   cluster::Forest forest;
-  engine::IdTable ids;                 // live and ghost documents, by slot
   std::vector<uint64_t> fingerprints;  // by slot
   Slot next_slot = 0;                  // slots below it have been handed out
   std::vector<Slot> free_slots;

@@ -62,12 +62,12 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view 
   p.processed.fingerprint = r.fingerprint;
   const Slot slot = m.AllocateSlot();
   m.Index(slot, p);
+  m.ids.Insert(slot, r.id);  // first: the forest's orders name their roots
   if (root == kNoSlot) {
     m.forest.AddRoot(slot, r.fingerprint, r.time);
   } else {
     m.forest.AddMember(slot, root, r.time);
   }
-  m.ids.Insert(slot, r.id);
   return Status::OK();
 }
 
@@ -144,49 +144,24 @@ size_t EngineInternal::Expire(Engine& e, int64_t before, size_t max_trees, size_
 }  // namespace engine
 
 std::vector<ClusterSummary> Engine::ListClusters(const ListOptions& o) const {
-  const ClusterSort sort = o.sort;
-  const bool descending = o.descending;
-  const size_t limit = o.limit;
-  const auto& after = o.after;
   std::shared_lock lock(impl_->mu);
   const Impl& impl = *impl_;
-  std::vector<Slot> roots;
-  impl.forest.Roots(&roots);
-  using Key = std::pair<int64_t, std::string_view>;
-  auto key_of = [&](Slot r) {
-    const int64_t k =
-        sort == ClusterSort::kSize ? int64_t{impl.forest.Size(r)} : impl.forest.TimeOf(r);
-    return Key{k, impl.ids.Get(r)};
-  };
-  // `before(a, b)`: a comes first on the page.
-  auto before = [&](const Key& a, const Key& b) {
-    if (a.first != b.first) return descending ? a.first > b.first : a.first < b.first;
-    return descending ? a.second > b.second : a.second < b.second;
-  };
-  std::vector<std::pair<Key, Slot>> page;  // a max-heap under `before`
-  auto heap_less = [&](const auto& a, const auto& b) { return before(a.first, b.first); };
-  for (Slot r : roots) {
-    const Key k = key_of(r);
-    if (after && !before(Key{after->first, after->second}, k)) continue;
-    if (page.size() < limit) {
-      page.emplace_back(k, r);
-      std::push_heap(page.begin(), page.end(), heap_less);
-    } else if (limit > 0 && before(k, page.front().first)) {
-      std::pop_heap(page.begin(), page.end(), heap_less);
-      page.back() = {k, r};
-      std::push_heap(page.begin(), page.end(), heap_less);
-    }
-  }
-  std::sort_heap(page.begin(), page.end(), heap_less);
   std::vector<ClusterSummary> out;
-  out.reserve(page.size());
+  if (o.limit == 0) return out;
+  // The forest keeps both orders (size and root time, then root id): a page
+  // is a seek and `limit` steps, O(log clusters + limit).
+  const cluster::RootOrder* order =
+      o.sort == ClusterSort::kSize ? impl.forest.by_size() : impl.forest.by_time();
+  std::optional<std::pair<int64_t, std::string_view>> after;
+  if (o.after) after.emplace(o.after->first, o.after->second);
   std::vector<Slot> first;
-  for (const auto& [k, r] : page) {
+  order->Scan(o.descending, after, [&](int64_t, Slot r) {
     first.clear();
     impl.forest.Members(r, &first, 1);
     out.push_back(ClusterSummary{impl.IdOf(r), first.empty() ? "" : impl.IdOf(first[0]),
                                  impl.forest.Size(r), impl.forest.TimeOf(r)});
-  }
+    return out.size() < o.limit;
+  });
   return out;
 }
 

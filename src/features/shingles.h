@@ -38,7 +38,7 @@ namespace neardup::features {
 
 struct ShingleSpec {
   enum class Kind { kScript, kChar, kWord } kind = Kind::kScript;
-  int char_n = 3;  // kScript, kChar: 1..32
+  int char_n = 3;  // kScript: 1..16, kChar: 1..32
   int word_n = 2;  // kScript, kWord: 1..8
 };
 

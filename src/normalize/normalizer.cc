@@ -163,7 +163,7 @@ Status Fold(const icu::Normalizer2* nfkc_cf, std::string_view in, Sink& sink) {
     } else {
       size_t at = held;
       const int32_t cp = base::DecodeUtf8(in, &at);
-      sink.Char(cp, in.data() + held, 3);
+      sink.Char(cp, in.data() + held, held_t.len);  // 1 byte for U+0000, else 3
     }
     held = kNone;
   };

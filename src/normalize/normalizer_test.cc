@@ -175,5 +175,17 @@ TEST(NormalizerTest, FolderRunsAfterNfkcAndBeforeCleanUp) {
   EXPECT_EQ(Norm("中國ＡＢ，中國", o), "中国ab 中国");
 }
 
+// Found by fuzz/normalize: a held-back U+0000 was copied as three bytes on
+// the folder's path, reading past the end of the input and duplicating the
+// next bytes ("a\0b" gave "abb").
+TEST(NormalizerTest, NulBeforeAFolderIsOneByte) {
+  NormalizerOptions o;
+  o.folder = std::make_shared<TestFolder>();
+  EXPECT_EQ(Norm(std::string("a\0b", 3), o), "ab");
+  EXPECT_EQ(Norm(std::string("中\0", 4), o), "中");
+  const std::string tail(std::string(60, '\0') + "x");
+  EXPECT_EQ(Norm(tail.substr(0, 60), o), "");
+}
+
 }  // namespace
 }  // namespace neardup::normalize

@@ -2,9 +2,12 @@
 #include "resources/tables.h"
 
 #include <charconv>
+#include <cmath>
+#include <limits>
 
 #include "base/file_util.h"
 #include "base/status_macros.h"
+#include "neardup/utf8.h"
 
 namespace neardup::resources {
 namespace {
@@ -22,7 +25,8 @@ Status ForEachTrimmedLine(const std::string& path, bool trim, Fn&& fn) {
       line.remove_prefix(3);
     }
     if (line.empty()) return Status::OK();
-    Status s = fn(line);
+    Status s = ValidateUtf8(line);
+    if (s.ok()) s = fn(line);
     return s.ok() ? s : s.WithContext(path + ":" + std::to_string(no));
   });
 }
@@ -56,6 +60,10 @@ Status ForEachIdfEntry(const std::string& path,
     if (sp == std::string_view::npos || sp == 0 ||
         std::from_chars(line.data() + sp + 1, end, v).ptr != end || sp + 1 == line.size()) {
       return Status::InvalidArgument("expected 'term idf'");
+    }
+    // Tables keep idf values as float: no infinities, NaN or overflow.
+    if (!std::isfinite(v) || std::abs(v) > std::numeric_limits<float>::max()) {
+      return Status::InvalidArgument("idf must be a finite number in float range");
     }
     return fn(line.substr(0, sp), v);
   });

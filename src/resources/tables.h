@@ -16,7 +16,8 @@
 // OpenCC tables.
 //
 // Errors: NotFound (no such file) or IOError (unreadable), naming the path;
-// InvalidArgument "path:line: ..." for a malformed line.
+// InvalidArgument "path:line: ..." for a malformed line, including a line
+// that is not valid UTF-8 and an idf that is not a finite float.
 // Thread safety: pure functions. Complexity: O(file size).
 #ifndef NEARDUP_RESOURCES_TABLES_H_
 #define NEARDUP_RESOURCES_TABLES_H_

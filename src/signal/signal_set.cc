@@ -139,9 +139,10 @@ Result<SignalSet::Sketches> SignalSet::Decode(std::string_view in) const {
     s.indexable = (flags & 1) != 0;
     s.u32.resize(n32);
     s.u64.resize(n64);
-    std::memcpy(s.u32.data(), in.data(), 4ull * n32);
+    // memcpy from or to an empty vector's null data() is undefined even for 0 bytes.
+    if (n32 > 0) std::memcpy(s.u32.data(), in.data(), 4ull * n32);
     in.remove_prefix(4ull * n32);
-    std::memcpy(s.u64.data(), in.data(), 8ull * n64);
+    if (n64 > 0) std::memcpy(s.u64.data(), in.data(), 8ull * n64);
     in.remove_prefix(8ull * n64);
   }
   if (!in.empty()) return Status::Corruption("sketch record longer than the signals");

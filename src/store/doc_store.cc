@@ -5,30 +5,24 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "base/status_macros.h"
+#include "store/fault_injection.h"
+#include "store/rocks_status.h"
 
 namespace neardup::store {
 namespace {
-
-Status FromRocks(const rocksdb::Status& s, std::string_view what) {
-  if (s.ok()) return Status::OK();
-  std::string m = std::string(what) + ": " + s.ToString();
-  if (s.IsNoSpace() || s.subcode() == rocksdb::Status::kNoSpace) {
-    return Status::ResourceExhausted("disk full: " + m);
-  }
-  if (s.IsNotFound()) return Status::NotFound(m);
-  if (s.IsCorruption()) return Status::Corruption(m);
-  if (s.IsIOError()) return Status::IOError(m);
-  return Status::Internal(m);
-}
 
 void PutFixed64(std::string* out, uint64_t v) {
   char b[8];
@@ -108,6 +102,16 @@ std::string EncodeTime(const TimeRow& r) {
   return v;
 }
 
+bool DecodeTime(std::string_view key, std::string_view value, TimeRow* r) {
+  Reader rd{value};
+  uint64_t t;
+  if (!rd.Fixed64(&t) || rd.in.size() != 1) return false;
+  r->id.assign(key);
+  r->time = static_cast<int64_t>(t);
+  r->ghost = rd.in[0] != 0;
+  return true;
+}
+
 std::string EncodeDoc(const DocRow& r) {
   std::string v;
   PutFixed64(&v, r.seq);
@@ -124,6 +128,23 @@ bool DecodeDoc(std::string_view value, DocRow* r) {
   r->arrival = static_cast<int64_t>(t);
   return ok;
 }
+
+// Forwards RocksDB's warnings and errors to StoreOptions::log.
+class ForwardingLogger : public rocksdb::Logger {
+ public:
+  explicit ForwardingLogger(std::function<void(std::string_view)> sink)
+      : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL), sink_(std::move(sink)) {}
+  void Logv(const char*, va_list) override {}  // unleveled: informational
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list ap) override {
+    if (level < GetInfoLogLevel() || !sink_) return;
+    char buf[1024];
+    std::vsnprintf(buf, sizeof(buf), format, ap);
+    sink_(buf);
+  }
+
+ private:
+  std::function<void(std::string_view)> sink_;
+};
 
 constexpr char kFormat[] = "neardup-store-2";  // 2: node rows carry sketches
 
@@ -158,32 +179,14 @@ void DocStore::Batch::PutMeta(std::string_view key, std::string_view value) {
 
 Result<std::unique_ptr<DocStore>> DocStore::Open(const std::string& dir,
                                                  const StoreOptions& options) {
-  rocksdb::Options db_opts;
-  db_opts.create_if_missing = options.create_if_missing;
-  db_opts.create_missing_column_families = true;
-  db_opts.IncreaseParallelism(2);
-  db_opts.max_background_jobs = 2;
-  db_opts.max_total_wal_size = 256u << 20;
-  rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
-  table.cache_index_and_filter_blocks = true;
-  rocksdb::ColumnFamilyOptions cf_opts(db_opts);
-  cf_opts.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  cf_opts.write_buffer_size = 32u << 20;
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, cf_opts},
-                                                      {"nodes", cf_opts},
-                                                      {"times", cf_opts},
-                                                      {"docs", cf_opts}};
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* raw = nullptr;
-  NEARDUP_RETURN_IF_ERROR(
-      FromRocks(rocksdb::DB::Open(db_opts, dir, cfs, &handles, &raw), "opening store " + dir));
   std::unique_ptr<DocStore> store(new DocStore());
-  store->db_.reset(raw);
-  store->cf_default_ = handles[0];
-  store->cf_nodes_ = handles[1];
-  store->cf_times_ = handles[2];
-  store->cf_docs_ = handles[3];
+  store->dir_ = dir;
+  store->options_ = options;
+  if (options.faults) {
+    store->env_ = rocksdb::NewCompositeEnv(
+        FaultInjection::Wrap(options.faults, rocksdb::FileSystem::Default()));
+  }
+  NEARDUP_RETURN_IF_ERROR(store->OpenDb());
   auto format = store->GetMeta("format");
   if (format.ok()) {
     if (*format != kFormat) {
@@ -201,24 +204,76 @@ Result<std::unique_ptr<DocStore>> DocStore::Open(const std::string& dir,
   return store;
 }
 
-DocStore::~DocStore() {
+Status DocStore::OpenDb() {
+  rocksdb::Options db_opts;
+  if (env_) db_opts.env = env_.get();
+  db_opts.info_log = std::make_shared<ForwardingLogger>(options_.log);
+  db_opts.create_if_missing = options_.create_if_missing;
+  db_opts.create_missing_column_families = true;
+  db_opts.IncreaseParallelism(2);
+  db_opts.max_background_jobs = 2;
+  db_opts.max_total_wal_size = 256u << 20;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(options_.block_cache_bytes);
+  table.cache_index_and_filter_blocks = true;
+  rocksdb::ColumnFamilyOptions cf_opts(db_opts);
+  cf_opts.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  cf_opts.write_buffer_size = 32u << 20;
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, cf_opts},
+                                                      {"nodes", cf_opts},
+                                                      {"times", cf_opts},
+                                                      {"docs", cf_opts}};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  NEARDUP_RETURN_IF_ERROR(
+      FromRocks(rocksdb::DB::Open(db_opts, dir_, cfs, &handles, &raw), "opening store " + dir_));
+  db_.reset(raw);
+  cf_default_ = handles[0];
+  cf_nodes_ = handles[1];
+  cf_times_ = handles[2];
+  cf_docs_ = handles[3];
+  return Status::OK();
+}
+
+void DocStore::CloseDb() {
   if (!db_) return;
-  (void)Flush();
   for (auto* h : {cf_nodes_, cf_times_, cf_docs_, cf_default_}) {
     if (h != nullptr) (void)db_->DestroyColumnFamilyHandle(h);
   }
+  cf_nodes_ = cf_times_ = cf_docs_ = cf_default_ = nullptr;
   (void)db_->Close();
+  db_.reset();
+}
+
+DocStore::~DocStore() {
+  if (!db_) return;
+  if (!broken_) (void)Flush();
+  CloseDb();
 }
 
 void DocStore::Prepare(Batch* batch) { batch->store_ = this; }
 
 Status DocStore::Write(Batch* batch, bool sync) {
+  if (broken_) NEARDUP_RETURN_IF_ERROR(Repair());
   rocksdb::WriteOptions wo;
   wo.sync = sync;
-  return FromRocks(db_->Write(wo, batch->wb_.get()), "writing batch");
+  Status s;
+  {
+    std::shared_lock lock(mu_);
+    s = FromRocks(db_->Write(wo, batch->wb_.get()), "writing batch");
+  }
+  if (s.ok()) return s;
+  // The batch may still reach the log: remember how to undo it, and try to
+  // get the store writable again now (a transient fault) or at the next write.
+  RecordUndo(*batch->wb_);
+  broken_ = true;
+  (void)Repair();
+  return s;
 }
 
 Result<DocRow> DocStore::GetDoc(std::string_view id) const {
+  std::shared_lock lock(mu_);
+  NEARDUP_RETURN_IF_ERROR(Available());
   std::string v;
   auto s = db_->Get(rocksdb::ReadOptions(), cf_docs_, rocksdb::Slice(id.data(), id.size()), &v);
   if (s.IsNotFound()) return Status::NotFound("no stored document '" + std::string(id) + "'");
@@ -229,7 +284,34 @@ Result<DocRow> DocStore::GetDoc(std::string_view id) const {
   return row;
 }
 
+Result<NodeRow> DocStore::GetNode(uint64_t seq) const {
+  std::shared_lock lock(mu_);
+  NEARDUP_RETURN_IF_ERROR(Available());
+  std::string v;
+  const std::string key = SeqKey(seq);
+  auto s = db_->Get(rocksdb::ReadOptions(), cf_nodes_, key, &v);
+  if (s.IsNotFound()) return Status::NotFound("no node row " + std::to_string(seq));
+  NEARDUP_RETURN_IF_ERROR(FromRocks(s, "reading node"));
+  NodeRow row;
+  if (!DecodeNode(key, v, &row)) return Status::Corruption("bad node row");
+  return row;
+}
+
+Result<TimeRow> DocStore::GetTime(std::string_view id) const {
+  std::shared_lock lock(mu_);
+  NEARDUP_RETURN_IF_ERROR(Available());
+  std::string v;
+  auto s = db_->Get(rocksdb::ReadOptions(), cf_times_, rocksdb::Slice(id.data(), id.size()), &v);
+  if (s.IsNotFound()) return Status::NotFound("no time row for '" + std::string(id) + "'");
+  NEARDUP_RETURN_IF_ERROR(FromRocks(s, "reading time"));
+  TimeRow row;
+  if (!DecodeTime(id, v, &row)) return Status::Corruption("bad time row");
+  return row;
+}
+
 Result<std::string> DocStore::GetMeta(std::string_view key) const {
+  std::shared_lock lock(mu_);
+  NEARDUP_RETURN_IF_ERROR(Available());
   std::string v;
   auto s =
       db_->Get(rocksdb::ReadOptions(), cf_default_, rocksdb::Slice(key.data(), key.size()), &v);
@@ -239,6 +321,8 @@ Result<std::string> DocStore::GetMeta(std::string_view key) const {
 }
 
 Status DocStore::ScanNodes(const std::function<Status(const NodeRow&)>& fn) const {
+  // No lock: `fn` may take the caller's locks (see the header).
+  NEARDUP_RETURN_IF_ERROR(Available());
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;
   ro.readahead_size = 4u << 20;
@@ -254,24 +338,25 @@ Status DocStore::ScanNodes(const std::function<Status(const NodeRow&)>& fn) cons
 }
 
 Status DocStore::ScanTimes(const std::function<Status(const TimeRow&)>& fn) const {
+  // No lock: `fn` may take the caller's locks (see the header).
+  NEARDUP_RETURN_IF_ERROR(Available());
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;
   ro.readahead_size = 4u << 20;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf_times_));
   TimeRow row;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    Reader rd{it->value().ToStringView()};
-    uint64_t t;
-    if (!rd.Fixed64(&t) || rd.in.size() != 1) return Status::Corruption("bad time row");
-    row.id.assign(it->key().data(), it->key().size());
-    row.time = static_cast<int64_t>(t);
-    row.ghost = rd.in[0] != 0;
+    if (!DecodeTime(it->key().ToStringView(), it->value().ToStringView(), &row)) {
+      return Status::Corruption("bad time row");
+    }
     NEARDUP_RETURN_IF_ERROR(fn(row));
   }
   return FromRocks(it->status(), "scanning times");
 }
 
 Result<uint64_t> DocStore::NextSeq() const {
+  std::shared_lock lock(mu_);
+  NEARDUP_RETURN_IF_ERROR(Available());
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf_nodes_));
   it->SeekToLast();
   NEARDUP_RETURN_IF_ERROR(FromRocks(it->status(), "seeking last node"));
@@ -280,6 +365,8 @@ Result<uint64_t> DocStore::NextSeq() const {
 }
 
 uint64_t DocStore::DiskBytes() const {
+  std::shared_lock lock(mu_);
+  if (!db_) return 0;
   uint64_t sst = 0, wal = 0;
   for (auto* h : {cf_default_, cf_nodes_, cf_times_, cf_docs_}) {
     uint64_t v = 0;
@@ -290,12 +377,16 @@ uint64_t DocStore::DiskBytes() const {
 }
 
 uint64_t DocStore::EstimatedDocuments() const {
+  std::shared_lock lock(mu_);
+  if (!db_) return 0;
   uint64_t v = 0;
   db_->GetIntProperty(cf_nodes_, "rocksdb.estimate-num-keys", &v);
   return v;
 }
 
 Status DocStore::Flush() {
+  std::shared_lock lock(mu_);
+  NEARDUP_RETURN_IF_ERROR(Available());
   rocksdb::FlushOptions fo;
   fo.wait = true;
   NEARDUP_RETURN_IF_ERROR(
@@ -303,6 +394,8 @@ Status DocStore::Flush() {
   return FromRocks(db_->SyncWAL(), "syncing WAL");
 }
 
-Status DocStore::Resume() { return FromRocks(db_->Resume(), "resuming"); }
+Status DocStore::Available() const {
+  return db_ ? Status::OK() : Status::Unavailable("store " + dir_ + " is being reopened");
+}
 
 }  // namespace neardup::store

@@ -25,17 +25,21 @@
 #ifndef NEARDUP_STORE_DOC_STORE_H_
 #define NEARDUP_STORE_DOC_STORE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "neardup/status.h"
 
 namespace rocksdb {
 class DB;
+class Env;
 class ColumnFamilyHandle;
 class WriteBatch;
 }  // namespace rocksdb
@@ -64,9 +68,17 @@ struct DocRow {
   std::string text;     // empty unless stored
 };
 
+class FaultInjection;  // store/fault_injection.h
+
 struct StoreOptions {
   bool create_if_missing = true;
   size_t block_cache_bytes = 64u << 20;
+  // Tests only: every file of the store goes through these faults.
+  std::shared_ptr<FaultInjection> faults = nullptr;
+  // RocksDB's warnings and errors go here (may be null: dropped). RocksDB
+  // writes no LOG file of its own: on a full disk that file is the first to
+  // fail, and RocksDB aborts when it logs to it again.
+  std::function<void(std::string_view)> log = nullptr;
 };
 
 class DocStore {
@@ -98,14 +110,30 @@ class DocStore {
   // Binds a batch to this store (column family handles).
   void Prepare(Batch* batch);
   // Applies a prepared batch; with `sync`, durable on return.
+  //
+  // After a failure (a full disk, an I/O error) the batch is not applied,
+  // but its record may have reached the write-ahead log, where a reopen
+  // would replay it. So the store keeps an undo batch (the prior values of
+  // the batch's keys) and repairs itself before the next write: it clears
+  // the error (RocksDB's Resume), or, when RocksDB cannot resume (a failed
+  // log write is fatal to the instance), reopens the database once a 1 MiB
+  // probe file can be written and synced; then it writes the undo batch.
+  // Until the repair succeeds every Write fails with the repair's error
+  // (ResourceExhausted while the disk is full) and writes nothing; reads go
+  // on (Unavailable only while a reopen runs). Residual risk: if the
+  // process dies before the repair, a failed batch that reached the log
+  // appears after restart.
   Status Write(Batch* batch, bool sync);
 
   // Errors: NotFound.
   Result<DocRow> GetDoc(std::string_view id) const;
+  Result<NodeRow> GetNode(uint64_t seq) const;
+  Result<TimeRow> GetTime(std::string_view id) const;
   Result<std::string> GetMeta(std::string_view key) const;
 
   // Calls `fn` for every row in key order (nodes: arrival order); stops at
   // the first error `fn` returns. Errors: Corruption on undecodable rows.
+  // For recovery: must not run while a Write may repair (reopen) the store.
   Status ScanNodes(const std::function<Status(const NodeRow&)>& fn) const;
   Status ScanTimes(const std::function<Status(const TimeRow&)>& fn) const;
 
@@ -118,11 +146,35 @@ class DocStore {
 
   // Flushes memtables to SST files and syncs the WAL.
   Status Flush();
-  // Clears a background error (e.g. after a full disk was freed).
-  Status Resume();
+  // False between a failed Write and the repair that makes the store
+  // writable again (see Write).
+  bool healthy() const { return !broken_; }
 
  private:
+  // Prior values of the keys of failed batches (value absent: the key did
+  // not exist), by column family index (0 default, 1 nodes, 2 times, 3 docs).
+  struct Undo {
+    int cf;
+    std::string key;
+    std::optional<std::string> value;
+  };
+
   DocStore() = default;
+  Status OpenDb();
+  void CloseDb();
+  Status Available() const;                            // Unavailable while db_ is closed
+  void RecordUndo(const rocksdb::WriteBatch& failed);  // doc_store_repair.cc
+  Status Repair();
+  Status ProbeSpace() const;
+  rocksdb::ColumnFamilyHandle* Handle(int cf) const;
+
+  std::string dir_;
+  StoreOptions options_;
+  std::unique_ptr<rocksdb::Env> env_;  // with faults only; outlives db_
+  // Shared by every use of db_; exclusive while a repair reopens it.
+  mutable std::shared_mutex mu_;
+  std::atomic<bool> broken_{false};
+  std::vector<Undo> undo_;  // writer thread only
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* cf_default_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_nodes_ = nullptr;

@@ -15,6 +15,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -108,6 +110,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < f.pool; ++i) pool.push_back(Article(seed_rng, f.doc_bytes));
 
   std::atomic<uint64_t> requests{0}, docs{0}, errors{0};
+  std::mutex kinds_mu;
+  std::map<std::string, uint64_t> error_kinds;  // "status 503", "Connection", ...
   std::vector<std::vector<double>> latencies(f.connections);
   const auto start = Clock::now();
   const auto end = start + std::chrono::duration_cast<Clock::duration>(
@@ -174,6 +178,11 @@ int main(int argc, char** argv) {
           docs += n;
         } else {
           ++errors;
+          {
+            std::lock_guard lock(kinds_mu);
+            ++error_kinds[r ? "status " + std::to_string(r->status)
+                            : httplib::to_string(r.error())];
+          }
           if (!r) c.stop();
         }
         if (interval > 0) {
@@ -206,7 +215,8 @@ int main(int argc, char** argv) {
               {"p90_ms", pct(0.90)},
               {"p99_ms", pct(0.99)},
               {"p999_ms", pct(0.999)},
-              {"max_ms", all.empty() ? 0.0 : all.back()}};
+              {"max_ms", all.empty() ? 0.0 : all.back()},
+              {"error_kinds", error_kinds}};
   std::printf("%s\n", out.dump().c_str());
   return errors > 0 && requests == 0 ? 1 : 0;
 }

@@ -257,6 +257,21 @@ TEST_F(ApiTest, BadInputsGetClearErrorsAndNeverCrashTheServer) {
   EXPECT_EQ(Call("GET", "/healthz").first, 200);
 }
 
+TEST_F(ApiTest, WrongMethodIs405WithTheAllowedMethods) {
+  auto r = client_->Delete("/v1/documents/x/similar");  // not a delete of id "x/similar"
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->get_header_value("Allow"), "GET");
+  r = client_->Put("/v1/documents/x", "{}", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, DELETE");
+  r = client_->Get("/v1/documents:batch");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+  EXPECT_EQ(r->get_header_value("Allow"), "POST");
+}
+
 TEST_F(ApiTest, ClusterListPagesCoverEveryClusterOnceInOrder) {
   // Three families of sizes 3, 2, 1 plus whatever other tests added.
   const std::string f1 =

@@ -95,10 +95,16 @@ TEST(ServerDurabilityTest, SigkillMidStreamLosesNoAcknowledgedDocument) {
     }
     // Kill at a varying point of the stream.
     const int kill_after = 150 + static_cast<int>(rng() % 300);
-    while (sent < kill_after) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // A server that dies on its own would stall the stream: give up after 2 minutes.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (sent < kill_after && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    const bool stalled = sent < kill_after;
     server.Kill();  // SIGKILL while the clients are still sending
     stop = true;
     for (auto& th : clients) th.join();
+    ASSERT_FALSE(stalled) << "the stream stalled in round " << round;
   }
   ServerProcess server(dir);
   ASSERT_TRUE(server.Start());

@@ -25,13 +25,14 @@ ServerProcess::ServerProcess(std::string data, std::vector<std::string> extra)
 ServerProcess::~ServerProcess() { Kill(); }
 
 bool ServerProcess::Start() {
-  const std::string port_file = data_ + ".port";
+  const std::string port_file = port_file_.empty() ? data_ + ".port" : port_file_;
   std::filesystem::remove(port_file);
   std::vector<std::string> args = {NEARDUP_BINARY, "serve",       "--data",      data_,
                                    "--listen",     "127.0.0.1:0", "--port-file", port_file};
   args.insert(args.end(), extra_.begin(), extra_.end());
   pid_ = fork();
   if (pid_ == 0) {
+    if (child_setup_ && !child_setup_()) _exit(77);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

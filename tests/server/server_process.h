@@ -8,6 +8,7 @@
 #include <httplib.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,11 +29,19 @@ class ServerProcess {
   void Kill();
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // Where the server writes its port (default: data + ".port").
+  void set_port_file(std::string path) { port_file_ = std::move(path); }
+  // Runs in the child before exec (e.g. to enter a mount namespace); a
+  // false return makes the child exit 77 and Start() fail.
+  void set_child_setup(std::function<bool()> setup) { child_setup_ = std::move(setup); }
   std::unique_ptr<httplib::Client> Client() const;
 
  private:
   std::string data_;
   std::vector<std::string> extra_;
+  std::string port_file_;
+  std::function<bool()> child_setup_;
   pid_t pid_ = -1;
   int port_ = 0;
 };

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: Apache-2.0
+// RootOrder (root_order.h): a B+ tree of (key, root) entries. Inner node i
+// has n separators and n + 1 children; child c holds the entries in
+// [separator c-1, separator c). Separators stay valid bounds when entries
+// are erased, so erasing never touches them; an emptied node is unlinked.
+#include "cluster/root_order.h"
+
+#include <algorithm>
+
+#include "base/status_macros.h"
+
+namespace neardup::cluster {
+
+struct RootOrder::Node {
+  bool leaf;
+  int n = 0;  // entries (leaf) or separators (inner)
+  explicit Node(bool is_leaf) : leaf(is_leaf) {}
+};
+
+struct RootOrder::Leaf : Node {
+  Leaf() : Node(true) {}
+  int64_t keys[kFanout];
+  Slot roots[kFanout];
+  Leaf* prev = nullptr;
+  Leaf* next = nullptr;
+};
+
+struct RootOrder::Inner : Node {
+  Inner() : Node(false) {}
+  int64_t keys[kFanout];
+  Slot roots[kFanout];
+  Node* child[kFanout + 1];
+};
+
+RootOrder::RootOrder(const RootNames* names) : names_(names) {
+  Leaf* l = new Leaf();
+  root_ = first_ = last_ = l;
+  leaves_ = 1;
+}
+
+RootOrder::~RootOrder() { Free(root_); }
+
+void RootOrder::Free(Node* n) {
+  if (!n->leaf) {
+    Inner* in = static_cast<Inner*>(n);
+    for (int i = 0; i <= in->n; ++i) Free(in->child[i]);
+    delete in;
+  } else {
+    delete static_cast<Leaf*>(n);
+  }
+}
+
+int RootOrder::Compare(int64_t key, Slot root, int64_t other_key,
+                       std::string_view other_name) const {
+  if (key != other_key) return key < other_key ? -1 : 1;
+  const int c = names_->Name(root).compare(other_name);
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
+bool RootOrder::Less(const Entry& a, const Entry& b) const {
+  if (a.key != b.key) return a.key < b.key;
+  return a.root != b.root && names_->Name(a.root) < names_->Name(b.root);
+}
+
+int RootOrder::UpperBound(const int64_t* keys, const Slot* roots, int n, const Entry& e) const {
+  int lo = 0, hi = n;  // binary search: the first entry > e
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (Less(e, Entry{keys[mid], roots[mid]})) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+int RootOrder::Count(const int64_t* keys, const Slot* roots, int n, int64_t key,
+                     std::string_view name, bool or_equal) const {
+  int lo = 0, hi = n;  // entries < (key, name), or <= with or_equal
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    const int c = Compare(keys[mid], roots[mid], key, name);
+    if (c < 0 || (or_equal && c == 0)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+RootOrder::Leaf* RootOrder::FindLeaf(const Entry& e,
+                                     std::vector<std::pair<Inner*, int>>* path) const {
+  Node* n = root_;
+  while (!n->leaf) {
+    Inner* in = static_cast<Inner*>(n);
+    const int i = UpperBound(in->keys, in->roots, in->n, e);  // separators <= e
+    if (path) path->emplace_back(in, i);
+    n = in->child[i];
+  }
+  return static_cast<Leaf*>(n);
+}
+
+void RootOrder::Insert(int64_t key, Slot root) {
+  const Entry e{key, root};
+  std::vector<std::pair<Inner*, int>> path;
+  Leaf* l = FindLeaf(e, &path);
+  int pos = UpperBound(l->keys, l->roots, l->n, e);  // entries are distinct
+  ++size_;
+  if (l->n == kFanout) {  // split: the upper half moves to a new right leaf
+    Leaf* r = new Leaf();
+    ++leaves_;
+    const int half = kFanout / 2;
+    r->n = kFanout - half;
+    std::copy(l->keys + half, l->keys + kFanout, r->keys);
+    std::copy(l->roots + half, l->roots + kFanout, r->roots);
+    l->n = half;
+    r->next = l->next;
+    r->prev = l;
+    (l->next ? l->next->prev : last_) = r;
+    l->next = r;
+    if (pos > half) {
+      pos -= half;
+      l = r;
+    }
+    std::copy_backward(l->keys + pos, l->keys + l->n, l->keys + l->n + 1);
+    std::copy_backward(l->roots + pos, l->roots + l->n, l->roots + l->n + 1);
+    l->keys[pos] = key;
+    l->roots[pos] = root;
+    ++l->n;
+    Node* left = l == r ? r->prev : l;
+    InsertInParent(path, left, Entry{r->keys[0], r->roots[0]}, r);
+    return;
+  }
+  std::copy_backward(l->keys + pos, l->keys + l->n, l->keys + l->n + 1);
+  std::copy_backward(l->roots + pos, l->roots + l->n, l->roots + l->n + 1);
+  l->keys[pos] = key;
+  l->roots[pos] = root;
+  ++l->n;
+}
+
+void RootOrder::InsertInParent(std::vector<std::pair<Inner*, int>>& path, Node* left, Entry sep,
+                               Node* right) {
+  if (path.empty()) {
+    Inner* in = new Inner();
+    ++inners_;
+    in->n = 1;
+    in->keys[0] = sep.key;
+    in->roots[0] = sep.root;
+    in->child[0] = left;
+    in->child[1] = right;
+    root_ = in;
+    return;
+  }
+  auto [p, idx] = path.back();
+  path.pop_back();
+  // All separators and children with the new ones in place, then split if needed.
+  int64_t keys[kFanout + 1];
+  Slot roots[kFanout + 1];
+  Node* child[kFanout + 2];
+  std::copy(p->keys, p->keys + idx, keys);
+  std::copy(p->roots, p->roots + idx, roots);
+  keys[idx] = sep.key;
+  roots[idx] = sep.root;
+  std::copy(p->keys + idx, p->keys + p->n, keys + idx + 1);
+  std::copy(p->roots + idx, p->roots + p->n, roots + idx + 1);
+  std::copy(p->child, p->child + idx + 1, child);
+  child[idx + 1] = right;
+  std::copy(p->child + idx + 1, p->child + p->n + 1, child + idx + 2);
+  const int total = p->n + 1;
+  if (total <= kFanout) {
+    p->n = total;
+    std::copy(keys, keys + total, p->keys);
+    std::copy(roots, roots + total, p->roots);
+    std::copy(child, child + total + 1, p->child);
+    return;
+  }
+  const int mid = total / 2;  // keys[mid] moves up
+  Inner* r = new Inner();
+  ++inners_;
+  p->n = mid;
+  std::copy(keys, keys + mid, p->keys);
+  std::copy(roots, roots + mid, p->roots);
+  std::copy(child, child + mid + 1, p->child);
+  r->n = total - mid - 1;
+  std::copy(keys + mid + 1, keys + total, r->keys);
+  std::copy(roots + mid + 1, roots + total, r->roots);
+  std::copy(child + mid + 1, child + total + 1, r->child);
+  InsertInParent(path, p, Entry{keys[mid], roots[mid]}, r);
+}
+
+void RootOrder::Erase(int64_t key, Slot root) {
+  const Entry e{key, root};
+  std::vector<std::pair<Inner*, int>> path;
+  Leaf* l = FindLeaf(e, &path);
+  const int pos = UpperBound(l->keys, l->roots, l->n, e) - 1;  // the last entry <= e
+  NEARDUP_CHECK_MSG(pos >= 0 && l->keys[pos] == key && l->roots[pos] == root,
+                    "RootOrder::Erase of an absent entry");
+  std::copy(l->keys + pos + 1, l->keys + l->n, l->keys + pos);
+  std::copy(l->roots + pos + 1, l->roots + l->n, l->roots + pos);
+  --l->n;
+  --size_;
+  if (l->n > 0 || path.empty()) return;
+  (l->prev ? l->prev->next : first_) = l->next;
+  (l->next ? l->next->prev : last_) = l->prev;
+  delete l;
+  --leaves_;
+  RemoveFromParent(path);
+}
+
+void RootOrder::RemoveFromParent(std::vector<std::pair<Inner*, int>>& path) {
+  auto [p, idx] = path.back();
+  path.pop_back();
+  if (p->n == 0) {  // its only child is gone: the parent goes too
+    delete p;
+    --inners_;
+    if (path.empty()) {  // the tree is empty
+      Leaf* l = new Leaf();
+      ++leaves_;
+      root_ = first_ = last_ = l;
+      return;
+    }
+    return RemoveFromParent(path);
+  }
+  const int sep = idx > 0 ? idx - 1 : 0;  // the bound that went with the child
+  std::copy(p->keys + sep + 1, p->keys + p->n, p->keys + sep);
+  std::copy(p->roots + sep + 1, p->roots + p->n, p->roots + sep);
+  std::copy(p->child + idx + 1, p->child + p->n + 1, p->child + idx);
+  --p->n;
+  if (p == root_ && p->n == 0) {  // a root with one child: the child is the root
+    root_ = p->child[0];
+    delete p;
+    --inners_;
+  }
+}
+
+void RootOrder::Rebuild(std::vector<std::pair<int64_t, Slot>> entries) {
+  Free(root_);
+  leaves_ = inners_ = 0;
+  std::sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
+    return Less(Entry{a.first, a.second}, Entry{b.first, b.second});
+  });
+  size_ = entries.size();
+  // Leaves 7/8 full, so that the next inserts rarely split.
+  constexpr int kFill = kFanout - kFanout / 8;
+  std::vector<std::pair<Node*, Entry>> level;  // node and its smallest entry
+  Leaf* prev = nullptr;
+  for (size_t i = 0; i < entries.size() || level.empty(); i += kFill) {
+    Leaf* l = new Leaf();
+    ++leaves_;
+    const size_t end = std::min(entries.size(), i + kFill);
+    for (size_t j = i; j < end; ++j) {
+      l->keys[l->n] = entries[j].first;
+      l->roots[l->n++] = entries[j].second;
+    }
+    l->prev = prev;
+    (prev ? prev->next : first_) = l;
+    prev = l;
+    level.emplace_back(l, l->n ? Entry{l->keys[0], l->roots[0]} : Entry{0, 0});
+  }
+  last_ = prev;
+  while (level.size() > 1) {
+    std::vector<std::pair<Node*, Entry>> up;
+    for (size_t i = 0; i < level.size(); i += kFill + 1) {
+      Inner* in = new Inner();
+      ++inners_;
+      const size_t end = std::min(level.size(), i + kFill + 1);
+      in->child[0] = level[i].first;
+      for (size_t j = i + 1; j < end; ++j) {
+        in->keys[in->n] = level[j].second.key;
+        in->roots[in->n] = level[j].second.root;
+        in->child[++in->n] = level[j].first;
+      }
+      up.emplace_back(in, level[i].second);
+    }
+    // An inner node needs two children: a lone last child joins its
+    // neighbour, which has room (kFill + 1 children of kFanout + 1).
+    if (up.size() > 1 && static_cast<Inner*>(up.back().first)->n == 0) {
+      Inner* lone = static_cast<Inner*>(up.back().first);
+      Inner* left = static_cast<Inner*>(up[up.size() - 2].first);
+      left->keys[left->n] = up.back().second.key;
+      left->roots[left->n] = up.back().second.root;
+      left->child[++left->n] = lone->child[0];
+      delete lone;
+      --inners_;
+      up.pop_back();
+    }
+    level = std::move(up);
+  }
+  root_ = level[0].first;
+}
+
+void RootOrder::Scan(bool descending,
+                     const std::optional<std::pair<int64_t, std::string_view>>& after,
+                     const std::function<bool(int64_t, Slot)>& fn) const {
+  const Leaf* l;
+  int pos;
+  if (!after) {
+    l = descending ? last_ : first_;
+    pos = descending ? l->n - 1 : 0;
+  } else {
+    const auto& [key, name] = *after;
+    const Node* n = root_;
+    while (!n->leaf) {
+      const Inner* in = static_cast<const Inner*>(n);
+      // Ascending: separators <= after; descending: separators < after.
+      n = in->child[Count(in->keys, in->roots, in->n, key, name, !descending)];
+    }
+    l = static_cast<const Leaf*>(n);
+    // Descending: the last entry < after; ascending: the first entry > after.
+    pos = descending ? Count(l->keys, l->roots, l->n, key, name, false) - 1
+                     : Count(l->keys, l->roots, l->n, key, name, true);
+  }
+  while (l != nullptr) {
+    if (descending) {
+      for (; pos >= 0; --pos) {
+        if (!fn(l->keys[pos], l->roots[pos])) return;
+      }
+      l = l->prev;
+      if (l) pos = l->n - 1;
+    } else {
+      for (; pos < l->n; ++pos) {
+        if (!fn(l->keys[pos], l->roots[pos])) return;
+      }
+      l = l->next;
+      pos = 0;
+    }
+  }
+}
+
+size_t RootOrder::MemoryBytes() const { return leaves_ * sizeof(Leaf) + inners_ * sizeof(Inner); }
+
+}  // namespace neardup::cluster

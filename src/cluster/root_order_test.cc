@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cluster/root_order.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+
+namespace neardup::cluster {
+namespace {
+
+class Names : public RootNames {
+ public:
+  std::string_view Name(Slot root) const override { return names.at(root); }
+  std::map<Slot, std::string> names;
+};
+
+using Key = std::pair<int64_t, std::string>;
+
+// The reference: (key, name) pairs in a std::set.
+using Ref = std::set<std::pair<Key, Slot>>;
+std::vector<Slot> Expected(const Ref& ref, bool desc, const std::optional<Key>& after,
+                           size_t limit) {
+  std::vector<Slot> out;
+  if (!desc) {
+    auto it = after ? ref.upper_bound({*after, UINT32_MAX}) : ref.begin();
+    for (; it != ref.end() && out.size() < limit; ++it) out.push_back(it->second);
+  } else {
+    auto it = after ? ref.lower_bound({*after, 0}) : ref.end();
+    while (it != ref.begin() && out.size() < limit) out.push_back((--it)->second);
+  }
+  return out;
+}
+
+std::vector<Slot> Page(const RootOrder& o, bool desc, const std::optional<Key>& after,
+                       size_t limit) {
+  std::vector<Slot> out;
+  std::optional<std::pair<int64_t, std::string_view>> a;
+  if (after) a.emplace(after->first, after->second);
+  o.Scan(desc, a, [&](int64_t, Slot s) {
+    if (out.size() == limit) return false;
+    out.push_back(s);
+    return true;
+  });
+  return out;
+}
+
+TEST(RootOrderTest, MatchesAnOrderedSetUnderRandomInsertsErasesAndPages) {
+  Names names;
+  RootOrder order(&names);
+  Ref ref;
+  std::map<Slot, int64_t> key_of;
+  std::mt19937 rng(1);
+  for (int step = 0; step < 30000; ++step) {
+    const int op = rng() % 10;
+    if (op < 6 || key_of.empty()) {
+      const Slot s = static_cast<Slot>(names.names.size());
+      names.names[s] = "id" + std::to_string(rng() % 100000) + "-" + std::to_string(s);
+      const int64_t k = rng() % 50;  // many ties: names decide
+      order.Insert(k, s);
+      ref.insert({{k, names.names[s]}, s});
+      key_of[s] = k;
+    } else if (op < 9) {
+      auto it = key_of.begin();
+      std::advance(it, rng() % key_of.size());
+      order.Erase(it->second, it->first);
+      ref.erase({{it->second, names.names[it->first]}, it->first});
+      if (op == 8) {  // re-key, as a size or time change does
+        const int64_t k = it->second + 1;
+        order.Insert(k, it->first);
+        ref.insert({{k, names.names[it->first]}, it->first});
+        it->second = k;
+      } else {
+        key_of.erase(it);
+      }
+    } else {
+      const bool desc = rng() % 2;
+      std::optional<Key> after;
+      if (rng() % 3)
+        after = Key{static_cast<int64_t>(rng() % 52) - 1, "id" + std::to_string(rng() % 100000)};
+      const size_t limit = rng() % 40;
+      ASSERT_EQ(Page(order, desc, after, limit), Expected(ref, desc, after, limit)) << step;
+    }
+    ASSERT_EQ(order.size(), ref.size());
+  }
+  // Everything, both ways, then erase it all.
+  EXPECT_EQ(Page(order, false, std::nullopt, SIZE_MAX),
+            Expected(ref, false, std::nullopt, SIZE_MAX));
+  EXPECT_EQ(Page(order, true, std::nullopt, SIZE_MAX), Expected(ref, true, std::nullopt, SIZE_MAX));
+  for (const auto& [s, k] : key_of) order.Erase(k, s);
+  EXPECT_EQ(order.size(), 0u);
+  EXPECT_TRUE(Page(order, false, std::nullopt, 10).empty());
+  order.Insert(3, 0);
+  EXPECT_EQ(Page(order, true, std::nullopt, 10), std::vector<Slot>{0});
+}
+
+TEST(RootOrderTest, RebuildPacksAndKeepsTheOrder) {
+  Names names;
+  RootOrder order(&names);
+  Ref ref;
+  std::vector<std::pair<int64_t, Slot>> entries;
+  std::mt19937 rng(2);
+  for (Slot s = 0; s < 20000; ++s) {
+    names.names[s] = "n" + std::to_string(rng());
+    const int64_t k = rng() % 7;
+    entries.emplace_back(k, s);
+    ref.insert({{k, names.names[s]}, s});
+  }
+  for (size_t n : {size_t{0}, size_t{1}, size_t{57}, size_t{3249}, entries.size()}) {
+    std::vector<std::pair<int64_t, Slot>> part(entries.begin(), entries.begin() + n);
+    Ref part_ref;
+    for (const auto& [k, s] : part) part_ref.insert({{k, names.names[s]}, s});
+    order.Rebuild(part);
+    EXPECT_EQ(order.size(), n);
+    EXPECT_EQ(Page(order, false, std::nullopt, SIZE_MAX),
+              Expected(part_ref, false, std::nullopt, SIZE_MAX));
+    EXPECT_EQ(Page(order, true, Key{3, "n5"}, 100), Expected(part_ref, true, Key{3, "n5"}, 100));
+  }
+  // Still a working tree after a rebuild.
+  for (const auto& [k, s] : entries) {
+    if (s % 3 == 0) order.Erase(k, s);
+  }
+  order.Insert(100, 0);
+  EXPECT_EQ(Page(order, true, std::nullopt, 1), std::vector<Slot>{0});
+  EXPECT_LT(order.MemoryBytes(), entries.size() * 24);
+}
+
+}  // namespace
+}  // namespace neardup::cluster

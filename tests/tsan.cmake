@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
+# The concurrency tests, run under ThreadSanitizer by `make test-tsan`
+# (.ci/run): a build with -DNEARDUP_TSAN=ON, then `ctest -L tsan`.
+# Registered only in that build; index_stress.cmake adds the long index stress.
+if(NEARDUP_TSAN)
+  set(tsan_env "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
+  add_test(NAME tsan.engine COMMAND engine_test
+    --gtest_filter=*Concurrent*:DurableEngineTest.*:SignalsEngineTest.Durable*)
+  add_test(NAME tsan.tfidf COMMAND features_test --gtest_filter=*ThreadSafe*)
+  set_tests_properties(tsan.engine tsan.tfidf PROPERTIES LABELS tsan ENVIRONMENT "${tsan_env}"
+    TIMEOUT 600)
+  if(TARGET server_api_test)
+    # The server process runs the TSan build of the CLI too.
+    # Not the kill test: under TSan the server is too slow for its stream.
+    add_test(NAME tsan.server COMMAND server_api_test
+      --gtest_filter=ServerOrderingTest.*:ApiTest.*:LimitsTest.*)
+    set_tests_properties(tsan.server PROPERTIES LABELS tsan ENVIRONMENT "${tsan_env}"
+      TIMEOUT 600)
+  endif()
+endif()
