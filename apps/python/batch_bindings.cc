@@ -90,6 +90,72 @@ Status InputPositions(const Status& s, const std::vector<uint32_t>& where) {
 
 py::list IntList(const std::vector<uint32_t>& v) { return py::cast(v); }
 
+// dedup's input: the records (kept alive: the texts are read in place, and
+// emit="unique" returns them) and the documents of the valid ones.
+struct Input {
+  py::list records;
+  std::vector<Document> docs;
+  std::vector<uint32_t> where;  // docs[i] is record where[i]
+  std::vector<uint32_t> skipped;
+};
+
+Input ReadRecords(py::iterable records, const Fields& fields, bool skip_invalid) {
+  Input in;
+  std::string error;
+  for (py::handle item : records) {
+    const auto position = static_cast<uint32_t>(py::len(in.records));
+    Document d;
+    if (RecordOf(item, fields, position, &d, &error)) {
+      in.docs.push_back(std::move(d));
+      in.where.push_back(position);
+    } else if (skip_invalid) {
+      in.skipped.push_back(position);
+    } else {
+      throw py::value_error("record " + std::to_string(position) + ": " + error);
+    }
+    in.records.append(item);
+  }
+  return in;
+}
+
+// Labels by input position; skipped records are clusters of their own.
+BatchDedup::Labels ByPosition(const BatchDedup::Labels& l, const Input& in) {
+  const size_t n = py::len(in.records);
+  BatchDedup::Labels out{std::vector<uint32_t>(n), std::vector<uint32_t>(n),
+                         std::vector<uint32_t>(n, 1)};
+  for (size_t i = 0; i < n; ++i) out.cluster[i] = out.kept[i] = static_cast<uint32_t>(i);
+  for (size_t i = 0; i < in.docs.size(); ++i) {
+    out.cluster[in.where[i]] = in.where[l.cluster[i]];
+    out.kept[in.where[i]] = in.where[l.kept[i]];
+    out.size[in.where[i]] = l.size[i];
+  }
+  return out;
+}
+
+py::object Emit(const std::string& emit, const BatchDedup::Labels& l, const Input& in) {
+  const size_t n = l.cluster.size();
+  py::list out;
+  if (emit == "unique") {
+    for (size_t i = 0; i < n; ++i)
+      if (l.kept[i] == i) out.append(in.records[i]);
+    return out;
+  }
+  if (emit == "clusters") {
+    std::vector<std::vector<uint32_t>> members(n);
+    for (size_t i = 0; i < n; ++i)
+      if (l.size[i] > 1) members[l.cluster[i]].push_back(static_cast<uint32_t>(i));
+    for (size_t c = 0; c < n; ++c) {
+      if (members[c].empty()) continue;
+      out.append(Type("DedupCluster")(c, members[c].size(), l.kept[c], IntList(members[c])));
+    }
+    return out;
+  }
+  py::list is_kept(n);
+  for (size_t i = 0; i < n; ++i) is_kept[i] = py::bool_(l.kept[i] == i);
+  return Type("DedupLabels")(IntList(l.cluster), IntList(l.size), IntList(l.kept), is_kept,
+                             IntList(in.skipped));
+}
+
 py::object Dedup(py::iterable records, const std::string& profile, std::optional<double> threshold,
                  std::optional<std::string> keep, const std::string& emit,
                  uint64_t max_cluster_size, uint64_t min_shared_keys, py::handle memory,
@@ -109,63 +175,13 @@ py::object Dedup(py::iterable records, const std::string& profile, std::optional
   o.skip_invalid = skip_invalid;
   // Validate the options the way `neardup dedup` does.
   Take(Engine::Create(o.engine), NotFoundAs::kFile);
-
-  const Fields fields{text_field, id_field};
-  py::list kept_alive;  // the records (the texts are read in place) and emit='unique'
-  std::vector<Document> docs;
-  std::vector<uint32_t> where;  // docs[i] is record where[i]
-  std::vector<uint32_t> skipped;
-  std::string error;
-  size_t position = 0;
-  for (py::handle item : records) {
-    Document d;
-    if (RecordOf(item, fields, position, &d, &error)) {
-      docs.push_back(std::move(d));
-      where.push_back(static_cast<uint32_t>(position));
-    } else if (skip_invalid) {
-      skipped.push_back(static_cast<uint32_t>(position));
-    } else {
-      throw py::value_error("record " + std::to_string(position) + ": " + error);
-    }
-    kept_alive.append(item);
-    ++position;
-  }
+  const Input in = ReadRecords(records, Fields{text_field, id_field}, skip_invalid);
   Result<BatchDedup::Labels> r = [&] {
     py::gil_scoped_release release;
-    return BatchClusterDocuments(docs, o);
+    return BatchClusterDocuments(in.docs, o);
   }();
-  if (!r.ok()) Raise(InputPositions(r.status(), where), NotFoundAs::kFile);
-  BatchDedup::Labels l = std::move(r).value();
-  // Back to input positions: skipped records are clusters of their own.
-  const size_t n = position;
-  std::vector<uint32_t> cluster(n), kept(n), size(n, 1);
-  for (size_t i = 0; i < n; ++i) cluster[i] = kept[i] = static_cast<uint32_t>(i);
-  for (size_t i = 0; i < docs.size(); ++i) {
-    cluster[where[i]] = where[l.cluster[i]];
-    kept[where[i]] = where[l.kept[i]];
-    size[where[i]] = l.size[i];
-  }
-  if (emit == "unique") {
-    py::list out;
-    for (size_t i = 0; i < n; ++i)
-      if (kept[i] == i) out.append(kept_alive[i]);
-    return out;
-  }
-  if (emit == "clusters") {
-    std::vector<std::vector<uint32_t>> members(n);
-    for (size_t i = 0; i < n; ++i)
-      if (size[i] > 1) members[cluster[i]].push_back(static_cast<uint32_t>(i));
-    py::list out;
-    for (size_t c = 0; c < n; ++c) {
-      if (members[c].empty()) continue;
-      out.append(Type("DedupCluster")(c, members[c].size(), kept[c], IntList(members[c])));
-    }
-    return out;
-  }
-  py::list is_kept(n);
-  for (size_t i = 0; i < n; ++i) is_kept[i] = py::bool_(kept[i] == i);
-  return Type("DedupLabels")(IntList(cluster), IntList(size), IntList(kept), is_kept,
-                             IntList(skipped));
+  if (!r.ok()) Raise(InputPositions(r.status(), in.where), NotFoundAs::kFile);
+  return Emit(emit, ByPosition(*r, in), in);
 }
 
 py::object ClusterGroups(py::iterable groups, py::handle texts, const std::string& verify,

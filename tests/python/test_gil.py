@@ -4,8 +4,9 @@ inside add_many, and two threads adding at once use more than one core.
 
 No timed assertions on speed: the first test checks ordering (a second thread
 makes progress strictly inside the call), the second compares the CPU time
-the two threads used with the wall time they took (above 1 is only possible
-when both ran at once), and skips when the machine is too loaded to tell."""
+the process used with the wall time (above 1 only when threads ran at once),
+against what C++ threads got in the same attempt, and skips when the machine
+is too loaded to tell."""
 import os
 import random
 import threading
@@ -47,33 +48,41 @@ def test_other_threads_run_inside_add_many():
         len(inside), window["end"] - window["start"])
 
 
+def parallelism(fn):
+    """Cores the process used while fn() ran: CPU time over wall time."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    fn()
+    return (time.process_time() - cpu) / (time.perf_counter() - wall)
+
+
 def test_two_threads_use_two_cores():
+    """Two Python threads adding to two engines use two cores, when the machine
+    has two to give: C++ threads (minhash_many, no Python involved) measure
+    that just before. Fails only when C++ threads got two cores and the Python
+    threads, in the same attempt, did not; skips when neither could."""
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one CPU: two threads cannot run at once")
     batches = [texts(1500, 10 + i) for i in range(2)]
-    engines = [neardup.Engine(threads=1) for _ in range(2)]
-    cpu = [0.0, 0.0]
-
-    def add(i):
-        t = time.thread_time()
-        engines[i].add_many(batches[i])
-        cpu[i] = time.thread_time() - t
-
-    for attempt in range(2):
-        threads = [threading.Thread(target=add, args=(i,)) for i in range(2)]
-        wall = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        wall = time.perf_counter() - wall
-        parallelism = sum(cpu) / wall
-        if parallelism > 1.25:
-            return
+    reference = [t for _, t in batches[0] + batches[1]]
+    pipeline = neardup.Pipeline()
+    seen, strikes = [], 0
+    for attempt in range(3):
+        ref = parallelism(lambda: pipeline.minhash_many(reference, threads=2))
         engines = [neardup.Engine(threads=1) for _ in range(2)]
-    load = os.getloadavg()[0]
-    if load > (os.cpu_count() or 1) - 0.5:
-        pytest.skip("machine too loaded to see two threads at once (load %.1f, %.2f cores used)"
-                    % (load, parallelism))
-    pytest.fail("two threads used %.2f cores (CPU %.2f s in %.2f s of wall time)"
-                % (parallelism, sum(cpu), wall))
+        workers = [threading.Thread(target=engines[i].add_many, args=(batches[i],))
+                   for i in range(2)]
+
+        def both():
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+        got = parallelism(both)
+        seen.append("C++ %.2f, Python %.2f" % (ref, got))
+        if got > 1.3:
+            return
+        strikes += ref > 1.6 and got < 1.15
+    if strikes >= 2:
+        pytest.fail("two Python threads did not use two cores (cores used: %s)" % "; ".join(seen))
+    pytest.skip("the machine could not give this process two cores (cores used: %s)"
+                % "; ".join(seen))
