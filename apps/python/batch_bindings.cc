@@ -99,7 +99,7 @@ struct Input {
   std::vector<uint32_t> skipped;
 };
 
-Input ReadRecords(py::iterable records, const Fields& fields, bool skip_invalid) {
+Input ReadRecords(RecordsArg records, const Fields& fields, bool skip_invalid) {
   Input in;
   std::string error;
   for (py::handle item : records) {
@@ -156,11 +156,11 @@ py::object Emit(const std::string& emit, const BatchDedup::Labels& l, const Inpu
                              IntList(in.skipped));
 }
 
-py::object Dedup(py::iterable records, const std::string& profile, std::optional<double> threshold,
-                 std::optional<std::string> keep, const std::string& emit,
-                 uint64_t max_cluster_size, uint64_t min_shared_keys, py::handle memory,
-                 const std::string& tmp_dir, int threads, const std::string& text_field,
-                 const std::string& id_field, bool skip_invalid, const py::kwargs& kwargs) {
+DedupResultT Dedup(RecordsArg records, const std::string& profile, std::optional<double> threshold,
+                   std::optional<std::string> keep, const std::string& emit,
+                   uint64_t max_cluster_size, uint64_t min_shared_keys, MemoryArg memory,
+                   const std::string& tmp_dir, int threads, const std::string& text_field,
+                   const std::string& id_field, bool skip_invalid, const py::kwargs& kwargs) {
   if (emit != "labels" && emit != "unique" && emit != "clusters") {
     throw py::value_error("emit must be 'labels', 'unique' or 'clusters', not '" + emit + "'");
   }
@@ -184,11 +184,11 @@ py::object Dedup(py::iterable records, const std::string& profile, std::optional
   return Emit(emit, ByPosition(*r, in), in);
 }
 
-py::object ClusterGroups(py::iterable groups, py::handle texts, const std::string& verify,
-                         double threshold, std::optional<std::string> shingles,
-                         size_t max_cluster_size, const std::string& keep, size_t max_group_size,
-                         std::optional<bool> drop_punctuation, bool replace_invalid_utf8,
-                         double qbank_other_min, int threads) {
+GroupClustersT ClusterGroups(GroupsArg groups, TextMapArg texts, const std::string& verify,
+                             double threshold, std::optional<std::string> shingles,
+                             size_t max_cluster_size, const std::string& keep,
+                             size_t max_group_size, std::optional<bool> drop_punctuation,
+                             bool replace_invalid_utf8, double qbank_other_min, int threads) {
   GroupClusterOptions o;
   o.verify = Take(ParseVerifyKind(verify));
   o.threshold = threshold;
@@ -204,13 +204,11 @@ py::object ClusterGroups(py::iterable groups, py::handle texts, const std::strin
   std::vector<std::vector<std::string>> all;
   for (py::handle g : groups) {
     std::vector<std::string> ids;
-    for (py::handle id : py::reinterpret_borrow<py::iterable>(g)) ids.push_back(IdOf(id));
+    for (py::handle id : g) ids.push_back(IdOf(id));
     gc->Want(ids);
     all.push_back(std::move(ids));
   }
-  py::iterable items = py::isinstance<py::dict>(texts)
-                           ? py::reinterpret_borrow<py::iterable>(texts.attr("items")())
-                           : py::reinterpret_borrow<py::iterable>(texts);
+  py::object items = py::isinstance<py::dict>(texts) ? texts.attr("items")() : texts;
   size_t position = 0;
   for (py::handle item : items) {
     Document d = DocumentOf(item, Fields{}, position++);

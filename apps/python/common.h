@@ -21,6 +21,7 @@
 #include "neardup/engine.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
+#include "python/typed.h"
 
 namespace neardup::python {
 

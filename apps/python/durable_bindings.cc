@@ -81,13 +81,11 @@ auto Released(Fn&& fn) {
   return fn();
 }
 
-py::list AddMany(PyDurable& self, py::iterable docs, bool exist_ok, bool return_exceptions,
-                 const std::string& id_field, const std::string& text_field) {
+AddResultsT AddMany(PyDurable& self, DocsArg docs, bool exist_ok, bool return_exceptions,
+                    const std::string& id_field, const std::string& text_field) {
   DurableEngine& e = self.get();
   const Fields fields{text_field, id_field};
-  py::iterable items = py::isinstance<py::dict>(docs)
-                           ? py::reinterpret_borrow<py::iterable>(docs.attr("items")())
-                           : docs;
+  py::object items = py::isinstance<py::dict>(docs) ? docs.attr("items")() : docs;
   py::list out;
   std::vector<IncomingDocument> chunk;
   size_t position = 0;
@@ -153,8 +151,8 @@ void BindDurableEngine(py::module_& m) {
            py::arg("store_text") = false, py::arg("background_expiry") = true)
       .def(
           "add",
-          [](PyDurable& self, py::handle id, py::handle text, int64_t time, py::handle meta,
-             bool exist_ok) {
+          [](PyDurable& self, IdArg id, TextArg text, int64_t time, MetaArg meta,
+             bool exist_ok) -> AddResultT {
             DurableEngine& e = self.get();
             IncomingDocument d{IdOf(id), std::string(TextOf(text)), time, MetaText(meta)};
             auto r = Released([&] { return e.Add(d, ConflictOf(exist_ok)); });
@@ -172,7 +170,7 @@ void BindDurableEngine(py::module_& m) {
            "'meta' key is its meta.")
       .def(
           "remove",
-          [](PyDurable& self, py::handle id) {
+          [](PyDurable& self, IdArg id) {
             DurableEngine& e = self.get();
             const std::string key = IdOf(id);
             Check(Released([&] { return e.Remove(key); }));
@@ -180,7 +178,7 @@ void BindDurableEngine(py::module_& m) {
           py::arg("id"), "Removes a document durably. Raises KeyError for an unknown id.")
       .def(
           "get",
-          [](PyDurable& self, py::handle id) {
+          [](PyDurable& self, IdArg id) -> DocumentRecordT {
             DurableEngine& e = self.get();
             const std::string key = IdOf(id);
             return ToPython(Take(Released([&] { return e.Get(key); })));
@@ -189,7 +187,7 @@ void BindDurableEngine(py::module_& m) {
           "The DocumentRecord of a live document (refreshes its time). KeyError if unknown.")
       .def(
           "similar",
-          [](PyDurable& self, py::handle id, std::optional<size_t> limit) {
+          [](PyDurable& self, IdArg id, std::optional<size_t> limit) -> SimilarDocumentsT {
             DurableEngine& e = self.get();
             const std::string key = IdOf(id);
             auto docs = Take(Released([&] { return e.Similar(key, LimitOf(limit)); }));
@@ -201,7 +199,7 @@ void BindDurableEngine(py::module_& m) {
           "Other members of `id`'s cluster (list of SimilarDocument). KeyError if unknown.")
       .def(
           "query",
-          [](PyDurable& self, py::handle text) {
+          [](PyDurable& self, TextArg text) -> QueryResultT {
             DurableEngine& e = self.get();
             const std::string_view t = TextOf(text);
             return python::ToPython(Take(Released([&] { return e.Query(t); })));
@@ -209,7 +207,7 @@ void BindDurableEngine(py::module_& m) {
           py::arg("text"), "What add would answer for `text`, inserting nothing.")
       .def(
           "cluster_of",
-          [](PyDurable& self, py::handle id, std::optional<size_t> limit) {
+          [](PyDurable& self, IdArg id, std::optional<size_t> limit) -> ClusterT {
             DurableEngine& e = self.get();
             return python::ToPython(Take(e.ClusterOf(IdOf(id), LimitOf(limit))));
           },
@@ -218,7 +216,7 @@ void BindDurableEngine(py::module_& m) {
       .def(
           "clusters",
           [](PyDurable& self, const std::string& sort, bool descending, size_t limit,
-             std::optional<std::pair<int64_t, std::string>> after) {
+             std::optional<std::pair<int64_t, std::string>> after) -> ClusterSummariesT {
             DurableEngine& e = self.get();
             py::list out;
             for (const auto& s : e.ListClusters(ListOptionsOf(sort, descending, limit, after)))
@@ -229,7 +227,7 @@ void BindDurableEngine(py::module_& m) {
           py::arg("limit") = 50, py::arg("after") = py::none(), "One page of clusters.")
       .def(
           "explain",
-          [](PyDurable& self, py::handle a, py::handle b) {
+          [](PyDurable& self, TextArg a, TextArg b) -> ExplanationT {
             DurableEngine& e = self.get();
             const std::string_view x = TextOf(a), y = TextOf(b);
             return python::ToPython(Take(Released([&] { return e.Explain(x, y); })));
@@ -237,7 +235,7 @@ void BindDurableEngine(py::module_& m) {
           py::arg("a"), py::arg("b"), "Why `a` and `b` are or are not near-duplicates.")
       .def(
           "expire",
-          [](PyDurable& self, int64_t before) {
+          [](PyDurable& self, int64_t before) -> ExpireReportT {
             DurableEngine& e = self.get();
             ExpireReport r = Take(Released([&] { return e.Expire(before); }));
             return Type("ExpireReport")(r.trees, r.documents);
@@ -245,7 +243,8 @@ void BindDurableEngine(py::module_& m) {
           py::arg("before"),
           "Removes every cluster whose root time is < `before` (ms since the epoch).")
       .def(
-          "stats", [](PyDurable& self) { return ToPython(self.get().Stats()); }, "DurableStats.")
+          "stats", [](PyDurable& self) -> DurableStatsT { return ToPython(self.get().Stats()); },
+          "DurableStats.")
       .def("close", &PyDurable::Close,
            "Drains queued writes, flushes and closes the store (the path can be opened again);\n"
            "later calls raise RuntimeError. Idempotent.")

@@ -24,12 +24,10 @@ py::object AddResultOrException(Result<AddResult>& r) {
 // add_many: chunks of the iterable through AddBatch. With return_exceptions a
 // failed document's slot holds its exception; else the first failure is
 // raised once its chunk is applied.
-py::list AddMany(Engine& engine, py::iterable docs, bool return_exceptions,
-                 const std::string& id_field, const std::string& text_field) {
+AddResultsT AddMany(Engine& engine, DocsArg docs, bool return_exceptions,
+                    const std::string& id_field, const std::string& text_field) {
   const Fields fields{text_field, id_field};
-  py::iterable items = py::isinstance<py::dict>(docs)
-                           ? py::reinterpret_borrow<py::iterable>(docs.attr("items")())
-                           : docs;
+  py::object items = py::isinstance<py::dict>(docs) ? docs.attr("items")() : docs;
   py::list out;
   std::vector<Document> chunk;
   chunk.reserve(kChunk);
@@ -87,7 +85,7 @@ void BindEngine(py::module_& m) {
            py::arg("profile") = "default", py::arg("threshold") = py::none())
       .def(
           "add",
-          [](Engine& e, py::handle id, py::handle text, int64_t time) {
+          [](Engine& e, IdArg id, TextArg text, int64_t time) -> AddResultT {
             Document d{IdOf(id), std::string(TextOf(text)), time};
             Result<AddResult> r = [&] {
               py::gil_scoped_release release;
@@ -114,7 +112,7 @@ position and id; documents before it stay added), or, with
 return_exceptions=True, its slot in the result holds the exception.)")
       .def(
           "query",
-          [](const Engine& e, py::handle text, std::optional<int> max_distance) {
+          [](const Engine& e, TextArg text, std::optional<int> max_distance) -> QueryResultT {
             const std::string_view t = TextOf(text);
             QueryOptions q;
             if (max_distance) q.max_distance = *max_distance;
@@ -128,7 +126,7 @@ return_exceptions=True, its slot in the result holds the exception.)")
           "What add would answer for `text`, inserting nothing (a QueryResult).")
       .def(
           "similar",
-          [](const Engine& e, py::handle id, std::optional<size_t> limit) {
+          [](const Engine& e, IdArg id, std::optional<size_t> limit) -> MatchesT {
             const std::string key = IdOf(id);
             Result<std::vector<Match>> r = [&] {
               py::gil_scoped_release release;
@@ -141,14 +139,14 @@ return_exceptions=True, its slot in the result holds the exception.)")
           "Raises KeyError for an unknown id.")
       .def(
           "cluster_of",
-          [](const Engine& e, py::handle id, std::optional<size_t> limit) {
+          [](const Engine& e, IdArg id, std::optional<size_t> limit) -> ClusterT {
             return ToPython(Take(e.ClusterOf(IdOf(id), LimitOf(limit))));
           },
           py::arg("id"), py::arg("limit") = py::none(),
           "The Cluster `id` belongs to. Raises KeyError for an unknown id.")
       .def(
           "cluster",
-          [](const Engine& e, py::handle id, std::optional<size_t> limit) {
+          [](const Engine& e, IdArg id, std::optional<size_t> limit) -> ClusterT {
             return ToPython(Take(e.GetCluster(IdOf(id), LimitOf(limit))));
           },
           py::arg("cluster_id"), py::arg("limit") = py::none(),
@@ -156,7 +154,7 @@ return_exceptions=True, its slot in the result holds the exception.)")
       .def(
           "clusters",
           [](const Engine& e, const std::string& sort, bool descending, size_t limit,
-             std::optional<std::pair<int64_t, std::string>> after) {
+             std::optional<std::pair<int64_t, std::string>> after) -> ClusterSummariesT {
             py::list out;
             for (const auto& s : e.ListClusters(ListOptionsOf(sort, descending, limit, after)))
               out.append(ToPython(s));
@@ -167,15 +165,18 @@ return_exceptions=True, its slot in the result holds the exception.)")
           "One page of clusters (list of ClusterSummary), by size or recent time, then id;\n"
           "`after` is the (key, id) of the previous page's last line.")
       .def(
-          "get", [](const Engine& e, py::handle id) { return ToPython(Take(e.Get(IdOf(id)))); },
+          "get",
+          [](const Engine& e, IdArg id) -> DocumentInfoT {
+            return ToPython(Take(e.Get(IdOf(id))));
+          },
           py::arg("id"), "The DocumentInfo of a live document. Raises KeyError if unknown.")
       .def(
-          "remove", [](Engine& e, py::handle id) { Check(e.Remove(IdOf(id))); }, py::arg("id"),
+          "remove", [](Engine& e, IdArg id) { Check(e.Remove(IdOf(id))); }, py::arg("id"),
           "Removes a document. A removed root keeps its cluster id while members remain.\n\n"
           "Raises KeyError for an unknown id.")
       .def(
           "fingerprint",
-          [](const Engine& e, py::handle text) {
+          [](const Engine& e, TextArg text) {
             const std::string_view t = TextOf(text);
             Result<uint64_t> r = [&] {
               py::gil_scoped_release release;
@@ -186,7 +187,7 @@ return_exceptions=True, its slot in the result holds the exception.)")
           py::arg("text"), "The fingerprint of `text` under this engine's pipeline (an int).")
       .def(
           "explain",
-          [](const Engine& e, py::handle a, py::handle b) {
+          [](const Engine& e, TextArg a, TextArg b) -> ExplanationT {
             const std::string_view x = TextOf(a), y = TextOf(b);
             Result<Explanation> r = [&] {
               py::gil_scoped_release release;
@@ -197,7 +198,8 @@ return_exceptions=True, its slot in the result holds the exception.)")
           py::arg("a"), py::arg("b"),
           "Why `a` and `b` are or are not near-duplicates under this engine (an Explanation).")
       .def(
-          "stats", [](const Engine& e) { return ToPython(e.Stats()); }, "The engine's Stats.")
+          "stats", [](const Engine& e) -> StatsT { return ToPython(e.Stats()); },
+          "The engine's Stats.")
       .def_property_readonly(
           "profile", [](const Engine& e) { return e.options().profile; },
           "The profile the options came from.")
@@ -206,8 +208,10 @@ return_exceptions=True, its slot in the result holds the exception.)")
           "The similarity threshold in effect.")
       .def("__len__", [](const Engine& e) { return e.Stats().documents; })
       .def("__contains__",
-           [](const Engine& e, py::handle id) {
-             if (!py::isinstance<py::str>(id) && !py::isinstance<py::int_>(id)) return false;
+           [](const Engine& e, IdArg id) {
+             if (!py::isinstance<py::str>(id) &&
+                 (!py::isinstance<py::int_>(id) || py::isinstance<py::bool_>(id)))
+               return false;
              return e.Get(IdOf(id)).ok();
            })
       .def("__repr__", [](const Engine& e) {

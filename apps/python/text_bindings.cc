@@ -52,7 +52,7 @@ Cache<Engine>& Engines() {
 
 // Calls fn(pipeline, text) with the GIL released and raises its error.
 template <typename T, typename Fn>
-T Run(const TextPipeline& p, py::handle text, Fn&& fn) {
+T Run(const TextPipeline& p, TextArg text, Fn&& fn) {
   const std::string_view t = TextOf(text);
   T out{};
   Status s;
@@ -64,7 +64,7 @@ T Run(const TextPipeline& p, py::handle text, Fn&& fn) {
   return out;
 }
 
-uint64_t Fingerprint(const TextPipeline& p, py::handle text) {
+uint64_t Fingerprint(const TextPipeline& p, TextArg text) {
   return Run<uint64_t>(p, text, [](const TextPipeline& p, std::string_view t, uint64_t* out) {
     Result<uint64_t> r = p.Fingerprint(t);
     if (r.ok()) *out = *r;
@@ -72,21 +72,21 @@ uint64_t Fingerprint(const TextPipeline& p, py::handle text) {
   });
 }
 
-std::vector<uint32_t> MinHash(const TextPipeline& p, py::handle text) {
+std::vector<uint32_t> MinHash(const TextPipeline& p, TextArg text) {
   return Run<std::vector<uint32_t>>(
       p, text, [](const TextPipeline& p, std::string_view t, std::vector<uint32_t>* out) {
         return p.MinHash(t, out);
       });
 }
 
-std::string Normalize(const TextPipeline& p, py::handle text) {
+std::string Normalize(const TextPipeline& p, TextArg text) {
   return Run<std::string>(p, text, [](const TextPipeline& p, std::string_view t, std::string* out) {
     return p.Normalize(t, out);
   });
 }
 
 // Signatures of many texts on `threads` threads (0 = every core).
-py::list MinHashMany(const TextPipeline& p, py::iterable texts, int threads) {
+std::vector<std::vector<uint32_t>> MinHashMany(const TextPipeline& p, TextsArg texts, int threads) {
   std::vector<std::string_view> views;
   py::list keep;  // the texts stay alive while the views are read
   for (py::handle t : texts) {
@@ -101,12 +101,10 @@ py::list MinHashMany(const TextPipeline& p, py::iterable texts, int threads) {
       for (size_t i = begin; i < end; ++i) status[i] = p.MinHash(views[i], &sigs[i]);
     });
   }
-  py::list out(views.size());
   for (size_t i = 0; i < views.size(); ++i) {
     if (!status[i].ok()) Raise(status[i].WithContext("item " + std::to_string(i)));
-    out[i] = py::cast(sigs[i]);
   }
-  return out;
+  return sigs;
 }
 
 constexpr const char* kOptionsDoc =
@@ -134,7 +132,7 @@ void BindText(py::module_& m) {
       .def("normalize", &Normalize, py::arg("text"), "The normalized text (a str).")
       .def(
           "shingles",
-          [](const TextPipeline& p, py::handle text) {
+          [](const TextPipeline& p, TextArg text) {
             return Run<std::vector<uint64_t>>(
                 p, text, [](const TextPipeline& p, std::string_view t, std::vector<uint64_t>* o) {
                   return p.Shingles(t, o);
@@ -143,7 +141,7 @@ void BindText(py::module_& m) {
           py::arg("text"), "The ascending, distinct 64-bit shingle hashes (list of int).")
       .def(
           "words",
-          [](const TextPipeline& p, py::handle text) {
+          [](const TextPipeline& p, TextArg text) {
             return Run<std::vector<std::string>>(
                 p, text,
                 [](const TextPipeline& p, std::string_view t, std::vector<std::string>* o) {
@@ -159,7 +157,7 @@ void BindText(py::module_& m) {
 
   m.def(
       "fingerprint",
-      [](py::handle text, const std::string& profile, const py::kwargs& kw) {
+      [](TextArg text, const std::string& profile, const py::kwargs& kw) {
         return Fingerprint(*Pipelines().Get(profile, std::nullopt, kw), text);
       },
       py::arg("text"), py::kw_only(), py::arg("profile") = "default",
@@ -169,7 +167,7 @@ void BindText(py::module_& m) {
           .c_str());
   m.def(
       "minhash",
-      [](py::handle text, const std::string& profile, std::optional<int> num_perm, py::kwargs kw) {
+      [](TextArg text, const std::string& profile, std::optional<int> num_perm, py::kwargs kw) {
         if (num_perm) kw["num_perm"] = *num_perm;
         return MinHash(*Pipelines().Get(profile, std::nullopt, kw), text);
       },
@@ -182,15 +180,15 @@ void BindText(py::module_& m) {
           .c_str());
   m.def(
       "normalize",
-      [](py::handle text, const std::string& profile, const py::kwargs& kw) {
+      [](TextArg text, const std::string& profile, const py::kwargs& kw) {
         return Normalize(*Pipelines().Get(profile, std::nullopt, kw), text);
       },
       py::arg("text"), py::kw_only(), py::arg("profile") = "default",
       (std::string("`text` after the profile's normalization (a str).") + kOptionsDoc).c_str());
   m.def(
       "explain",
-      [](py::handle a, py::handle b, const std::string& profile, std::optional<double> threshold,
-         const py::kwargs& kw) {
+      [](TextArg a, TextArg b, const std::string& profile, std::optional<double> threshold,
+         const py::kwargs& kw) -> ExplanationT {
         auto engine = Engines().Get(profile, threshold, kw);
         const std::string_view x = TextOf(a), y = TextOf(b);
         Result<Explanation> r = [&] {

@@ -67,6 +67,7 @@ def test_dedup_jsonl_in_chunks(tmp_path):
     assert [l for l in lines if l in out] == out.splitlines(keepends=True)  # input order
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # tornado under distributed 2022.12
 def test_dask_example_on_a_local_cluster():
     dask_bag = pytest.importorskip("dask.bag")
     distributed = pytest.importorskip("dask.distributed")
