@@ -93,15 +93,16 @@ def best(times):
     return min(times)
 
 
-def cpp_add_batch(build, path, threads, reps):
-    p = subprocess.run([os.path.join(build, "bench", "add_batch_bench"), path, "--threads",
-                        str(threads), "--reps", str(reps)], capture_output=True, text=True,
-                       check=True)
-    return json.loads(p.stdout)
+def cpp_add_batch(build, path, threads, reps, signals):
+    args = [os.path.join(build, "bench", "add_batch_bench"), path, "--threads", str(threads),
+            "--reps", str(reps)] + (["--signals", signals] if signals else [])
+    return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
 
 
-def py_add_many(docs, threads):
-    engine = neardup.Engine(threads=threads)
+def py_add_many(docs, threads, signals):
+    # Fresh str objects, as from json.loads: their UTF-8 form is not cached yet.
+    docs = [(i, t.encode().decode()) for i, t in docs]
+    engine = neardup.Engine(threads=threads, signals=signals)
     cpu, wall = time.process_time(), time.perf_counter()
     results = engine.add_many(docs)
     return time.perf_counter() - wall, time.process_time() - cpu, sum(r.duplicate for r in results)
@@ -131,27 +132,58 @@ def main():
     print("corpus: %d documents, %.0f bytes each on average; load %.2f" % (
         n, mean_bytes, out["load"]), file=sys.stderr)
 
-    # 1. add_many vs AddBatch, alternating, one thread and every core.
-    for threads in (1, 0):
+    # 1. add_many vs AddBatch, alternating: one thread, every core, and the
+    # cheapest pipeline (the exact signal only), where conversion weighs most.
+    for threads, signals in ((1, None), (0, None), (1, "exact")):
         cpp_wall, cpp_cpu, py_wall, py_cpu = [], [], [], []
         for _ in range(args.reps):
-            c = cpp_add_batch(args.build, path, threads, 1)
+            c = cpp_add_batch(args.build, path, threads, 1, signals)
             cpp_wall += c["wall_s"]
             cpp_cpu += c["cpu_s"]
-            w, u, dups = py_add_many(docs, threads)
+            w, u, dups = py_add_many(docs, threads, signals)
             assert dups == c["duplicates"], (dups, c["duplicates"])
             py_wall.append(w)
             py_cpu.append(u)
-        key = "threads_%s" % (threads or "all")
+        key = "threads_%s" % (threads or "all") + ("_" + signals if signals else "")
+        # Paired ratios (each Python run against the C++ run just before it):
+        # their median is robust to the load changing between pairs.
+        ratios = sorted(p / c for p, c in zip(py_cpu, cpp_cpu))
         out[key] = {
             "cpp_docs_per_s": n / best(cpp_wall), "py_docs_per_s": n / best(py_wall),
-            "overhead_wall": best(py_wall) / best(cpp_wall) - 1,
-            "overhead_cpu": best(py_cpu) / best(cpp_cpu) - 1,
+            "overhead_wall_best": best(py_wall) / best(cpp_wall) - 1,
+            "overhead_cpu_best": best(py_cpu) / best(cpp_cpu) - 1,
+            "overhead_cpu_median_pair": ratios[len(ratios) // 2] - 1,
+            "overhead_cpu_pairs": [round(r - 1, 3) for r in ratios],
             "duplicates": dups}
-        print("add_many %s: C++ %.0f docs/s, Python %.0f docs/s, overhead %+.1f%% wall, "
-              "%+.1f%% CPU" % (key, out[key]["cpp_docs_per_s"], out[key]["py_docs_per_s"],
-                               100 * out[key]["overhead_wall"], 100 * out[key]["overhead_cpu"]),
-              file=sys.stderr)
+        print("add_many %s: C++ %.0f docs/s, Python %.0f docs/s (best wall); overhead "
+              "%+.1f%% wall, %+.1f%% CPU (best), %+.1f%% CPU (median of %d pairs, %+.1f%% .. "
+              "%+.1f%%)" % (key, out[key]["cpp_docs_per_s"], out[key]["py_docs_per_s"],
+                            100 * out[key]["overhead_wall_best"],
+                            100 * out[key]["overhead_cpu_best"],
+                            100 * out[key]["overhead_cpu_median_pair"], len(ratios),
+                            100 * (ratios[0] - 1), 100 * (ratios[-1] - 1)), file=sys.stderr)
+
+    # 1b. The binding's own cost per document: tiny texts through the exact
+    # signal, where the engine does almost nothing, so the difference of
+    # CPU times is the conversion of items and results.
+    tiny = [("t%d" % i, "短文 %d" % i) for i in range(100_000)]
+    tiny_path = os.path.join(tmp, "tiny.jsonl")
+    with open(tiny_path, "w", encoding="utf-8") as f:
+        for i, t in tiny:
+            f.write(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n")
+    cpp_cpu, py_cpu = [], []
+    for _ in range(args.reps):
+        cpp_cpu += cpp_add_batch(args.build, tiny_path, 1, 1, "exact")["cpu_s"]
+        py_cpu.append(py_add_many(tiny, 1, "exact")[1])
+    per_doc = sorted(1e6 * (p - c) / len(tiny) for p, c in zip(py_cpu, cpp_cpu))
+    us_2k = 1e6 / out["threads_1"]["cpp_docs_per_s"]
+    out["binding_us_per_doc"] = {"median": per_doc[len(per_doc) // 2], "pairs": per_doc,
+                                 "cpp_us_per_2k_doc": us_2k,
+                                 "estimated_overhead_2k": per_doc[len(per_doc) // 2] / us_2k}
+    print("binding cost: %.2f us/doc (median of %d pairs, %.2f .. %.2f) on tiny texts; C++ "
+          "takes %.0f us per 2 KB document, so about %.1f%%" % (
+              per_doc[len(per_doc) // 2], len(per_doc), per_doc[0], per_doc[-1], us_2k,
+              100 * per_doc[len(per_doc) // 2] / us_2k), file=sys.stderr)
 
     # 2. Sketching: neardup.minhash vs the pure-Python floor.
     params = pure_python_params(128)
