@@ -10,4 +10,6 @@ if(TARGET neardup_python)
     set_tests_properties(python.${t} PROPERTIES LABELS "python" TIMEOUT 300
       ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python;NEARDUP_CLI=$<TARGET_FILE:neardup_cli>;PYTHONDONTWRITEBYTECODE=1")
   endforeach()
+  # Alone, so that the machine's cores are free to show two threads at once.
+  set_tests_properties(python.gil PROPERTIES RUN_SERIAL TRUE)
 endif()
