@@ -3,7 +3,8 @@
 # public API, built into ${CMAKE_BINARY_DIR}/python with its type stubs, so
 # `PYTHONPATH=build/python python3 -c 'import neardup'` works after `make`.
 # `cmake --install build --component python` copies both into the
-# interpreter's site-packages (NEARDUP_PYTHON_SITE overrides where).
+# interpreter's site-packages (NEARDUP_PYTHON_SITE overrides where; DESTDIR
+# is honoured).
 if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
   set(Python3_EXECUTABLE /usr/bin/python3)  # Debian's, whose packages the tests use
 endif()
@@ -29,8 +30,10 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/neardup.pyi ${NEARDUP_PYTHON_DIR}/neard
 
 if(NOT NEARDUP_PYTHON_SITE)
   execute_process(COMMAND ${Python3_EXECUTABLE} -c
-    "import sysconfig; print(sysconfig.get_path('platlib', vars={'platbase': '${CMAKE_INSTALL_PREFIX}'}))"
-    OUTPUT_VARIABLE NEARDUP_PYTHON_SITE OUTPUT_STRIP_TRAILING_WHITESPACE)
+    "import sysconfig; print(sysconfig.get_path('platlib'))"
+    OUTPUT_VARIABLE site OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(NEARDUP_PYTHON_SITE ${site} CACHE PATH
+    "Where `cmake --install --component python` puts the module (default: the interpreter's site-packages)")
 endif()
 install(TARGETS neardup_python LIBRARY DESTINATION ${NEARDUP_PYTHON_SITE} COMPONENT python)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/neardup.pyi DESTINATION ${NEARDUP_PYTHON_SITE}
