@@ -3,6 +3,7 @@
 // BatchClusterDocuments, include/neardup/batch.h) and neardup.cluster_groups
 // (GroupClusterer, include/neardup/group_cluster.h). Both convert their input
 // with the GIL held, then run on every core with the GIL released.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -73,19 +74,26 @@ bool RecordOf(py::handle item, const Fields& fields, size_t position, Document* 
   return true;
 }
 
-// The spool's "<tmp>/documents.jsonl:LINE: reason" as "record POSITION: reason".
-Status InputPositions(const Status& s, const std::vector<uint32_t>& where) {
-  const std::string& m = s.message();
+// The input position of a spool line in "<tmp>/documents.jsonl:LINE: reason",
+// and where the reason starts.
+std::optional<std::pair<uint32_t, size_t>> SpoolPosition(const std::string& m,
+                                                         const std::vector<uint32_t>& where) {
   const std::string spool = "/documents.jsonl:";
   const size_t at = m.find(spool);
-  if (at == std::string::npos) return s;
+  if (at == std::string::npos) return std::nullopt;
   const size_t begin = at + spool.size(), colon = m.find(':', begin);
+  if (colon == std::string::npos) return std::nullopt;
   uint64_t line = 0;
   auto [p, ec] = std::from_chars(m.data() + begin, m.data() + colon, line);
-  if (colon == std::string::npos || ec != std::errc() || line == 0 || line > where.size()) {
-    return s;
-  }
-  return Status(s.code(), "record " + std::to_string(where[line - 1]) + m.substr(colon));
+  if (ec != std::errc() || line == 0 || line > where.size()) return std::nullopt;
+  return std::make_pair(where[line - 1], colon);
+}
+
+// A batch error about the spool as "record POSITION: reason".
+Status InputPositions(const Status& s, const std::vector<uint32_t>& where) {
+  auto at = SpoolPosition(s.message(), where);
+  if (!at) return s;
+  return Status(s.code(), "record " + std::to_string(at->first) + s.message().substr(at->second));
 }
 
 py::list IntList(const std::vector<uint32_t>& v) { return py::cast(v); }
@@ -175,12 +183,18 @@ DedupResultT Dedup(RecordsArg records, const std::string& profile, std::optional
   o.skip_invalid = skip_invalid;
   // Validate the options the way `neardup dedup` does.
   Take(Engine::Create(o.engine), NotFoundAs::kFile);
-  const Input in = ReadRecords(records, Fields{text_field, id_field}, skip_invalid);
+  Input in = ReadRecords(records, Fields{text_field, id_field}, skip_invalid);
+  // Records the library skips (ill-formed UTF-8 in bytes) join in.skipped.
+  // Called from this thread during the run, without Python.
+  o.on_skip = [&in](const Status& s) {
+    if (auto at = SpoolPosition(s.message(), in.where)) in.skipped.push_back(at->first);
+  };
   Result<BatchDedup::Labels> r = [&] {
     py::gil_scoped_release release;
     return BatchClusterDocuments(in.docs, o);
   }();
   if (!r.ok()) Raise(InputPositions(r.status(), in.where), NotFoundAs::kFile);
+  std::sort(in.skipped.begin(), in.skipped.end());
   return Emit(emit, ByPosition(*r, in), in);
 }
 

@@ -84,6 +84,11 @@ def test_fields_and_skip_invalid_match_cli(cli, corpus, tmp_path):
     valid = [i for i in range(len(records)) if i != 3]
     pos = {json.dumps(records[i]["key"]): i for i in valid}
     assert [got.cluster[i] for i in valid] == [pos[json.dumps(l["cluster"])] for l in lines]
+    # Ill-formed UTF-8 (bytes) is skipped by the library: listed too.
+    bad = list(records)
+    bad[5] = {"key": "b5", "body": b"\xff\xfe"}
+    assert neardup.dedup(bad, text_field="body", id_field="key", skip_invalid=True).skipped \
+        == [3, 5]
     with pytest.raises(ValueError, match="record 3: missing field 'body'"):
         neardup.dedup(records, text_field="body", id_field="key")
 
