@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Near-duplicate clustering on Dask: sketch the partitions in parallel with
 map_partitions (neardup's own MinHash), group the records that share an LSH
 band, then verify and cluster those candidate groups with neardup.

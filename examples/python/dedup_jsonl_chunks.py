@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Deduplicate a large JSONL file in chunks with the online engine.
 
 Reads `chunk_size` lines at a time, adds them with Engine.add_many (sketched

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 import neardup
 
 engine = neardup.Engine()  # the default profile; Engine("zh-news", threshold=0.7, ...)
