@@ -49,22 +49,25 @@ py::object ToPython(const DurableStats& s) {
                               s.disk_bytes, s.restore_ms, s.restored_documents, s.ttl_ms);
 }
 
-// The engine until close(), which destroys it so that the store's lock is
-// released and the path can be opened again in this process.
+// The engine until close(). Each call holds its own reference while it runs
+// without the GIL, so close() from another thread cannot destroy the engine
+// under it; the last reference closes the store (releasing its lock, so the
+// path can be opened again in this process).
 struct PyDurable {
-  std::unique_ptr<DurableEngine> engine;
+  std::shared_ptr<DurableEngine> engine;
   std::string path;
-  DurableEngine& get() {
+  std::shared_ptr<DurableEngine> get() const {
     if (!engine) throw std::runtime_error("the DurableEngine is closed");
-    return *engine;
+    return engine;
   }
   void Close() {
-    if (!engine) return;
+    std::shared_ptr<DurableEngine> e = std::move(engine);  // under the GIL
+    if (!e) return;
     Status s;
     {
       py::gil_scoped_release release;
-      s = engine->Close();
-      engine.reset();
+      s = e->Close();
+      e.reset();
     }
     Check(s);
   }
@@ -83,7 +86,8 @@ auto Released(Fn&& fn) {
 
 AddResultsT AddMany(PyDurable& self, DocsArg docs, bool exist_ok, bool return_exceptions,
                     const std::string& id_field, const std::string& text_field) {
-  DurableEngine& e = self.get();
+  const auto held = self.get();
+  DurableEngine& e = *held;
   const Fields fields{text_field, id_field};
   py::object items = py::isinstance<py::dict>(docs) ? docs.attr("items")() : docs;
   py::list out;
@@ -144,7 +148,8 @@ void BindDurableEngine(py::module_& m) {
              o.store_text = store_text;
              o.background_expiry = background_expiry;
              auto r = Released([&] { return DurableEngine::Open(o); });
-             return PyDurable{Take(std::move(r), NotFoundAs::kFile), path};
+             return PyDurable{std::shared_ptr<DurableEngine>(Take(std::move(r), NotFoundAs::kFile)),
+                              path};
            }),
            py::arg("path"), py::arg("profile") = "default", py::arg("threshold") = py::none(),
            py::kw_only(), py::arg("ttl_ms") = 0, py::arg("sync") = true,
@@ -153,7 +158,8 @@ void BindDurableEngine(py::module_& m) {
           "add",
           [](PyDurable& self, IdArg id, TextArg text, int64_t time, MetaArg meta,
              bool exist_ok) -> AddResultT {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             IncomingDocument d{IdOf(id), std::string(TextOf(text)), time, MetaText(meta)};
             auto r = Released([&] { return e.Add(d, ConflictOf(exist_ok)); });
             return python::ToPython(Take(std::move(r)).add);
@@ -171,7 +177,8 @@ void BindDurableEngine(py::module_& m) {
       .def(
           "remove",
           [](PyDurable& self, IdArg id) {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             const std::string key = IdOf(id);
             Check(Released([&] { return e.Remove(key); }));
           },
@@ -179,7 +186,8 @@ void BindDurableEngine(py::module_& m) {
       .def(
           "get",
           [](PyDurable& self, IdArg id) -> DocumentRecordT {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             const std::string key = IdOf(id);
             return ToPython(Take(Released([&] { return e.Get(key); })));
           },
@@ -188,7 +196,8 @@ void BindDurableEngine(py::module_& m) {
       .def(
           "similar",
           [](PyDurable& self, IdArg id, std::optional<size_t> limit) -> SimilarDocumentsT {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             const std::string key = IdOf(id);
             auto docs = Take(Released([&] { return e.Similar(key, LimitOf(limit)); }));
             py::list out;
@@ -200,7 +209,8 @@ void BindDurableEngine(py::module_& m) {
       .def(
           "query",
           [](PyDurable& self, TextArg text) -> QueryResultT {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             const std::string_view t = TextOf(text);
             return python::ToPython(Take(Released([&] { return e.Query(t); })));
           },
@@ -208,7 +218,8 @@ void BindDurableEngine(py::module_& m) {
       .def(
           "cluster_of",
           [](PyDurable& self, IdArg id, std::optional<size_t> limit) -> ClusterT {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             return python::ToPython(Take(e.ClusterOf(IdOf(id), LimitOf(limit))));
           },
           py::arg("id"), py::arg("limit") = py::none(),
@@ -217,7 +228,8 @@ void BindDurableEngine(py::module_& m) {
           "clusters",
           [](PyDurable& self, const std::string& sort, bool descending, size_t limit,
              std::optional<std::pair<int64_t, std::string>> after) -> ClusterSummariesT {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             py::list out;
             for (const auto& s : e.ListClusters(ListOptionsOf(sort, descending, limit, after)))
               out.append(python::ToPython(s));
@@ -228,7 +240,8 @@ void BindDurableEngine(py::module_& m) {
       .def(
           "explain",
           [](PyDurable& self, TextArg a, TextArg b) -> ExplanationT {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             const std::string_view x = TextOf(a), y = TextOf(b);
             return python::ToPython(Take(Released([&] { return e.Explain(x, y); })));
           },
@@ -236,14 +249,15 @@ void BindDurableEngine(py::module_& m) {
       .def(
           "expire",
           [](PyDurable& self, int64_t before) -> ExpireReportT {
-            DurableEngine& e = self.get();
+            const auto held = self.get();
+            DurableEngine& e = *held;
             ExpireReport r = Take(Released([&] { return e.Expire(before); }));
             return Type("ExpireReport")(r.trees, r.documents);
           },
           py::arg("before"),
           "Removes every cluster whose root time is < `before` (ms since the epoch).")
       .def(
-          "stats", [](PyDurable& self) -> DurableStatsT { return ToPython(self.get().Stats()); },
+          "stats", [](PyDurable& self) -> DurableStatsT { return ToPython(self.get()->Stats()); },
           "DurableStats.")
       .def("close", &PyDurable::Close,
            "Drains queued writes, flushes and closes the store (the path can be opened again);\n"
@@ -254,11 +268,11 @@ void BindDurableEngine(py::module_& m) {
              self.Close();
              return false;
            })
-      .def("__len__", [](PyDurable& self) { return self.get().Stats().engine.documents; })
+      .def("__len__", [](PyDurable& self) { return self.get()->Stats().engine.documents; })
       .def_readonly("path", &PyDurable::path, "The store directory.")
       .def("__repr__", [](PyDurable& self) {
         return "<neardup.DurableEngine path='" + self.path + "' " +
-               (self.engine ? "documents=" + std::to_string(self.get().Stats().engine.documents)
+               (self.engine ? "documents=" + std::to_string(self.get()->Stats().engine.documents)
                             : std::string("closed")) +
                ">";
       });

@@ -70,3 +70,25 @@ def test_expire(tmp_path):
         assert (r.trees, r.documents) == (1, 1)
         assert "old" not in [c.id for c in d.clusters()] and len(d) == 1
         assert d.stats().expired_documents == 1
+
+
+def test_close_while_another_thread_adds(tmp_path):
+    import threading
+    d = neardup.DurableEngine(str(tmp_path / "s"), sync=False)
+    docs = [("d%d" % i, "%s %d" % (POEM, i)) for i in range(30000)]
+    outcome = []
+
+    def add():
+        try:
+            d.add_many(docs)
+            outcome.append("done")
+        except RuntimeError as e:  # closed under it: Unavailable or closed
+            outcome.append(str(e))
+
+    worker = threading.Thread(target=add)
+    worker.start()
+    d.close()
+    worker.join()
+    assert len(outcome) == 1
+    with neardup.DurableEngine(str(tmp_path / "s")) as again:  # the lock was released
+        assert len(again) <= len(docs)
