@@ -81,9 +81,11 @@ def test_two_threads_use_two_cores():
                 w.join()
         got = parallelism(both)
         seen.append("C++ %.2f, Python %.2f" % (ref, got))
-        if got > 1.3:
+        # One thread at a time (a held GIL) cannot exceed 1: measured 1.00
+        # with sorted() on a list, which holds it, while C++ threads got 1.3.
+        if got > 1.15:
             return
-        strikes += ref > 1.6 and got < 1.15
+        strikes += ref > 1.5 and got < 1.05
     if strikes >= 2:
         pytest.fail("two Python threads did not use two cores (cores used: %s)" % "; ".join(seen))
     pytest.skip("the machine could not give this process two cores (cores used: %s)"
