@@ -21,6 +21,9 @@ namespace neardup {
 namespace engine {
 class Pipeline;
 }  // namespace engine
+namespace sketch {
+class MinHasher;
+}  // namespace sketch
 
 class TextPipeline {
  public:
@@ -41,10 +44,18 @@ class TextPipeline {
   // The document fingerprint (SimHash-64 with word or n-gram features when
   // the pipeline has them, else XXH3-64 of the normalized text).
   Result<uint64_t> Fingerprint(std::string_view text) const;
+  // The MinHash signature of the text's shingle set, as the engine's minhash
+  // signal computes it: minhash.num_perm 32-bit values (multiply-shift
+  // permutations, seed 1; docs/algorithms.md). The fraction of equal
+  // positions of two signatures estimates the Jaccard similarity of the
+  // shingle sets. A text without shingles gives 0xFFFFFFFF everywhere.
+  // O(shingles x num_perm).
+  Status MinHash(std::string_view text, std::vector<uint32_t>* out) const;
 
  private:
-  explicit TextPipeline(std::unique_ptr<engine::Pipeline> p);
+  TextPipeline(std::unique_ptr<engine::Pipeline> p, std::unique_ptr<sketch::MinHasher> h);
   std::unique_ptr<engine::Pipeline> p_;
+  std::unique_ptr<sketch::MinHasher> minhasher_;
 };
 
 // jieba's accurate mode (jieba.lcut(text, HMM=True)) on raw text: tokens

@@ -172,7 +172,8 @@ Status DurableEngine::Close() {
   impl_->expirer_cv.notify_all();
   if (impl_->expirer.joinable()) impl_->expirer.join();
   if (impl_->writer.joinable()) impl_->writer.join();  // drains the queue first
-  return impl_->store->Flush();
+  // An Open that failed before the store opened has nothing to flush.
+  return impl_->store ? impl_->store->Flush() : Status::OK();
 }
 
 std::vector<Result<IngestResult>> DurableEngine::AddBatch(std::span<const IncomingDocument> docs,

@@ -292,6 +292,18 @@ TEST(DurableEngineTest, StoreWrittenWithAnotherPipelineIsRefused) {
   EXPECT_TRUE(DurableEngine::Open(Opts(dir.str())).ok());
 }
 
+// A store already open (its lock held) is an error, not a crash of the
+// half-opened engine.
+TEST(DurableEngineTest, StoreOpenTwiceIsAnError) {
+  TempDir dir;
+  auto first = OpenOrDie(Opts(dir.str()));
+  auto second = DurableEngine::Open(Opts(dir.str()));
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kIOError) << second.status().ToString();
+  first.reset();
+  EXPECT_TRUE(DurableEngine::Open(Opts(dir.str())).ok());
+}
+
 TEST(DurableEngineTest, ConcurrentIdenticalAddsMakeOneClusterWithOneOriginal) {
   TempDir dir;
   auto o = Opts(dir.str());

@@ -7,17 +7,23 @@
 #include "engine/pipeline.h"
 #include "engine/signals.h"
 #include "resources/data_dir.h"
+#include "sketch/minhash.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup {
 
-TextPipeline::TextPipeline(std::unique_ptr<engine::Pipeline> p) : p_(std::move(p)) {}
+TextPipeline::TextPipeline(std::unique_ptr<engine::Pipeline> p,
+                           std::unique_ptr<sketch::MinHasher> h)
+    : p_(std::move(p)), minhasher_(std::move(h)) {}
 TextPipeline::~TextPipeline() = default;
 
 Result<std::unique_ptr<TextPipeline>> TextPipeline::Create(const EngineOptions& options) {
   const engine::PipelineNeeds needs = engine::NeedsOf(options);
   NEARDUP_ASSIGN_OR_RETURN(auto p, engine::Pipeline::Create(options, needs.features, true));
-  return std::unique_ptr<TextPipeline>(new TextPipeline(std::move(p)));
+  NEARDUP_ASSIGN_OR_RETURN(sketch::MinHasher h,
+                           sketch::MinHasher::Create({.num_perm = options.minhash.num_perm}));
+  return std::unique_ptr<TextPipeline>(
+      new TextPipeline(std::move(p), std::make_unique<sketch::MinHasher>(std::move(h))));
 }
 
 Status TextPipeline::Normalize(std::string_view text, std::string* out) const {
@@ -37,6 +43,14 @@ Status TextPipeline::Words(std::string_view text, std::vector<std::string>* out)
 
 Result<uint64_t> TextPipeline::Fingerprint(std::string_view text) const {
   return p_->Fingerprint(text);
+}
+
+Status TextPipeline::MinHash(std::string_view text, std::vector<uint32_t>* out) const {
+  thread_local std::vector<uint64_t> shingles;
+  NEARDUP_RETURN_IF_ERROR(Shingles(text, &shingles));
+  out->resize(minhasher_->num_perm());
+  minhasher_->Sketch(shingles, *out);
+  return Status::OK();
 }
 
 struct Segmenter::Impl {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "base/sorted_set.h"
+#include "neardup/engine.h"
 
 namespace neardup {
 namespace {
@@ -51,6 +52,33 @@ TEST(TextPipelineTest, MissingT2STableIsNotFound) {
   EngineOptions o = Chars(T2S::kCharacters);
   o.data_dir = "/nonexistent";
   EXPECT_TRUE(TextPipeline::Create(o).status().IsNotFound());
+}
+
+// MinHash is the engine's signature: its estimate is the one Explain reports.
+TEST(TextPipelineTest, MinHashIsTheEnginesSignature) {
+  EngineOptions o;
+  o.minhash.num_perm = 64;
+  auto p = TextPipeline::Create(o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const std::string a = "床前明月光，疑是地上霜。举头望明月，低头思故乡。";
+  const std::string b = "床前明月光，疑是地上霜。举头望山月，低头思故乡。";
+  std::vector<uint32_t> sa, sb;
+  ASSERT_TRUE((*p)->MinHash(a, &sa).ok());
+  ASSERT_TRUE((*p)->MinHash(b, &sb).ok());
+  ASSERT_EQ(sa.size(), 64u);
+  size_t equal = 0;
+  for (size_t i = 0; i < sa.size(); ++i) equal += sa[i] == sb[i];
+  auto engine = Engine::Create(o);
+  ASSERT_TRUE(engine.ok());
+  auto x = (*engine)->Explain(a, b);
+  ASSERT_TRUE(x.ok());
+  EXPECT_DOUBLE_EQ(x->minhash_estimate, equal / 64.0);
+  EXPECT_GT(equal, 0u);
+  EXPECT_LT(equal, 64u);
+  // No shingles: the empty value everywhere; bad UTF-8 is an error.
+  ASSERT_TRUE((*p)->MinHash("", &sa).ok());
+  EXPECT_EQ(sa, std::vector<uint32_t>(64, 0xFFFFFFFFu));
+  EXPECT_TRUE((*p)->MinHash("\xC0\xAF", &sa).IsInvalidArgument());
 }
 
 TEST(SegmenterTest, CutsLikeJieba) {

@@ -2,6 +2,7 @@
 #include "signal/signal.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -57,7 +58,9 @@ Prepared Prepare(std::string_view text) {
 std::shared_ptr<const sketch::IMatcher> Lexicon() {
   // Every word of the three texts with an idf by word length, so the band
   // keeps the middle lengths.
-  const std::string path = ::testing::TempDir() + "/neardup_idf.txt";
+  // Per process: ctest runs the parameterized cases in parallel processes.
+  const std::string path =
+      ::testing::TempDir() + "/neardup_idf_" + std::to_string(getpid()) + ".txt";
   std::ofstream out(path);
   for (const auto& text : {std::string(kStory), std::string(kUnrelated), Edited()}) {
     const Prepared p = Prepare(text);
