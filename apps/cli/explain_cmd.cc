@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/common.h"
+#include "json_views.h"
 
 namespace neardup::cli {
 namespace {
@@ -33,26 +34,6 @@ std::string Pct(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", v);
   return buf;
-}
-
-nlohmann::json ToJson(const Explanation& x) {
-  nlohmann::json j = {{"duplicate", x.duplicate},
-                      {"rule", x.rule},
-                      {"similarity", x.similarity},
-                      {"threshold", x.threshold},
-                      {"candidate", x.candidate},
-                      {"jaccard", x.jaccard},
-                      {"containment", x.containment},
-                      {"minhash_estimate", x.minhash_estimate},
-                      {"lsh_bands", x.lsh_bands},
-                      {"lsh_equal_bands", x.lsh_equal_bands},
-                      {"simhash_distance", x.simhash_distance},
-                      {"shingles_a", x.shingles_a},
-                      {"shingles_b", x.shingles_b},
-                      {"shared_shingles", x.shared_shingles},
-                      {"shared_examples", x.shared_examples}};
-  if (x.edit_similarity) j["edit_similarity"] = *x.edit_similarity;
-  return j;
 }
 
 void Print(const Explanation& x, const EngineOptions& o) {
@@ -87,7 +68,7 @@ int RunExplain(const ExplainFlags& f) {
   auto x = engine->Explain(*a, *b);
   if (!x.ok()) return Fail("explain", x.status());
   if (f.json) {
-    std::cout << ToJson(*x).dump() << "\n";
+    std::cout << apps::ExplanationJson(*x).dump() << "\n";
   } else {
     Print(*x, engine->options());
   }

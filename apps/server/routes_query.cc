@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Read-only text routes of API v1 (docs/api.md): query and explain. Both
 // insert nothing.
+#include "json_views.h"
 #include "server/route.h"
 
 namespace neardup::server {
@@ -44,24 +45,6 @@ void Query(const RouteContext& ctx, const Req& req, Res& res) {
          {"matches", MatchesJson(q->matches)}});
 }
 
-Json ExplanationJson(const Explanation& x) {
-  Json j = {{"duplicate", x.duplicate},
-            {"rule", x.rule},
-            {"similarity", x.similarity},
-            {"threshold", x.threshold},
-            {"candidate", x.candidate},
-            {"jaccard", x.jaccard},
-            {"containment", x.containment},
-            {"minhash_estimate", x.minhash_estimate},
-            {"lsh_bands", x.lsh_bands},
-            {"lsh_equal_bands", x.lsh_equal_bands},
-            {"simhash_distance", x.simhash_distance},
-            {"shared_shingles", x.shared_shingles},
-            {"shared_examples", x.shared_examples}};
-  if (x.edit_similarity) j["edit_similarity"] = *x.edit_similarity;
-  return j;
-}
-
 void Explain(const RouteContext& ctx, const Req& req, Res& res) {
   auto body = ParseBody(req.body, ctx.limits);
   if (!body.ok()) return Fail(res, body.status());
@@ -80,7 +63,7 @@ void Explain(const RouteContext& ctx, const Req& req, Res& res) {
   }
   auto x = ctx.engine.Explain(*a, *b);
   if (!x.ok()) return Fail(res, x.status());
-  Reply(res, 200, ExplanationJson(*x));
+  Reply(res, 200, apps::ExplanationJson(*x));
 }
 
 }  // namespace

@@ -85,10 +85,8 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
   auto m = std::make_unique<Impl>();
   m->options = o;
   m->learn_first = learn_first;
-  if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) {
-    return Status::InvalidArgument("threshold must be a similarity in [0, 1]");
-  }
-  if (o.signals.empty()) return Status::InvalidArgument("no signal selected");
+  NEARDUP_RETURN_IF_ERROR(engine::CheckSignalOptions(o));
+  NEARDUP_ASSIGN_OR_RETURN(const signal::SignalOptions so, engine::MakeSignalOptions(o));
   if (o.signals.size() > static_cast<size_t>(kMaxSpaces)) {
     return Status::InvalidArgument("too many signals");
   }
@@ -104,7 +102,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
         m->max_keys += 1;
         break;
       case SignalKind::kMinHash: {
-        NEARDUP_ASSIGN_OR_RETURN(m->lsh, engine::ResolveLsh(o));
+        m->lsh = so.minhash_lsh;
         NEARDUP_ASSIGN_OR_RETURN(auto h,
                                  sketch::MinHasher::Create({.num_perm = o.minhash.num_perm}));
         m->minhasher.emplace(std::move(h));
@@ -112,8 +110,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
         break;
       }
       case SignalKind::kSimHash: {
-        m->k = o.SimHashDistance();
-        if (m->k < 0 || m->k > 32) return Status::InvalidArgument("simhash k must be in [0, 32]");
+        m->k = so.simhash_max_distance;
         const int blocks = m->k + 2;
         for (int b = 0; b < blocks; ++b) {
           const int lo = 64 * b / blocks, hi = 64 * (b + 1) / blocks;
@@ -134,27 +131,16 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
         break;
       }
       case SignalKind::kIMatch: {
-        sketch::IMatchOptions im;
-        im.drop_low = o.imatch.drop_low;
-        im.drop_high = o.imatch.drop_high;
-        im.extra_lexicons = o.imatch.extra_lexicons;
-        const std::string idf = o.imatch.idf_path.empty()
-                                    ? resources::JiebaFile(resources::kJiebaIdf, o.data_dir)
-                                    : o.imatch.idf_path;
-        NEARDUP_ASSIGN_OR_RETURN(m->imatch, signal::LoadIMatchLexicon(idf, im));
+        m->imatch = so.imatch;
         m->max_keys += 1 + static_cast<size_t>(std::max(0, o.imatch.extra_lexicons));
         break;
       }
       case SignalKind::kSpotSig: {
-        sketch::SpotSigOptions so = sketch::EnglishSpotSigOptions();
-        if (o.spotsig.stop_words != "en") {
-          const std::string path =
-              o.spotsig.stop_words == "zh"
-                  ? resources::JiebaFile(resources::kJiebaStopWords, o.data_dir)
-                  : o.spotsig.stop_words;
-          NEARDUP_ASSIGN_OR_RETURN(so, sketch::ChineseSpotSigOptions(path));
+        sketch::SpotSigOptions spot = sketch::EnglishSpotSigOptions();
+        if (!so.spotsig_stop_words.empty()) {
+          NEARDUP_ASSIGN_OR_RETURN(spot, sketch::ChineseSpotSigOptions(so.spotsig_stop_words));
         }
-        NEARDUP_ASSIGN_OR_RETURN(auto ex, sketch::SpotSigExtractor::Create(so));
+        NEARDUP_ASSIGN_OR_RETURN(auto ex, sketch::SpotSigExtractor::Create(spot));
         m->spotsig.emplace(std::move(ex));
         sp.decides = false;  // the Jaccard of the whole sets decides
         m->max_keys += kSpotSigKeys;

@@ -52,6 +52,8 @@ verify::VerifierSpec::Kind ToVerifierKind(VerifyKind k) {
   }
 }
 
+}  // namespace
+
 Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o) {
   signal::SignalOptions so;
   so.simhash_max_distance = o.SimHashDistance();
@@ -83,7 +85,6 @@ Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o) {
   return so;
 }
 
-}  // namespace
 
 cluster::KeepPolicy ToClusterKeep(KeepPolicy k) {
   switch (k) {
@@ -144,11 +145,16 @@ Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) 
   return verify::Verifier::Create(spec);
 }
 
-Result<std::unique_ptr<signal::SignalSet>> BuildSignalSet(const EngineOptions& o) {
+Status CheckSignalOptions(const EngineOptions& o) {
   if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) {
     return Status::InvalidArgument("threshold must be a similarity in [0, 1]");
   }
   if (o.signals.empty()) return Status::InvalidArgument("no signal selected");
+  return Status::OK();
+}
+
+Result<std::unique_ptr<signal::SignalSet>> BuildSignalSet(const EngineOptions& o) {
+  NEARDUP_RETURN_IF_ERROR(CheckSignalOptions(o));
   NEARDUP_ASSIGN_OR_RETURN(signal::SignalOptions so, MakeSignalOptions(o));
   std::vector<std::unique_ptr<signal::Signal>> list;
   for (SignalKind k : o.signals) {

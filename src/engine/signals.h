@@ -29,6 +29,14 @@ PipelineNeeds NeedsOf(const EngineOptions& o);
 // Errors: InvalidArgument for impossible settings.
 Result<sketch::LshParams> ResolveLsh(const EngineOptions& o);
 
+// The options' threshold and signal list are usable. Errors: InvalidArgument.
+Status CheckSignalOptions(const EngineOptions& o);
+
+// The signal module's options for `o`: SimHash k, LSH bands (when minhash is
+// selected), SpotSig stop words, the I-Match lexicon (loaded when selected).
+// Errors: InvalidArgument; NotFound / IOError for data files.
+Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o);
+
 // The verifier of the options, or null for VerifyKind::kNone.
 // Errors: InvalidArgument.
 Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o);
