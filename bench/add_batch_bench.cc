@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     if (!parsed.ok()) return std::cerr << parsed.status().ToString() << "\n", 1;
     options->signals = *parsed;
   }
-  nlohmann::json out = {{"documents", docs.size()}, {"wall_s", nlohmann::json::array()},
+  nlohmann::json out = {{"documents", docs.size()},
+                        {"wall_s", nlohmann::json::array()},
                         {"cpu_s", nlohmann::json::array()}};
   for (int r = 0; r < reps; ++r) {
     auto engine = neardup::Engine::Create(*options);

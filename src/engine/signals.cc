@@ -85,7 +85,6 @@ Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o) {
   return so;
 }
 
-
 cluster::KeepPolicy ToClusterKeep(KeepPolicy k) {
   switch (k) {
     case KeepPolicy::kSmallestId:
