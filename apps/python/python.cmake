@@ -5,6 +5,12 @@
 # `cmake --install build --component python` copies both into the
 # interpreter's site-packages (NEARDUP_PYTHON_SITE overrides where; DESTDIR
 # is honoured).
+# A sanitized extension cannot load into Debian's (unsanitized) interpreter:
+# the sanitizer builds leave the module out.
+if(NEARDUP_ASAN OR NEARDUP_TSAN OR NEARDUP_FUZZ)
+  message(STATUS "Python module off in sanitizer builds")
+  return()
+endif()
 if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
   set(Python3_EXECUTABLE /usr/bin/python3)  # Debian's, whose packages the tests use
 endif()
