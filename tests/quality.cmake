@@ -3,4 +3,4 @@
 add_test(NAME quality.leaderboard_slice
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/quality_slice_test.py
           $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR})
-set_tests_properties(quality.leaderboard_slice PROPERTIES LABELS "e2e;eval" TIMEOUT 120)
+set_tests_properties(quality.leaderboard_slice PROPERTIES LABELS "e2e;eval;quality" TIMEOUT 120)
