@@ -224,6 +224,30 @@ TEST_F(BatchDedupTest, RepeatedIdsAndBadLines) {
   }
 }
 
+// qbank salts its band keys with the exact part (digits, letters, operators):
+// a question with another number is never a candidate, while the default
+// (no salt) still proposes it and lets the verifier decide.
+TEST_F(BatchDedupTest, QbankCandidatesShareTheExactPart) {
+  const std::string path = dir_->File("q.jsonl");
+  std::ofstream(path)
+      << "{\"id\":1,\"text\":\"某商店上午卖出苹果 35 千克，下午卖出的比上午多 12 千克，"
+         "这一天共卖出苹果多少千克？\"}\n"
+         "{\"id\":2,\"text\":\"某商店上午卖出苹果 35 千克，下午卖出的比上午多 17 千克，"
+         "这一天共卖出苹果多少千克？\"}\n"
+         "{\"id\":3,\"text\":\"某商店上午卖出梨 35 千克，下午卖出的比上午多 12 千克，"
+         "这一天共卖出梨多少千克？\"}\n";
+  BatchOptions o;
+  o.engine = *EngineOptions::FromProfile("qbank");
+  auto q = BatchDedup::Run({path}, o);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ((*q)->stats().candidate_pairs, 1u);  // 1-3 only: 2 has another number
+  EXPECT_EQ((*q)->stats().edges, 1u);
+  o.engine.verify.qbank_other_min = 0.5;  // a loose rule: no salt, every pair proposed
+  auto loose = BatchDedup::Run({path}, o);
+  ASSERT_TRUE(loose.ok()) << loose.status().ToString();
+  EXPECT_EQ((*loose)->stats().candidate_pairs, 3u);
+}
+
 TEST_F(BatchDedupTest, InMemoryDocuments) {
   std::vector<Document> docs = {{"7", "the same text here", 0},
                                 {"\"x\"", "something else entirely", 0},

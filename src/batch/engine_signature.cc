@@ -173,7 +173,9 @@ Status EngineSignature::Impl::AddKeys(size_t space, const engine::Processed& p, 
       if (p.shingles.empty()) break;
       s->sig.resize(static_cast<size_t>(minhasher->num_perm()));
       minhasher->Sketch(p.shingles, s->sig);
-      for (int b = 0; b < lsh.bands; ++b) out->Add(sp, sketch::LshBandKey(s->sig, lsh, b));
+      for (int b = 0; b < lsh.bands; ++b) {
+        out->Add(sp, sketch::SaltedBandKey(sketch::LshBandKey(s->sig, lsh, b), p.key_salt));
+      }
       break;
     case SignalKind::kSimHash: {
       const uint64_t fp = sketch::SimHash(p.features);
@@ -318,7 +320,7 @@ Result<PairEvidence> EngineSignature::Explain(const DocText& a, const DocText& b
         break;
       }
       case SignalKind::kMinHash: {
-        if (pa.shingles.empty() || pb.shingles.empty()) break;
+        if (pa.shingles.empty() || pb.shingles.empty() || pa.key_salt != pb.key_salt) break;
         s->sig.resize(static_cast<size_t>(m.minhasher->num_perm()));
         s->sig2.resize(s->sig.size());
         m.minhasher->Sketch(pa.shingles, s->sig);

@@ -121,7 +121,8 @@ struct Engine::Impl {
   // Pure, outside the lock. Errors: those of the pipeline and signals.
   Status Prepare(std::string_view text, engine::PreparedDocument* out) const;
   signal::SignalInput InputOf(const engine::PreparedDocument& p) const {
-    return {p.processed.normalized, p.processed.features, p.processed.shingles};
+    return {p.processed.normalized, p.processed.features, p.processed.shingles,
+            p.processed.key_salt};
   }
 
   // The verified candidates of `p`: every slot (for the forest) and the

@@ -62,7 +62,7 @@ Result<bool> Proposes(const EngineOptions& o, const engine::Pipeline& pipeline,
   plain.verify.kind = VerifyKind::kNone;
   NEARDUP_ASSIGN_OR_RETURN(auto set, engine::BuildSignalSet(plain));
   auto input = [](const engine::Processed& p) {
-    return signal::SignalInput{p.normalized, p.features, p.shingles};
+    return signal::SignalInput{p.normalized, p.features, p.shingles, p.key_salt};
   };
   NEARDUP_ASSIGN_OR_RETURN(auto sa, set->Compute(input(a)));
   NEARDUP_ASSIGN_OR_RETURN(auto sb, set->Compute(input(b)));
@@ -117,8 +117,8 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
   NEARDUP_ASSIGN_OR_RETURN(sketch::LshParams lsh, engine::ResolveLsh(m.options));
   x.lsh_bands = lsh.bands;
   for (int band = 0; band < lsh.bands; ++band) {
-    x.lsh_equal_bands +=
-        sketch::LshBandKey(sig_a, lsh, band) == sketch::LshBandKey(sig_b, lsh, band);
+    x.lsh_equal_bands += sketch::SaltedBandKey(sketch::LshBandKey(sig_a, lsh, band), a.key_salt) ==
+                         sketch::SaltedBandKey(sketch::LshBandKey(sig_b, lsh, band), b.key_salt);
   }
   x.simhash_distance = std::popcount(SimHashOf(*m.pipeline, a.normalized, ha) ^
                                      SimHashOf(*m.pipeline, b.normalized, hb));

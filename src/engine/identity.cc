@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "base/file_util.h"
+#include "engine/pipeline.h"
 #include "neardup/env.h"
 #include "neardup/options.h"
 #include "resources/data_dir.h"
@@ -73,6 +74,8 @@ std::string PipelineIdentity(const EngineOptions& o) {
                      std::to_string(o.minhash.rows) + "@" + fmt(o.minhash.candidate_threshold));
   add("verify", std::string(Name(o.verify.kind)) + ":" + std::to_string(o.verify.short_chars) +
                     ":" + fmt(o.verify.edit_weight));
+  // Band keys salted with the exact part of a question (engine/pipeline.h).
+  if (engine::SaltsKeys(o)) add("salt", "other");
   // The data files the pipeline reads.
   if (o.normalize.t2s != T2S::kOff) {
     s += " " + FileHash(resources::OpenccFile("TSCharacters.txt", o.data_dir));

@@ -10,6 +10,7 @@
 #include "normalize/t2s.h"
 #include "resources/data_dir.h"
 #include "sketch/simhash.h"
+#include "verify/question_bank.h"
 
 namespace neardup::engine {
 namespace {
@@ -98,6 +99,10 @@ features::ShingleSpec ToShingleSpec(const ShingleOptions& s) {
   return {kind, s.char_ngram, s.word_ngram};
 }
 
+bool SaltsKeys(const EngineOptions& options) {
+  return options.verify.kind == VerifyKind::kQbank && options.verify.qbank_other_min >= 1.0;
+}
+
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options,
                                                    bool needs_features, bool needs_shingles) {
   std::unique_ptr<Pipeline> p(new Pipeline());
@@ -105,6 +110,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options,
   p->max_bytes_ = options.max_document_bytes;
   p->needs_features_ = needs_features;
   p->needs_shingles_ = needs_shingles;
+  p->salt_keys_ = SaltsKeys(options);
   if (options.features.learn_idf && (options.features.idf != IdfSource::kLearned ||
                                      options.features.weights != Weights::kTfIdf)) {
     return Status::InvalidArgument("learn_idf needs weights tfidf and idf learned");
@@ -150,6 +156,7 @@ Status Pipeline::Process(std::string_view text, Processed* out) const {
   if (needs_features_) NEARDUP_RETURN_IF_ERROR(Features(out->normalized, &out->features));
   if (needs_shingles_) shingler_->Shingle(out->normalized, &out->shingles);
   out->fingerprint = FingerprintOf(*out);
+  out->key_salt = salt_keys_ ? verify::OtherPartKey(out->normalized) : 0;
   return Status::OK();
 }
 

@@ -33,6 +33,10 @@ struct Processed {
   std::vector<features::Feature> features;  // only if the pipeline needs them
   std::vector<uint64_t> shingles;           // ascending, distinct; only if needed
   uint64_t fingerprint = 0;                 // SimHash-64, or XXH3-64 of normalized
+  // Mixed into the MinHash band keys (sketch::SaltedBandKey); 0 = none. Set
+  // when the verifier demands an exact part (the question-bank rule with
+  // qbank_other_min = 1): the hash of that part (verify::OtherPartKey).
+  uint64_t key_salt = 0;
 };
 
 class Pipeline {
@@ -66,13 +70,15 @@ class Pipeline {
   std::shared_ptr<features::DocumentFrequencyTable> learned_idf() const { return df_; }
 
   bool has_features() const { return needs_features_; }
+  // Whether Process() sets Processed::key_salt.
+  bool salts_keys() const { return salt_keys_; }
   const features::Shingler& shingler() const { return *shingler_; }
 
  private:
   Pipeline() = default;
   Status CheckSize(std::string_view text) const;
   size_t max_bytes_ = 0;
-  bool needs_features_ = false, needs_shingles_ = false;
+  bool needs_features_ = false, needs_shingles_ = false, salt_keys_ = false;
   std::unique_ptr<normalize::Normalizer> normalizer_;
   std::unique_ptr<features::FeatureExtractor> extractor_;
   std::unique_ptr<features::Weighter> weighter_;          // null: term frequency
@@ -85,6 +91,10 @@ class Pipeline {
   mutable std::shared_ptr<const features::StopWords> stop_words_;
   EngineOptions options_;
 };
+
+// Whether the options salt MinHash band keys with the exact part of a text
+// (Processed::key_salt): the question-bank verifier with qbank_other_min >= 1.
+bool SaltsKeys(const EngineOptions& options);
 
 // The shingle spec of the options, for the features module.
 features::ShingleSpec ToShingleSpec(const ShingleOptions& s);

@@ -30,6 +30,7 @@ class MinHashSignal final : public Signal {
     hasher_.Sketch(doc.shingles, sig);
     SignalSketch s{{}, {}, !doc.shingles.empty()};
     sketch::LshBandKeys(sig, params_, &s.u64);
+    for (uint64_t& key : s.u64) key = sketch::SaltedBandKey(key, doc.key_salt);
     return s;
   }
   Status Insert(uint32_t slot, const SignalSketch& s) override {

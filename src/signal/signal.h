@@ -55,6 +55,7 @@ struct SignalInput {
   std::string_view normalized;
   std::span<const features::Feature> features;  // weighted (SimHash, I-Match)
   std::span<const uint64_t> shingles;           // ascending, distinct (MinHash, ...)
+  uint64_t key_salt = 0;  // mixed into MinHash band keys (sketch::SaltedBandKey); 0 = none
 };
 
 // A signal's sketch of one document; which fields are used depends on the

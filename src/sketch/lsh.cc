@@ -63,6 +63,12 @@ uint64_t LshBandKey(std::span<const uint32_t> signature, const LshParams& params
                               static_cast<uint64_t>(band));
 }
 
+uint64_t SaltedBandKey(uint64_t key, uint64_t salt) {
+  if (salt == 0) return key;
+  const uint64_t in[2] = {key, salt};
+  return XXH3_64bits(in, sizeof in);
+}
+
 void LshBandKeys(std::span<const uint32_t> signature, const LshParams& params,
                  std::vector<uint64_t>* out) {
   out->resize(static_cast<size_t>(params.bands));

@@ -43,6 +43,13 @@ Result<LshParams> OptimalLshParams(double threshold, int num_perm, double fp_wei
 // the band number). Exposed for tests and external stores.
 uint64_t LshBandKey(std::span<const uint32_t> signature, const LshParams& params, int band);
 
+// A band key mixed with a salt: documents whose salts differ never share a
+// band. The salt is a hash of a part of the text that must match exactly
+// for a pair to be accepted (the question-bank rule's digits, letters and
+// operators), so salting loses no pair the verifier could accept and drops
+// the candidates it would reject. Salt 0 returns `key` unchanged.
+uint64_t SaltedBandKey(uint64_t key, uint64_t salt);
+
 // All band keys of `signature` (params.bands of them) into *out.
 void LshBandKeys(std::span<const uint32_t> signature, const LshParams& params,
                  std::vector<uint64_t>* out);

@@ -68,5 +68,13 @@ TEST(LshTest, OptimalParamsPutTheSCurveStepNearTheThreshold) {
   EXPECT_FALSE(OptimalLshParams(0.5, 128, 0, 0).ok());
 }
 
+TEST(LshTest, SaltedBandKeys) {
+  EXPECT_EQ(SaltedBandKey(12345, 0), 12345u);  // no salt: the key itself
+  EXPECT_NE(SaltedBandKey(12345, 7), 12345u);
+  EXPECT_NE(SaltedBandKey(12345, 7), SaltedBandKey(12345, 8));
+  EXPECT_EQ(SaltedBandKey(12345, 7), SaltedBandKey(12345, 7));
+  EXPECT_NE(SaltedBandKey(12345, 7), SaltedBandKey(12346, 7));
+}
+
 }  // namespace
 }  // namespace neardup::sketch

@@ -3,6 +3,7 @@
 
 #include <unicode/uchar.h>
 #include <unicode/uscript.h>
+#include <xxhash.h>
 
 #include "verify/edit_distance.h"
 
@@ -41,6 +42,12 @@ HanSplit SplitHan(std::u32string_view text) {
     }
   }
   return s;
+}
+
+uint64_t OtherPartKey(std::string_view text) {
+  const std::u32string other = SplitHan(DecodeCodePoints(text)).other;
+  const uint64_t h = XXH3_64bits(other.data(), other.size() * sizeof(char32_t));
+  return h == 0 ? 1 : h;
 }
 
 QuestionBankResult QuestionBankCompare(std::string_view a, std::string_view b,

@@ -17,6 +17,7 @@
 #ifndef NEARDUP_VERIFY_QUESTION_BANK_H_
 #define NEARDUP_VERIFY_QUESTION_BANK_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,12 @@ struct QuestionBankResult {
   double other_similarity;
   bool passed;
 };
+
+// A 64-bit hash of the other part of `text` (normalized, valid UTF-8), never
+// 0. Two texts whose other parts are equal get the same key; with
+// other_min = 1 (the default) no pair with different keys can pass, so the
+// key may salt the candidate keys of a question bank (sketch::SaltedBandKey).
+uint64_t OtherPartKey(std::string_view text);
 
 QuestionBankResult QuestionBankCompare(std::string_view a, std::string_view b,
                                        const QuestionBankOptions& options);

@@ -10,6 +10,7 @@
 
 #include "base/utf8.h"
 #include "features/char_ngram.h"
+#include "verify/edit_distance.h"
 #include "verify/question_bank.h"
 
 namespace neardup::verify {
@@ -115,6 +116,27 @@ TEST(VerifierTest, QuestionBankRule) {
       {.kind = VerifierSpec::Kind::kQbank, .threshold = 0.5, .qbank_other_min = 0.5});
   ASSERT_TRUE(loose.ok());
   EXPECT_TRUE((*loose)->Verify(a, "已知函数f(x)=2x+5,求f(1)的值是多少").passed);
+}
+
+// The other-part key is equal exactly when the other parts are: it may salt
+// candidate keys without losing a pair the rule (other_min = 1) accepts.
+TEST(VerifierTest, OtherPartKeyFollowsTheRule) {
+  const std::string a = "已知函数f(x)=2x+3,求f(1)的值是多少";
+  EXPECT_EQ(OtherPartKey(a), OtherPartKey("已知函数f(x)=2x+3,求f(1)的数值多少"));
+  EXPECT_EQ(OtherPartKey(a), OtherPartKey("已知函数 f(x) = 2x + 3, 求f(1)的值是多少"));
+  EXPECT_NE(OtherPartKey(a), OtherPartKey("已知函数f(x)=2x+5,求f(1)的值是多少"));
+  EXPECT_NE(OtherPartKey("最小的数是 A. -3 D. -1"), OtherPartKey("最小的数是 A. -3 D. 1"));
+  EXPECT_EQ(OtherPartKey("只有汉字"), OtherPartKey("全是汉字了"));  // both empty
+  EXPECT_NE(OtherPartKey(""), 0u);
+  // Over random pairs: equal keys <=> equal other parts.
+  const char* parts[] = {"1", "2", "+", "x", "。", " ", "的", "值", "-", "A"};
+  std::mt19937 rng(5);
+  for (int i = 0; i < 2000; ++i) {
+    std::string x, y;
+    for (int j = 0; j < 6; ++j) x += parts[rng() % 10], y += parts[rng() % 10];
+    const bool same = SplitHan(DecodeCodePoints(x)).other == SplitHan(DecodeCodePoints(y)).other;
+    EXPECT_EQ(OtherPartKey(x) == OtherPartKey(y), same) << x << " / " << y;
+  }
 }
 
 TEST(VerifierTest, SimilarityTakesEditDistanceForShortTexts) {

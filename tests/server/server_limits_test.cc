@@ -43,7 +43,8 @@ class Raw {
   }
   // Reads until the peer closes or `timeout_ms` passes with nothing new.
   std::string ReadAll(int timeout_ms = 15000) {
-    std::string out;
+    std::string out = std::move(pending_);
+    pending_.clear();
     char buf[4096];
     pollfd p{fd_, POLLIN, 0};
     while (poll(&p, 1, timeout_ms) > 0) {
@@ -56,17 +57,25 @@ class Raw {
     }
     return out;
   }
-  // Reads one response (head and Content-Length body).
+  // Reads one response (head and Content-Length body). Bytes past it (the
+  // next pipelined response, when both came in one read) wait for the next
+  // call.
   std::string ReadResponse(int timeout_ms = 15000) {
-    std::string out;
+    std::string out = std::move(pending_);
+    pending_.clear();
     char buf[4096];
     pollfd p{fd_, POLLIN, 0};
     for (;;) {
       const size_t end = out.find("\r\n\r\n");
       if (end != std::string::npos) {
         const size_t cl = out.find("Content-Length: ");
-        const size_t len = cl == std::string::npos ? 0 : std::stoul(out.substr(cl + 16));
-        if (out.size() >= end + 4 + len) return out;
+        const size_t len =
+            cl == std::string::npos || cl > end ? 0 : std::stoul(out.substr(cl + 16));
+        if (out.size() >= end + 4 + len) {
+          pending_ = out.substr(end + 4 + len);
+          out.resize(end + 4 + len);
+          return out;
+        }
       }
       if (poll(&p, 1, timeout_ms) <= 0) return out;
       const ssize_t n = recv(fd_, buf, sizeof(buf), 0);
@@ -81,6 +90,7 @@ class Raw {
 
  private:
   int fd_;
+  std::string pending_;  // read past the last response
   bool ok_ = false;
   bool closed_ = false;
 };
