@@ -5,6 +5,9 @@
 #include <unicode/uscript.h>
 #include <xxhash.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "verify/edit_distance.h"
 
 namespace neardup::verify {
@@ -29,7 +32,63 @@ bool KeepInOther(std::u32string_view text, size_t i) {
   return c == U'.' && i > 0 && i + 1 < text.size() && IsDigit(text[i - 1]) && IsDigit(text[i + 1]);
 }
 
+bool IsAsciiAlnum(char32_t c) {
+  return (c >= U'0' && c <= U'9') || (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z');
+}
+
+bool IsSpace(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)); }
+
+// Positions of the option markers "A." "B." ... (in order, from A) in `text`.
+std::vector<size_t> OptionMarkers(std::u32string_view text) {
+  std::vector<size_t> at;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    const char32_t want = static_cast<char32_t>(U'a' + at.size());
+    const char32_t c = text[i];
+    if ((c | 0x20) != want || !((c >= U'a' && c <= U'h') || (c >= U'A' && c <= U'H'))) continue;
+    const char32_t next = text[i + 1];
+    const bool sep = next == U'.' || next == U'、' || next == U':' || next == U')' ||
+                     next == U'：' || next == U'）';
+    if (sep && (i == 0 || !IsAsciiAlnum(text[i - 1]))) at.push_back(i);
+  }
+  return at;
+}
+
+std::u32string_view Trim(std::u32string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+QuestionBankResult Compare(std::u32string_view a, std::u32string_view b,
+                           const QuestionBankOptions& options) {
+  const HanSplit x = SplitHan(a);
+  const HanSplit y = SplitHan(b);
+  QuestionBankResult r;
+  r.other_similarity = x.other == y.other ? 1.0 : LevenshteinSimilarity(x.other, y.other);
+  r.han_similarity = LevenshteinSimilarity(x.han, y.han);
+  r.passed = r.other_similarity >= options.other_min && r.han_similarity >= options.han_min;
+  return r;
+}
+
 }  // namespace
+
+std::u32string CanonicalOptions(std::u32string_view text) {
+  const std::vector<size_t> at = OptionMarkers(text);
+  if (at.size() < 2) return std::u32string(text);
+  std::vector<std::u32string_view> bodies;
+  for (size_t j = 0; j < at.size(); ++j) {
+    const size_t end = j + 1 < at.size() ? at[j + 1] : text.size();
+    bodies.push_back(Trim(text.substr(at[j] + 2, end - at[j] - 2)));
+  }
+  std::sort(bodies.begin(), bodies.end());
+  std::u32string out(text.substr(0, at[0]));
+  for (size_t j = 0; j < at.size(); ++j) {
+    out += text.substr(at[j], 2);
+    out += bodies[j];
+    out += U' ';
+  }
+  return out;
+}
 
 HanSplit SplitHan(std::u32string_view text) {
   HanSplit s;
@@ -45,20 +104,25 @@ HanSplit SplitHan(std::u32string_view text) {
 }
 
 uint64_t OtherPartKey(std::string_view text) {
-  const std::u32string other = SplitHan(DecodeCodePoints(text)).other;
+  std::u32string other = SplitHan(DecodeCodePoints(text)).other;
+  std::sort(other.begin(), other.end());
   const uint64_t h = XXH3_64bits(other.data(), other.size() * sizeof(char32_t));
   return h == 0 ? 1 : h;
 }
 
 QuestionBankResult QuestionBankCompare(std::string_view a, std::string_view b,
                                        const QuestionBankOptions& options) {
-  const HanSplit x = SplitHan(DecodeCodePoints(a));
-  const HanSplit y = SplitHan(DecodeCodePoints(b));
-  QuestionBankResult r;
-  r.other_similarity = x.other == y.other ? 1.0 : LevenshteinSimilarity(x.other, y.other);
-  r.han_similarity = LevenshteinSimilarity(x.han, y.han);
-  r.passed = r.other_similarity >= options.other_min && r.han_similarity >= options.han_min;
-  return r;
+  const std::u32string ca = DecodeCodePoints(a), cb = DecodeCodePoints(b);
+  const QuestionBankResult r = Compare(ca, cb, options);
+  if (r.passed) return r;
+  const std::u32string sa = CanonicalOptions(ca), sb = CanonicalOptions(cb);
+  if (sa == ca && sb == cb) return r;
+  // Options in another order: the texts with sorted option bodies.
+  const QuestionBankResult s = Compare(sa, sb, options);
+  auto score = [](const QuestionBankResult& q) {
+    return std::min(q.han_similarity, q.other_similarity);
+  };
+  return s.passed || score(s) > score(r) ? s : r;
 }
 
 }  // namespace neardup::verify

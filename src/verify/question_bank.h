@@ -10,6 +10,11 @@
 //   - the other parts have Levenshtein similarity >= other_min (1.0 means
 //     identical, the default), and
 //   - the Han parts have Levenshtein similarity >= han_min (default 0.8).
+// Multiple-choice questions are the same question whatever the order of
+// their options: when both texts carry options (markers A. B. ... in order,
+// at least two; also A、 A: A) and full-width forms after NFKC), the pair
+// also passes when the texts pass with each one's option bodies sorted
+// (CanonicalOptions); the letters stay in place.
 // The text should be normalized with punctuation kept (operators are symbols),
 // i.e. NormalizerOptions::drop_punctuation = false.
 //
@@ -43,10 +48,15 @@ struct QuestionBankResult {
   bool passed;
 };
 
-// A 64-bit hash of the other part of `text` (normalized, valid UTF-8), never
-// 0. Two texts whose other parts are equal get the same key; with
-// other_min = 1 (the default) no pair with different keys can pass, so the
-// key may salt the candidate keys of a question bank (sketch::SaltedBandKey).
+// `text` with the bodies of its options sorted, markers in place; the text
+// itself when it has fewer than two options.
+std::u32string CanonicalOptions(std::u32string_view text);
+
+// A 64-bit hash of the other part of `text` (normalized, valid UTF-8) as a
+// multiset of code points (so that reordered options get the same key),
+// never 0. With other_min = 1 (the default) no pair with different keys can
+// pass, so the key may salt the candidate keys of a question bank
+// (sketch::SaltedBandKey).
 uint64_t OtherPartKey(std::string_view text);
 
 QuestionBankResult QuestionBankCompare(std::string_view a, std::string_view b,

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -118,8 +119,9 @@ TEST(VerifierTest, QuestionBankRule) {
   EXPECT_TRUE((*loose)->Verify(a, "已知函数f(x)=2x+5,求f(1)的值是多少").passed);
 }
 
-// The other-part key is equal exactly when the other parts are: it may salt
-// candidate keys without losing a pair the rule (other_min = 1) accepts.
+// The other-part key is equal exactly when the other parts are equal as
+// multisets: it may salt candidate keys without losing a pair the rule
+// (other_min = 1) accepts, in the written or the option-sorted order.
 TEST(VerifierTest, OtherPartKeyFollowsTheRule) {
   const std::string a = "已知函数f(x)=2x+3,求f(1)的值是多少";
   EXPECT_EQ(OtherPartKey(a), OtherPartKey("已知函数f(x)=2x+3,求f(1)的数值多少"));
@@ -128,15 +130,49 @@ TEST(VerifierTest, OtherPartKeyFollowsTheRule) {
   EXPECT_NE(OtherPartKey("最小的数是 A. -3 D. -1"), OtherPartKey("最小的数是 A. -3 D. 1"));
   EXPECT_EQ(OtherPartKey("只有汉字"), OtherPartKey("全是汉字了"));  // both empty
   EXPECT_NE(OtherPartKey(""), 0u);
-  // Over random pairs: equal keys <=> equal other parts.
+  // Over random pairs: equal keys <=> equal other parts up to order.
   const char* parts[] = {"1", "2", "+", "x", "。", " ", "的", "值", "-", "A"};
   std::mt19937 rng(5);
   for (int i = 0; i < 2000; ++i) {
     std::string x, y;
     for (int j = 0; j < 6; ++j) x += parts[rng() % 10], y += parts[rng() % 10];
-    const bool same = SplitHan(DecodeCodePoints(x)).other == SplitHan(DecodeCodePoints(y)).other;
+    std::u32string ox = SplitHan(DecodeCodePoints(x)).other;
+    std::u32string oy = SplitHan(DecodeCodePoints(y)).other;
+    std::sort(ox.begin(), ox.end());
+    std::sort(oy.begin(), oy.end());
+    const bool same = ox == oy;
     EXPECT_EQ(OtherPartKey(x) == OtherPartKey(y), same) << x << " / " << y;
   }
+}
+
+// A multiple-choice question with its options in another order is the same
+// question; a changed option is not.
+TEST(VerifierTest, QuestionBankIgnoresTheOrderOfOptions) {
+  auto qb = Verifier::Create({.kind = VerifierSpec::Kind::kQbank, .threshold = 0.8});
+  ASSERT_TRUE(qb.ok());
+  const std::string a =
+      "下列诗句中，第 3 个字是“浮”的一项是（ ）。a.叠浪浮元气，中流没太阳 "
+      "b.秦城连凤阙，汉寝疏龙殿 c.燕息云满门，出游花隐房 d.今宵冬律尽，来朝丽景新";
+  const std::string b =
+      "下列诗句中，第 3 个字是“浮”的一项是（ ）。a.燕息云满门，出游花隐房 "
+      "b.今宵冬律尽，来朝丽景新 c.叠浪浮元气，中流没太阳 d.秦城连凤阙，汉寝疏龙殿";
+  EXPECT_TRUE((*qb)->Verify(a, b).passed);
+  EXPECT_EQ(OtherPartKey(a), OtherPartKey(b));
+  // Options with numbers, reordered: the same question, the same key.
+  const std::string n1 = "最小的数是（ ）A、-3 B、7 C、0 D、12";
+  const std::string n2 = "最小的数是（ ）A、12 B、-3 C、7 D、0";
+  EXPECT_TRUE((*qb)->Verify(n1, n2).passed);
+  EXPECT_EQ(OtherPartKey(n1), OtherPartKey(n2));
+  EXPECT_FALSE((*qb)->Verify(n1, "最小的数是（ ）A、12 B、-3 C、7 D、1").passed);
+  // Another option is another question, in any order.
+  const std::string c =
+      "下列诗句中，第 3 个字是“浮”的一项是（ ）。a.燕息云满门，出游花隐房 "
+      "b.春风又绿江南岸，明月何时照我还 c.叠浪浮元气，中流没太阳 d.秦城连凤阙，汉寝疏龙殿";
+  EXPECT_FALSE((*qb)->Verify(a, c).passed);
+  // Markers must run A, B, ... and stand apart from words: no options here.
+  EXPECT_EQ(CanonicalOptions(U"求f(1)+x-2.5 的值。A.1"), U"求f(1)+x-2.5 的值。A.1");
+  EXPECT_EQ(CanonicalOptions(U"选 A.乙 B.丁"), U"选 A.丁 B.乙 ");
+  EXPECT_EQ(CanonicalOptions(U"data.b.c"), U"data.b.c");
 }
 
 TEST(VerifierTest, SimilarityTakesEditDistanceForShortTexts) {
