@@ -22,8 +22,8 @@ void AddBatchFlags(CLI::App* cmd, BatchFlags* f) {
       ->capture_default_str();
   cmd->add_option("--min-shared-keys", f->min_shared_keys,
                   "Verify only pairs that share at least this many bucket keys (LSH bands); "
-                  "1 = any, as the engine")
-      ->check(CLI::Range(1, 1000))
+                  "1 = any; 0 = the profile's (2 for qbank, else 1)")
+      ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   cmd->add_flag("--stats", f->stats,
                 "Print a summary to stderr: counts, peak RSS, disk used, time per phase, RSS over "
@@ -67,6 +67,7 @@ Result<BatchOptions> MakeBatchOptions(const EngineOptions& engine, const InputFl
   o.tmp_dir = batch.tmp_dir;
   o.max_cluster_size = batch.max_cluster_size;
   o.min_shared_keys = batch.min_shared_keys;
+  o.min_shared_keys = EffectiveMinSharedKeys(o);
   o.text_field = input.text_field;
   o.id_field = input.id_field;
   o.skip_invalid = input.skip_invalid;

@@ -22,7 +22,7 @@ struct BatchFlags {
   std::string memory;   // SIZE; "" = half of the available RAM
   std::string tmp_dir;  // "" = $TMPDIR or /tmp
   uint64_t max_cluster_size = 0;
-  uint64_t min_shared_keys = 1;
+  uint64_t min_shared_keys = 0;  // 0 = the profile's
   bool stats = false;
 };
 void AddBatchFlags(CLI::App* cmd, BatchFlags* flags);

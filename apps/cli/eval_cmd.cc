@@ -30,7 +30,7 @@ struct EvalFlags {
   bool no_plot = false;
   std::string mode = "batch";    // batch: what `neardup dedup` runs; online: Engine::AddBatch
   std::string memory;            // batch mode: --memory
-  uint64_t min_shared_keys = 1;  // batch mode
+  uint64_t min_shared_keys = 0;  // batch mode; 0 = the profile's
 };
 
 // One swept parameter: how a value string changes the options.
@@ -400,7 +400,8 @@ void SetupEval(CLI::App* app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--memory", flags->memory, "With --mode batch: the memory budget (e.g. 64M)");
   cmd->add_option("--min-shared-keys", flags->min_shared_keys,
-                  "With --mode batch: verify only pairs sharing this many bucket keys");
+                  "With --mode batch: verify only pairs sharing this many bucket keys (0 = the "
+                  "profile's)");
   cmd->callback([flags, exit_code] { *exit_code = RunEval(*flags); });
 }
 

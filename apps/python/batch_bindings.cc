@@ -245,7 +245,7 @@ GroupClustersT ClusterGroups(GroupsArg groups, TextMapArg texts, const std::stri
 void BindBatch(py::module_& m) {
   m.def("dedup", &Dedup, py::arg("records"), py::kw_only(), py::arg("profile") = "default",
         py::arg("threshold") = py::none(), py::arg("keep") = py::none(), py::arg("emit") = "labels",
-        py::arg("max_cluster_size") = 0, py::arg("min_shared_keys") = 1,
+        py::arg("max_cluster_size") = 0, py::arg("min_shared_keys") = 0,
         py::arg("memory") = py::none(), py::arg("tmp_dir") = "", py::arg("threads") = 0,
         py::arg("text_field") = "text", py::arg("id_field") = "id", py::arg("skip_invalid") = false,
         R"(Batch near-duplicate clustering, exactly as `neardup dedup` (docs/batch.md).

@@ -214,20 +214,20 @@ class Pipeline:
 def dedup(records: Iterable[Record], *, profile: str = "default",
           threshold: float | None = None, keep: str | None = None,
           emit: Literal["labels"] = "labels", max_cluster_size: int = 0,
-          min_shared_keys: int = 1, memory: int | str | None = None, tmp_dir: str = "",
+          min_shared_keys: int = 0, memory: int | str | None = None, tmp_dir: str = "",
           threads: int = 0, text_field: str = "text", id_field: str = "id",
           skip_invalid: bool = False, **options: Any) -> DedupLabels: ...
 @overload
 def dedup(records: Iterable[Record], *, profile: str = "default",
           threshold: float | None = None, keep: str | None = None,
-          emit: Literal["unique"], max_cluster_size: int = 0, min_shared_keys: int = 1,
+          emit: Literal["unique"], max_cluster_size: int = 0, min_shared_keys: int = 0,
           memory: int | str | None = None, tmp_dir: str = "", threads: int = 0,
           text_field: str = "text", id_field: str = "id", skip_invalid: bool = False,
           **options: Any) -> list[Any]: ...
 @overload
 def dedup(records: Iterable[Record], *, profile: str = "default",
           threshold: float | None = None, keep: str | None = None,
-          emit: Literal["clusters"], max_cluster_size: int = 0, min_shared_keys: int = 1,
+          emit: Literal["clusters"], max_cluster_size: int = 0, min_shared_keys: int = 0,
           memory: int | str | None = None, tmp_dir: str = "", threads: int = 0,
           text_field: str = "text", id_field: str = "id", skip_invalid: bool = False,
           **options: Any) -> list[DedupCluster]: ...

@@ -62,8 +62,9 @@ struct BatchOptions {
   // A candidate pair needs this many buckets in common (e.g. LSH bands)
   // before it is verified; 1 = any shared key (the engine's rule). Counted
   // over the star pairs (docs/batch.md), so a pair met only in large buckets
-  // may count fewer.
-  uint64_t min_shared_keys = 1;
+  // may count fewer. 0 = the pipeline's choice: engine.minhash.min_shared_bands
+  // when MinHash is a signal (2 in the qbank profile), else 1.
+  uint64_t min_shared_keys = 0;
   std::string text_field = "text";
   std::string id_field = "id";
   bool skip_invalid = false;  // skip bad records (reported through on_skip)
@@ -124,6 +125,9 @@ struct BatchCluster {
   std::string_view kept;
   std::span<const std::string_view> members;  // JSON ids, input order
 };
+
+// min_shared_keys with 0 resolved to the pipeline's choice.
+uint64_t EffectiveMinSharedKeys(const BatchOptions& options);
 
 class BatchDedup {
  public:

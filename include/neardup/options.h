@@ -116,6 +116,10 @@ struct MinHashOptions {
   int rows = 0;
   // The similarity the bands aim at; 0 = the engine's threshold minus 0.1.
   double candidate_threshold = 0.0;
+  // A MinHash candidate must share at least this many bands (1..bands). Two
+  // cuts the pairs that collide in one band by chance, the bulk of a
+  // templated question bank's candidates (the qbank profile uses 2).
+  int min_shared_bands = 1;
 };
 
 struct SuperShingleOptions {

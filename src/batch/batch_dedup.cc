@@ -203,6 +203,13 @@ Status BatchDedup::SaveIdf(const std::string& path) const {
   return s.ok() ? s : s.WithContext(path);
 }
 
+uint64_t EffectiveMinSharedKeys(const BatchOptions& options) {
+  if (options.min_shared_keys != 0) return options.min_shared_keys;
+  const auto& s = options.engine.signals;
+  const bool minhash = std::find(s.begin(), s.end(), SignalKind::kMinHash) != s.end();
+  return minhash ? static_cast<uint64_t>(std::max(1, options.engine.minhash.min_shared_bands)) : 1;
+}
+
 Result<std::unique_ptr<BatchDedup>> BatchDedup::Run(const std::vector<std::string>& names,
                                                     const BatchOptions& options) {
   return RunWithSignature(names, options, nullptr);
@@ -213,6 +220,7 @@ Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::stri
                                                      batch::BatchSignature* sig) {
   auto m = std::make_unique<BatchDedup::Impl>();
   m->options = options;
+  m->options.min_shared_keys = EffectiveMinSharedKeys(options);
   m->sig = sig;
   NEARDUP_RETURN_IF_ERROR(m->Setup(names));
   // Against an index, learned statistics come from the index (state.bin).

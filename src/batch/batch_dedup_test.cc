@@ -248,6 +248,54 @@ TEST_F(BatchDedupTest, QbankCandidatesShareTheExactPart) {
   EXPECT_EQ((*loose)->stats().candidate_pairs, 3u);
 }
 
+// min_shared_keys 0 is the pipeline's choice: qbank verifies only pairs that
+// share two bands, other profiles any pair.
+TEST_F(BatchDedupTest, MinSharedKeysFollowsTheProfile) {
+  // Pairs that share half their text (2-gram Jaccard ~0.3): some collide in
+  // one band by chance, few in two.
+  std::mt19937_64 rng(3);
+  const std::u32string han =
+      U"的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生";
+  auto text = [&](int n) {
+    std::u32string s;
+    for (int i = 0; i < n; ++i) s += han[rng() % han.size()];
+    return s;
+  };
+  auto utf8 = [](const std::u32string& s) {
+    std::string o;
+    for (char32_t c : s) {
+      o += static_cast<char>(0xE0 | (c >> 12));
+      o += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      o += static_cast<char>(0x80 | (c & 0x3F));
+    }
+    return o;
+  };
+  const std::string path = dir_->File("half.jsonl");
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 400; ++i) {
+      const std::u32string base = text(40);
+      out << "{\"text\":\"" << utf8(base) << " 5\"}\n";
+      out << "{\"text\":\"" << utf8(base.substr(0, 20) + text(20)) << " 5\"}\n";
+    }
+  }
+  BatchOptions o;
+  o.engine = *EngineOptions::FromProfile("qbank");
+  EXPECT_EQ(EffectiveMinSharedKeys(o), 2u);
+  auto two = BatchDedup::Run({path}, o);
+  o.min_shared_keys = 1;
+  EXPECT_EQ(EffectiveMinSharedKeys(o), 1u);
+  auto one = BatchDedup::Run({path}, o);
+  ASSERT_TRUE(two.ok() && one.ok());
+  EXPECT_EQ((*two)->stats().candidate_pairs, (*one)->stats().candidate_pairs);
+  EXPECT_GT((*one)->stats().similarity_calls, 40u);
+  EXPECT_LT((*two)->stats().similarity_calls * 3, (*one)->stats().similarity_calls);
+  BatchOptions d;
+  EXPECT_EQ(EffectiveMinSharedKeys(d), 1u);
+  d.engine = *EngineOptions::FromProfile("simhash");
+  EXPECT_EQ(EffectiveMinSharedKeys(d), 1u);
+}
+
 TEST_F(BatchDedupTest, InMemoryDocuments) {
   std::vector<Document> docs = {{"7", "the same text here", 0},
                                 {"\"x\"", "something else entirely", 0},

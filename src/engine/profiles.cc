@@ -182,6 +182,7 @@ Result<EngineOptions> EngineOptions::FromProfile(std::string_view name) {
     o.threshold = 0.8;
     o.verify.kind = VerifyKind::kQbank;
     o.minhash.candidate_threshold = 0.4;
+    o.minhash.min_shared_bands = 2;
     o.keep = KeepPolicy::kSmallestId;
     return o;
   }

@@ -64,7 +64,11 @@ Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o) {
   so.minhash_num_perm = o.minhash.num_perm;
   if (Has(o, SignalKind::kMinHash)) {
     NEARDUP_ASSIGN_OR_RETURN(so.minhash_lsh, ResolveLsh(o));
+    if (o.minhash.min_shared_bands < 1 || o.minhash.min_shared_bands > so.minhash_lsh.bands) {
+      return Status::InvalidArgument("minhash min_shared_bands must be in [1, bands]");
+    }
   }
+  so.minhash_min_bands = o.minhash.min_shared_bands;
   so.supershingle_min_equal = o.supershingle.min_equal;
   so.spotsig_threshold = o.spotsig.threshold;
   if (o.spotsig.stop_words == "zh") {

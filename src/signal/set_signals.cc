@@ -21,8 +21,8 @@ namespace {
 // equal band decides (as text-dedup, datatrove and NeMo Curator do).
 class MinHashSignal final : public Signal {
  public:
-  MinHashSignal(sketch::MinHasher h, sketch::LshParams p)
-      : hasher_(std::move(h)), params_(p), index_(p.bands) {}
+  MinHashSignal(sketch::MinHasher h, sketch::LshParams p, int min_bands)
+      : hasher_(std::move(h)), params_(p), min_bands_(min_bands), index_(p.bands) {}
   Algorithm algorithm() const override { return Algorithm::kMinHash; }
   Result<SignalSketch> Compute(const SignalInput& doc) const override {
     thread_local std::vector<uint32_t> sig;
@@ -47,6 +47,7 @@ class MinHashSignal final : public Signal {
     hits.clear();
     NEARDUP_RETURN_IF_ERROR(index_.Query(s.u64, &hits));
     for (const auto& h : hits) {
+      if (static_cast<int>(h.bands) < min_bands_) continue;
       // k of b bands equal estimates s^r = k/b.
       const double est = std::pow(static_cast<double>(h.bands) / params_.bands, 1.0 / params_.rows);
       out->push_back({h.slot, est, -1});
@@ -58,6 +59,7 @@ class MinHashSignal final : public Signal {
  private:
   sketch::MinHasher hasher_;
   sketch::LshParams params_;
+  int min_bands_;
   index::LshIndex index_;
   Skipped skipped_;
 };
@@ -139,7 +141,7 @@ Result<std::unique_ptr<Signal>> CreateMinHashSignal(const SignalOptions& o) {
   }
   NEARDUP_ASSIGN_OR_RETURN(sketch::MinHasher h,
                            sketch::MinHasher::Create({.num_perm = o.minhash_num_perm}));
-  return std::unique_ptr<Signal>(new MinHashSignal(std::move(h), p));
+  return std::unique_ptr<Signal>(new MinHashSignal(std::move(h), p, o.minhash_min_bands));
 }
 
 Result<std::unique_ptr<Signal>> CreateSuperShingleSignal(const SignalOptions& o) {

@@ -44,6 +44,7 @@ struct SignalOptions {
   int simhash_index_max_distance = 3;  // the largest k a query may ask
   int minhash_num_perm = 128;          // P
   sketch::LshParams minhash_lsh{16, 8};
+  int minhash_min_bands = 1;  // a candidate shares at least this many bands
   int supershingle_min_equal = 2;
   double spotsig_threshold = 0.5;  // Jaccard
   std::string spotsig_stop_words;  // stop-word file (Chinese); empty = English built-ins
