@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// RunDistributed (neardup/distributed.h): the batch pipeline of src/batch/
+// with its stages spread over MPI ranks. The stages are the batch module's
+// own (BatchDedup::Impl: SketchPhase, PairPhase, VerifyPairs, KeepPhase,
+// ClusterBuilder); this file only moves their records between ranks, so the
+// definitions of docs/batch.md (star pairing, min_shared_keys, the canonical
+// cap, keep policies) hold unchanged and the output is byte-identical:
+//
+//   1. Ownership. Rank r owns the lines starting in bytes [T*r/N, T*(r+1)/N)
+//      of the input files concatenated (T bytes, N ranks): a contiguous
+//      range of line ids [lo, hi). Every rank reads the line offsets of the
+//      whole input (a LineTable); it parses and sketches only its lines.
+//   2. Keys. Each (key, doc[, payload]) entry goes to rank hash(key) mod N
+//      (Alltoallv in rounds bounded by the budget). A bucket is then whole
+//      on one rank, which pairs it exactly as one process would.
+//   3. Pairs (a, b) go to the owner of b, which verifies them (the texts are
+//      read from the input files, memory-mapped) and keeps the edges.
+//   4. Components: every rank holds the parent of its own documents. A round
+//      looks up the roots of its edges' ends (Query), hooks each larger root
+//      under the smallest root it meets (a root's parent only decreases, so
+//      the forest has no cycles, and the root of a component ends as its
+//      smallest document), then jumps pointers until every tree is a star.
+//      Each round at least halves the trees of a component: O(log n) rounds
+//      (Shiloach and Vishkin 1982; the min-label variant of Kiveris et al.
+//      2014). No rank holds more than its edges and its documents' parents.
+//   5. The cap: components over --max-cluster-size send their edges to rank
+//      hash(root) mod N, which replays them through the batch ClusterBuilder
+//      (the canonical order; document ids mapped monotonically, so the order
+//      is unchanged).
+//   6. Labels (root, size) per document are gathered on rank 0, which runs
+//      the keep policy and writes the output in input order.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <thread>
+#include <unordered_map>
+
+#include "base/status_macros.h"
+#include "batch/batch_run.h"
+#include "batch/sort.h"
+#include "distributed/mpi_comm.h"
+#include "neardup/distributed.h"
+
+namespace neardup {
+namespace {
+
+using distributed::Comm;
+
+uint64_t Mix(uint64_t x) {  // splitmix64's finalizer: spreads keys over ranks
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+#pragma pack(push, 4)
+struct KeyPayload {  // a key entry with its document's SimHash fingerprint
+  uint64_t key;
+  uint32_t doc;
+  uint64_t payload;
+};
+#pragma pack(pop)
+
+template <typename T>
+void AppendPod(const T& v, std::vector<uint8_t>* out) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&v);
+  out->insert(out->end(), p, p + sizeof v);
+}
+
+template <typename T>
+std::vector<T> FromBytes(const std::vector<uint8_t>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+  return v;
+}
+
+template <typename T>
+std::span<const uint8_t> AsBytes(const std::vector<T>& v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)};
+}
+
+// Tests make a rank die at a stage: NEARDUP_TEST_MPI_DIE=RANK:STAGE.
+void DieForTest(const Comm& c, const char* stage) {
+  const char* env = std::getenv("NEARDUP_TEST_MPI_DIE");
+  if (env == nullptr) return;
+  const std::string want = std::to_string(c.rank) + ":" + stage;
+  if (want == env) _exit(3);
+}
+
+class Runner {
+ public:
+  Runner(Comm c, std::unique_ptr<BatchDedup::Impl> m) : c_(c), m_(std::move(m)) {}
+  Result<std::unique_ptr<BatchDedup>> Run(const std::vector<std::string>& files);
+
+ private:
+  int Owner(uint32_t doc) const {
+    return static_cast<int>(std::upper_bound(bounds_.begin(), bounds_.end(), doc) -
+                            bounds_.begin()) -
+           1;
+  }
+  uint64_t ErrLine() const { return m_->fatal.ok() ? m_->err_line : 0; }
+  size_t RoundBytes() const {
+    return std::clamp<uint64_t>(m_->Available() / 8, 1 << 20, 256 << 20);
+  }
+  uint64_t GlobalStart(uint64_t line) const;
+  void ComputeBounds();
+  void ShareStates();
+  Status ShareSkips();
+  template <typename Msg>
+  Status ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned);
+  Status ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs);
+  void Components();
+  Status Cap();
+  void GatherLabels();
+
+  Comm c_;
+  std::unique_ptr<BatchDedup::Impl> m_;
+  std::vector<uint64_t> file_base_;
+  std::vector<uint32_t> bounds_;  // first line of each rank; bounds_[N] = n
+  uint32_t lo_ = 0, hi_ = 0;
+  std::vector<batch::Edge> edges_;    // verified here (b owned here)
+  std::vector<uint32_t> parent_;      // own documents, lo_ + i
+  std::vector<uint32_t> label_root_;  // final (root, size) of own documents
+  std::vector<uint32_t> label_size_;
+  uint64_t oversized_ = 0, refused_ = 0, cc_rounds_ = 0;
+};
+
+uint64_t Runner::GlobalStart(uint64_t line) const {
+  return file_base_[m_->store.FileOf(line)] + m_->lines->offset(line);
+}
+
+void Runner::ComputeBounds() {
+  const uint64_t total = file_base_.back(), n = m_->n;
+  const auto np = static_cast<uint64_t>(c_.size);
+  bounds_.assign(np + 1, static_cast<uint32_t>(n));
+  for (uint64_t r = 0; r < np; ++r) {
+    const uint64_t begin = total / np * r + total % np * r / np;
+    uint64_t a = 0, b = n;  // the first line starting at or after `begin`
+    while (a < b) {
+      const uint64_t mid = a + (b - a) / 2;
+      if (GlobalStart(mid) < begin) {
+        a = mid + 1;
+      } else {
+        b = mid;
+      }
+    }
+    bounds_[r] = static_cast<uint32_t>(a);
+  }
+  lo_ = bounds_[c_.rank];
+  hi_ = bounds_[c_.rank + 1];
+}
+
+// Line states (record, blank, skipped) are set by the owner while sketching;
+// pairing and verification need them for every line.
+void Runner::ShareStates() {
+  std::vector<uint8_t> own(hi_ - lo_);
+  for (uint32_t d = lo_; d < hi_; ++d) own[d - lo_] = m_->lines->state(d);
+  const std::vector<uint8_t> all = distributed::AllGatherBytes(c_, own);
+  for (uint32_t d = 0; d < all.size(); ++d) m_->lines->set_state(d, all[d]);
+}
+
+// Records skipped by any rank (--skip-invalid; repeated ids are found by the
+// owner of the id key) become skipped everywhere; their messages go to rank
+// 0, which reports them in input order.
+Status Runner::ShareSkips() {
+  std::vector<uint32_t> lines;
+  std::vector<uint8_t> messages;
+  for (const auto& [line, s] : m_->skips) {
+    lines.push_back(static_cast<uint32_t>(line));
+    AppendPod(line, &messages);
+    AppendPod(static_cast<int32_t>(s.code()), &messages);
+    AppendPod(static_cast<uint32_t>(s.message().size()), &messages);
+    messages.insert(messages.end(), s.message().begin(), s.message().end());
+  }
+  for (uint32_t d : FromBytes<uint32_t>(distributed::AllGatherBytes(c_, AsBytes(lines)))) {
+    m_->lines->set_state(d, batch::kSkipped);
+  }
+  const std::vector<uint8_t> all = distributed::GatherBytes(c_, messages);
+  m_->skips.clear();
+  for (size_t pos = 0; pos + 16 <= all.size();) {
+    uint64_t line;
+    int32_t code;
+    uint32_t size;
+    std::memcpy(&line, &all[pos], 8);
+    std::memcpy(&code, &all[pos + 8], 4);
+    std::memcpy(&size, &all[pos + 12], 4);
+    pos += 16;
+    m_->skips.emplace_back(line,
+                           Status(static_cast<StatusCode>(code),
+                                  std::string(reinterpret_cast<const char*>(&all[pos]), size)));
+    pos += size;
+  }
+  if (c_.rank == 0) m_->DeliverSkips();
+  return Status::OK();
+}
+
+template <typename Msg>
+Status Runner::ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned) {
+  batch::LineTable& lines = *m_->lines;
+  std::unique_ptr<batch::RunMerger<batch::KeyEntry, batch::KeyEntryLess>> merger;
+  Status status;
+  auto merged = keys->Merge(RoundBytes());
+  if (merged.ok()) {
+    merger = std::move(*merged);
+  } else {
+    status = merged.status();
+  }
+  const uint64_t limit = std::max<uint64_t>(4096, m_->Available() / 4 / sizeof(batch::KeyEntry));
+  std::vector<batch::KeyEntry> buf;
+  buf.reserve(limit + 1);
+  auto flush = [&](bool spill) {
+    batch::RadixSort(
+        std::span<batch::KeyEntry>(buf), [](const batch::KeyEntry& e) { return e.key; },
+        batch::KeyEntryLess());
+    return owned->AddRun(&buf, spill);
+  };
+  std::function<Result<bool>(Msg*)> next = [&](Msg* out) -> Result<bool> {
+    if (!merger) return status.ok() ? Result<bool>(false) : Result<bool>(status);
+    batch::KeyEntry e;
+    NEARDUP_ASSIGN_OR_RETURN(bool more, merger->Next(&e));
+    if (!more) return false;
+    out->key = e.key;
+    out->doc = e.doc;
+    if constexpr (std::is_same_v<Msg, KeyPayload>) out->payload = lines.payload(e.doc);
+    return true;
+  };
+  std::function<int(const Msg&)> owner = [&](const Msg& k) {
+    return static_cast<int>(Mix(k.key) % static_cast<uint64_t>(c_.size));
+  };
+  std::function<Status(std::span<const Msg>)> deliver = [&](std::span<const Msg> in) -> Status {
+    for (const Msg& k : in) {
+      buf.push_back({k.key, k.doc});
+      if constexpr (std::is_same_v<Msg, KeyPayload>) lines.set_payload(k.doc, k.payload);
+      if (buf.size() >= limit) NEARDUP_RETURN_IF_ERROR(flush(true));
+    }
+    return Status::OK();
+  };
+  Status s = distributed::Shuffle<Msg>(c_, RoundBytes(), next, owner, deliver);
+  merger.reset();
+  if (s.ok()) s = flush(owned->spilled_runs() > 0);
+  return s;
+}
+
+Status Runner::ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs) {
+  std::unique_ptr<batch::RunMerger<batch::Pair, std::less<batch::Pair>>> merger;
+  Status status;
+  auto merged = local->Merge(RoundBytes());
+  if (merged.ok()) {
+    merger = std::move(*merged);
+  } else {
+    status = merged.status();
+  }
+  const uint64_t limit = std::max<uint64_t>(8192, m_->Available() / 4 / sizeof(batch::Pair));
+  std::vector<batch::Pair> buf;
+  buf.reserve(limit + 1);
+  auto flush = [&](bool spill) {
+    batch::RadixSort(
+        std::span<batch::Pair>(buf), [](batch::Pair p) { return p; }, std::less<batch::Pair>());
+    return pairs->AddRun(&buf, spill);
+  };
+  std::function<Result<bool>(batch::Pair*)> next = [&](batch::Pair* out) -> Result<bool> {
+    if (!merger) return status.ok() ? Result<bool>(false) : Result<bool>(status);
+    return merger->Next(out);
+  };
+  std::function<int(const batch::Pair&)> owner = [&](const batch::Pair& p) {
+    return Owner(batch::PairB(p));
+  };
+  std::function<Status(std::span<const batch::Pair>)> deliver =
+      [&](std::span<const batch::Pair> in) -> Status {
+    for (batch::Pair p : in) {
+      buf.push_back(p);
+      if (buf.size() >= limit) NEARDUP_RETURN_IF_ERROR(flush(true));
+    }
+    return Status::OK();
+  };
+  Status s = distributed::Shuffle<batch::Pair>(c_, RoundBytes(), next, owner, deliver);
+  merger.reset();
+  if (s.ok()) s = flush(pairs->spilled_runs() > 0);
+  return s;
+}
+
+void Runner::Components() {
+  parent_.resize(hi_ - lo_);
+  std::iota(parent_.begin(), parent_.end(), lo_);
+  const std::function<int(uint32_t)> owner = [&](uint32_t d) { return Owner(d); };
+  const std::function<uint32_t(uint32_t)> parent_of = [&](uint32_t d) { return parent_[d - lo_]; };
+  std::vector<batch::Edge> active = edges_;  // edges whose ends have different roots
+  std::vector<uint32_t> ends, roots, ps;
+  while (true) {
+    ends.clear();
+    for (const batch::Edge& e : active) ends.push_back(e.a), ends.push_back(e.b);
+    std::sort(ends.begin(), ends.end());
+    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+    roots = distributed::Query(c_, ends, owner, parent_of);  // trees are stars: parents are roots
+    auto root_of = [&](uint32_t d) {
+      return roots[std::lower_bound(ends.begin(), ends.end(), d) - ends.begin()];
+    };
+    // Hooking: the larger root of each edge under the smaller one.
+    std::vector<std::vector<uint8_t>> out(c_.size);
+    uint64_t proposals = 0;
+    size_t kept = 0;
+    for (const batch::Edge& e : active) {
+      const uint32_t ra = root_of(e.a), rb = root_of(e.b);
+      if (ra == rb) continue;  // joined for good
+      active[kept++] = e;
+      const uint32_t x = std::max(ra, rb), y = std::min(ra, rb);
+      AppendPod(x, &out[Owner(x)]);
+      AppendPod(y, &out[Owner(x)]);
+      ++proposals;
+    }
+    active.resize(kept);
+    const std::vector<uint32_t> in = FromBytes<uint32_t>(distributed::ExchangeBytes(c_, out));
+    for (size_t i = 0; i + 1 < in.size(); i += 2) {
+      uint32_t& p = parent_[in[i] - lo_];
+      p = std::min(p, in[i + 1]);
+    }
+    if (distributed::SumAll(proposals) == 0) break;
+    ++cc_rounds_;
+    // Pointer jumping until every tree is a star.
+    while (true) {
+      ps.clear();
+      for (uint32_t i = 0; i < parent_.size(); ++i) {
+        if (parent_[i] != lo_ + i) ps.push_back(parent_[i]);
+      }
+      std::sort(ps.begin(), ps.end());
+      ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+      const std::vector<uint32_t> grand = distributed::Query(c_, ps, owner, parent_of);
+      uint64_t changed = 0;
+      for (uint32_t i = 0; i < parent_.size(); ++i) {
+        const uint32_t p = parent_[i];
+        if (p == lo_ + i) continue;
+        const uint32_t g = grand[std::lower_bound(ps.begin(), ps.end(), p) - ps.begin()];
+        if (g != p) parent_[i] = g, ++changed;
+      }
+      if (distributed::SumAll(changed) == 0) break;
+    }
+  }
+  // Sizes: members counted per root on the root's owner.
+  std::unordered_map<uint32_t, uint32_t> count;
+  for (uint32_t i = 0; i < parent_.size(); ++i) {
+    if (parent_[i] != lo_ + i) ++count[parent_[i]];
+  }
+  std::vector<std::vector<uint8_t>> out(c_.size);
+  for (const auto& [root, k] : count) {
+    AppendPod(root, &out[Owner(root)]);
+    AppendPod(k, &out[Owner(root)]);
+  }
+  std::vector<uint32_t> root_size(parent_.size(), 1);
+  const std::vector<uint32_t> in = FromBytes<uint32_t>(distributed::ExchangeBytes(c_, out));
+  for (size_t i = 0; i + 1 < in.size(); i += 2) root_size[in[i] - lo_] += in[i + 1];
+  ps.clear();
+  for (const auto& [root, k] : count) ps.push_back(root);
+  std::sort(ps.begin(), ps.end());
+  const std::vector<uint32_t> sizes =
+      distributed::Query(c_, ps, owner, [&](uint32_t d) { return root_size[d - lo_]; });
+  label_root_ = parent_;
+  label_size_.assign(parent_.size(), 1);
+  for (uint32_t i = 0; i < parent_.size(); ++i) {
+    const uint32_t r = parent_[i];
+    label_size_[i] =
+        r == lo_ + i ? root_size[i] : sizes[std::lower_bound(ps.begin(), ps.end(), r) - ps.begin()];
+  }
+}
+
+Status Runner::Cap() {
+  const uint64_t cap = m_->options.max_cluster_size;
+  // The root and size of every edge's component, from the owners.
+  std::vector<uint32_t> ends;
+  for (const batch::Edge& e : edges_) ends.push_back(e.a);
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  const std::function<int(uint32_t)> owner = [&](uint32_t d) { return Owner(d); };
+  const std::vector<uint32_t> sizes =
+      distributed::Query(c_, ends, owner, [&](uint32_t d) { return label_size_[d - lo_]; });
+  const std::vector<uint32_t> roots =
+      distributed::Query(c_, ends, owner, [&](uint32_t d) { return label_root_[d - lo_]; });
+  std::vector<std::vector<uint8_t>> out(c_.size);
+  for (const batch::Edge& e : edges_) {
+    const size_t i = std::lower_bound(ends.begin(), ends.end(), e.a) - ends.begin();
+    if (sizes[i] <= cap) continue;
+    AppendPod(e, &out[Mix(roots[i]) % static_cast<uint64_t>(c_.size)]);
+  }
+  std::vector<batch::Edge> mine = FromBytes<batch::Edge>(distributed::ExchangeBytes(c_, out));
+  // Replay here: the batch ClusterBuilder over documents renumbered in
+  // order (a < b and the canonical order are kept).
+  std::vector<uint32_t> docs;
+  for (const batch::Edge& e : mine) docs.push_back(e.a), docs.push_back(e.b);
+  std::sort(docs.begin(), docs.end());
+  docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
+  auto index = [&](uint32_t d) {
+    return static_cast<uint32_t>(std::lower_bound(docs.begin(), docs.end(), d) - docs.begin());
+  };
+  Status status;
+  std::vector<std::vector<uint8_t>> back(c_.size);
+  if (!docs.empty()) {
+    batch::ClusterBuilder builder(docs.size(), cap, m_->tmp.get(),
+                                  std::max<uint64_t>(1 << 20, m_->Available() / 4));
+    for (const batch::Edge& e : mine) {
+      if (status.ok()) status = builder.Add({index(e.a), index(e.b), e.similarity});
+    }
+    if (status.ok()) {
+      Result<batch::Clustering> cl = builder.Finish();
+      if (cl.ok()) {
+        oversized_ += cl->stats.oversized_components;
+        refused_ += cl->stats.refused_by_cap;
+        for (uint32_t i = 0; i < docs.size(); ++i) {
+          const uint32_t r = cl->root[i];
+          const int to = Owner(docs[i]);
+          AppendPod(docs[i], &back[to]);
+          AppendPod(docs[r], &back[to]);
+          AppendPod(cl->size[r], &back[to]);
+        }
+      } else {
+        status = cl.status();
+      }
+    }
+  }
+  const std::vector<uint32_t> in = FromBytes<uint32_t>(distributed::ExchangeBytes(c_, back));
+  for (size_t i = 0; i + 2 < in.size(); i += 3) {
+    label_root_[in[i] - lo_] = in[i + 1];
+    label_size_[in[i] - lo_] = in[i + 2];
+  }
+  return status;
+}
+
+void Runner::GatherLabels() {
+  std::vector<uint32_t> own;
+  own.reserve(2 * label_root_.size());
+  for (size_t i = 0; i < label_root_.size(); ++i) {
+    own.push_back(label_root_[i]);
+    own.push_back(label_size_[i]);
+  }
+  const std::vector<uint32_t> all = FromBytes<uint32_t>(distributed::GatherBytes(c_, AsBytes(own)));
+  if (c_.rank != 0) return;
+  batch::Clustering& cl = m_->clustering;
+  cl.root.assign(m_->n, 0);
+  cl.size.assign(m_->n, 1);
+  for (uint32_t d = 0; d < m_->n; ++d) {
+    cl.root[d] = all[2 * d];
+    cl.size[all[2 * d]] = all[2 * d + 1];
+  }
+}
+
+Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& files) {
+  BatchDedup::Impl& m = *m_;
+  NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, m.Setup(files), 0));
+  file_base_.assign(m.files.size() + 1, 0);
+  for (size_t i = 0; i < m.files.size(); ++i) file_base_[i + 1] = file_base_[i] + m.files[i].size;
+  const uint64_t total = file_base_.back();
+  const auto np = static_cast<uint64_t>(c_.size), r = static_cast<uint64_t>(c_.rank);
+  m.own_begin = total / np * r + total % np * r / np;
+  m.own_end = r + 1 == np ? UINT64_MAX : total / np * (r + 1) + total % np * (r + 1) / np;
+
+  batch::KeyRuns keys(m.tmp.get(), "keys");
+  {
+    Status s = m.SketchPhase(&keys);
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, ErrLine()));
+  }
+  NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, m.store.Open(&m.files, m.lines.get()), 0));
+  ComputeBounds();
+  ShareStates();
+  DieForTest(c_, "sketch");
+
+  batch::KeyRuns owned(m.tmp.get(), "owned");
+  {
+    m.monitor->Phase(BatchPhase::kMerge, 0);
+    Status s = m.lines->payload_enabled() ? ShuffleKeys<KeyPayload>(&keys, &owned)
+                                          : ShuffleKeys<batch::KeyEntry>(&keys, &owned);
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
+  }
+  batch::PairRuns local_pairs(m.tmp.get(), "pairs");
+  {
+    Status s = m.PairPhase(&owned, &local_pairs);
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, ErrLine()));
+  }
+  NEARDUP_RETURN_IF_ERROR(ShareSkips());
+  batch::PairRuns pairs(m.tmp.get(), "verify");
+  NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, ShufflePairs(&local_pairs, &pairs), 0));
+  DieForTest(c_, "pairs");
+  {
+    Status s = m.VerifyPairs(&pairs, [&](const batch::Edge& e) {
+      edges_.push_back({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity});
+      return Status::OK();
+    });
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
+  }
+  DieForTest(c_, "verify");
+
+  m.monitor->Phase(BatchPhase::kCluster, 0);
+  Components();
+  if (m.options.max_cluster_size > 0) {
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, Cap(), 0));
+  }
+  GatherLabels();
+
+  // Counters summed over the ranks (peak memory and disk: the largest rank).
+  BatchStats& st = m.stats;
+  st.records = distributed::SumAll(st.records);
+  st.skipped = distributed::SumAll(st.skipped);
+  st.keys = distributed::SumAll(st.keys);
+  st.key_runs_spilled = distributed::SumAll(st.key_runs_spilled);
+  st.key_bytes_spilled = distributed::SumAll(st.key_bytes_spilled);
+  st.candidate_pairs = distributed::SumAll(st.candidate_pairs);
+  st.similarity_calls = distributed::SumAll(st.similarity_calls);
+  st.edges = distributed::SumAll(edges_.size());
+  st.oversized_components = distributed::SumAll(oversized_);
+  st.refused_by_cap = distributed::SumAll(refused_);
+  st.peak_rss_bytes = distributed::MaxAll(batch::PeakRssBytes());
+  st.peak_disk_bytes = distributed::MaxAll(m.tmp->DiskBytes());
+  if (c_.rank != 0) return std::unique_ptr<BatchDedup>();
+  NEARDUP_RETURN_IF_ERROR(m.KeepPhase());
+  const uint64_t peak_rss = st.peak_rss_bytes, peak_disk = st.peak_disk_bytes;
+  m.monitor->Finish(&st);
+  st.peak_rss_bytes = std::max(st.peak_rss_bytes, peak_rss);
+  st.peak_disk_bytes = std::max(st.peak_disk_bytes, peak_disk);
+  return BatchDedup::FromImpl(std::move(m_));
+}
+
+}  // namespace
+
+Result<int> DistributedRank() {
+  NEARDUP_ASSIGN_OR_RETURN(Comm c, distributed::InitComm());
+  return c.rank;
+}
+
+Result<int> DistributedSize() {
+  NEARDUP_ASSIGN_OR_RETURN(Comm c, distributed::InitComm());
+  return c.size;
+}
+
+void FinalizeDistributed() { distributed::FinalizeComm(); }
+
+Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string>& files,
+                                                   const BatchOptions& options,
+                                                   const DistributedOptions& dopts) {
+  NEARDUP_ASSIGN_OR_RETURN(Comm c, distributed::InitComm());
+  // Checks that give the same answer on every rank (no agreement needed).
+  if (files.empty() || std::find(files.begin(), files.end(), "-") != files.end()) {
+    return Status::InvalidArgument(
+        "--distributed reads named files (each rank reads its share), not standard input");
+  }
+  if (!options.against.empty()) {
+    return Status::InvalidArgument("--distributed does not run --against an index");
+  }
+  if (options.with_matches) {
+    return Status::InvalidArgument("--distributed does not write --with-matches");
+  }
+  if (options.learn_idf || !options.idf_save.empty()) {
+    return Status::InvalidArgument(
+        "--distributed does not learn IDF (--idf corpus|stream, --idf-save); use --idf-load");
+  }
+  auto m = std::make_unique<BatchDedup::Impl>();
+  m->options = options;
+  if (c.rank != 0) m->options.progress = nullptr;
+  // Defaults: every core and half the available memory of this host,
+  // shared by the ranks on it.
+  const int local = distributed::LocalSize();
+  if (m->options.engine.threads == 0) {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    m->options.engine.threads = std::max(1, cores / local);
+  }
+  if (m->options.memory_bytes == 0) {
+    m->options.memory_bytes = std::max<uint64_t>(64ull << 20, DefaultBatchMemory() / local);
+  }
+  Runner runner(c, std::move(m));
+  return runner.Run(files);
+}
+
+}  // namespace neardup
