@@ -27,6 +27,8 @@ struct DedupFlags {
   std::string against;
   bool with_matches = false;
   bool distributed = false;  // under mpirun: one process per rank
+  std::string work_dir;      // --distributed: stage checkpoints
+  bool resume = false;
 };
 
 void AppendNumber(double v, std::string* out) {
@@ -121,7 +123,13 @@ int RunDistributedDedup(const DedupFlags& f, const BatchOptions& bo, BatchProgre
       if (opened.ok()) out = std::move(*opened);
     }
     // Every rank takes part even when rank 0 cannot write (collectives).
-    auto run = RunDistributed(f.input.files, bo, DistributedOptions{});
+    DistributedOptions d;
+    d.work_dir = f.work_dir;
+    d.resume = f.resume;
+    d.info = [&f](const std::string& m) {
+      if (!f.input.quiet) std::cerr << "neardup dedup: " << m << "\n";
+    };
+    auto run = RunDistributed(f.input.files, bo, d);
     bar->Finish();
     if (!run.ok()) {
       code = *rank == 0 ? Fail("dedup", run.status()) : kExitBadInput;
@@ -172,6 +180,14 @@ int RunDedup(const DedupFlags& f) {
   }
   BatchProgressBar bar("dedup", !f.input.quiet, input_bytes);
   bo->progress = [&bar](const BatchProgress& p) { bar.Update(p); };
+  if (!f.distributed && (!f.work_dir.empty() || f.resume)) {
+    std::cerr << "neardup dedup: --work-dir and --resume go with --distributed\n";
+    return kExitUsage;
+  }
+  if (f.resume && f.work_dir.empty()) {
+    std::cerr << "neardup dedup: --resume needs the --work-dir of the run to resume\n";
+    return kExitUsage;
+  }
   if (f.distributed) return RunDistributedDedup(f, *bo, &bar);
   auto out = Output::Open(f.output);
   if (!out.ok()) return Fail("dedup", out.status());
@@ -219,6 +235,12 @@ void SetupDedup(CLI::App* app, int* exit_code) {
   cmd->add_flag("--distributed", flags->distributed,
                 "Run as one rank of an MPI job: `mpirun -np N neardup dedup --distributed FILES "
                 "-o OUT`; the same output as one process (docs/distributed.md)");
+  cmd->add_option("--work-dir", flags->work_dir,
+                  "With --distributed: keep each stage's output here (per rank, with a "
+                  "completion marker) so --resume can skip finished stages");
+  cmd->add_flag("--resume", flags->resume,
+                "With --distributed --work-dir: load the stages every rank finished for the "
+                "same input and options instead of re-running them");
   cmd->callback([flags, exit_code] { *exit_code = RunDedup(*flags); });
 }
 

@@ -26,6 +26,7 @@
 #ifndef NEARDUP_DISTRIBUTED_H_
 #define NEARDUP_DISTRIBUTED_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct DistributedOptions {
   // stages that did not finish. "" = no stage files (temporary files only).
   std::string work_dir;
   bool resume = false;
+  // Messages for the user (which checkpoint a resumed run starts from);
+  // called on rank 0 only.
+  std::function<void(const std::string&)> info;
 };
 
 // This process's rank and the job's size (initializes MPI if needed).

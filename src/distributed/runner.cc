@@ -30,17 +30,30 @@
 //      is unchanged).
 //   6. Labels (root, size) per document are gathered on rank 0, which runs
 //      the keep policy and writes the output in input order.
+//
+// Stages and --resume: with a work directory, each rank writes two
+// checkpoints, each a set of files and then a marker naming the run (the
+// pipeline identity, the options that change results, the input files'
+// sizes and modification times, the number of ranks): "verify" after step 3
+// (its edges, all line states, its counters; rank 0 also the skip messages)
+// and "cluster" after step 5 (its labels). With resume, a checkpoint that
+// every rank has, for this very run, is loaded instead of re-running the
+// steps before it; the line offsets are re-read (a scan, no parsing).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 #include <thread>
 #include <unordered_map>
 
 #include "base/status_macros.h"
 #include "batch/batch_run.h"
+#include "batch/run_file.h"
 #include "batch/sort.h"
 #include "distributed/mpi_comm.h"
 #include "neardup/distributed.h"
@@ -94,7 +107,8 @@ void DieForTest(const Comm& c, const char* stage) {
 
 class Runner {
  public:
-  Runner(Comm c, std::unique_ptr<BatchDedup::Impl> m) : c_(c), m_(std::move(m)) {}
+  Runner(Comm c, std::unique_ptr<BatchDedup::Impl> m, DistributedOptions d)
+      : c_(c), m_(std::move(m)), d_(std::move(d)) {}
   Result<std::unique_ptr<BatchDedup>> Run(const std::vector<std::string>& files);
 
  private:
@@ -110,7 +124,20 @@ class Runner {
   uint64_t GlobalStart(uint64_t line) const;
   void ComputeBounds();
   void ShareStates();
-  Status ShareSkips();
+  std::vector<uint8_t> ShareSkips();
+  void DeliverSkips(const std::vector<uint8_t>& messages);
+  // Checkpoints (work_dir): the run's identity, a stage's marker, its files.
+  std::string Identity() const;
+  std::string StageFile(const std::string& name) const { return dir_ + "/" + name; }
+  bool HasStage(const std::string& stage) const;
+  Status MarkStage(const std::string& stage) const;
+  Status SaveVerify(const std::vector<uint8_t>& skips) const;
+  Status LoadVerify(std::vector<uint8_t>* skips);
+  Status SaveCluster() const;
+  Status LoadCluster();
+  void Info(const std::string& message) const {
+    if (c_.rank == 0 && d_.info) d_.info(message);
+  }
   template <typename Msg>
   Status ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned);
   Status ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs);
@@ -120,6 +147,8 @@ class Runner {
 
   Comm c_;
   std::unique_ptr<BatchDedup::Impl> m_;
+  DistributedOptions d_;
+  std::string dir_;  // this rank's checkpoint directory ("" = none)
   std::vector<uint64_t> file_base_;
   std::vector<uint32_t> bounds_;  // first line of each rank; bounds_[N] = n
   uint32_t lo_ = 0, hi_ = 0;
@@ -167,7 +196,7 @@ void Runner::ShareStates() {
 // Records skipped by any rank (--skip-invalid; repeated ids are found by the
 // owner of the id key) become skipped everywhere; their messages go to rank
 // 0, which reports them in input order.
-Status Runner::ShareSkips() {
+std::vector<uint8_t> Runner::ShareSkips() {
   std::vector<uint32_t> lines;
   std::vector<uint8_t> messages;
   for (const auto& [line, s] : m_->skips) {
@@ -177,11 +206,16 @@ Status Runner::ShareSkips() {
     AppendPod(static_cast<uint32_t>(s.message().size()), &messages);
     messages.insert(messages.end(), s.message().begin(), s.message().end());
   }
+  m_->skips.clear();
   for (uint32_t d : FromBytes<uint32_t>(distributed::AllGatherBytes(c_, AsBytes(lines)))) {
     m_->lines->set_state(d, batch::kSkipped);
   }
-  const std::vector<uint8_t> all = distributed::GatherBytes(c_, messages);
-  m_->skips.clear();
+  return distributed::GatherBytes(c_, messages);
+}
+
+// Rank 0 reports the skipped records in input order.
+void Runner::DeliverSkips(const std::vector<uint8_t>& all) {
+  if (c_.rank != 0) return;
   for (size_t pos = 0; pos + 16 <= all.size();) {
     uint64_t line;
     int32_t code;
@@ -195,7 +229,116 @@ Status Runner::ShareSkips() {
                                   std::string(reinterpret_cast<const char*>(&all[pos]), size)));
     pos += size;
   }
-  if (c_.rank == 0) m_->DeliverSkips();
+  m_->DeliverSkips();
+}
+
+std::string Runner::Identity() const {
+  const BatchOptions& o = m_->options;
+  std::ostringstream id;
+  id << "neardup-distributed 1\nranks " << c_.size << "\npipeline " << m_->sig->identity()
+     << "\nmin_shared_keys " << o.min_shared_keys << "\nmax_cluster_size " << o.max_cluster_size
+     << "\nskip_invalid " << o.skip_invalid << "\nfields " << o.text_field << " " << o.id_field
+     << "\n";
+  for (const batch::InputFile& f : m_->files) {
+    id << "file " << f.path << " " << f.size << " " << f.mtime_ns << "\n";
+  }
+  return id.str();
+}
+
+bool Runner::HasStage(const std::string& stage) const {
+  std::ifstream in(StageFile(stage + ".done"));
+  std::stringstream got;
+  got << in.rdbuf();
+  return in.good() && got.str() == Identity();
+}
+
+Status Runner::MarkStage(const std::string& stage) const {
+  const std::string tmp = StageFile(stage + ".done.tmp");
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << Identity();
+    out.flush();
+    if (!out) return Status::IOError(tmp + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), StageFile(stage + ".done").c_str()) != 0) {
+    return Status::IOError(tmp + ": " + std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+template <typename T>
+Status SaveVector(const std::string& path, const std::vector<T>& v) {
+  batch::SpillWriter w;
+  NEARDUP_RETURN_IF_ERROR(w.Open(path));
+  const uint64_t n = v.size();
+  NEARDUP_RETURN_IF_ERROR(w.Append(&n, sizeof n));
+  NEARDUP_RETURN_IF_ERROR(w.Append(v.data(), n * sizeof(T)));
+  return w.Close();
+}
+
+template <typename T>
+Status LoadVector(const std::string& path, std::vector<T>* v) {
+  batch::SpillReader r;
+  NEARDUP_RETURN_IF_ERROR(r.Open(path));
+  uint64_t n = 0;
+  NEARDUP_ASSIGN_OR_RETURN(bool ok, r.Read(&n, sizeof n));
+  v->resize(n);
+  if (ok && n > 0) {
+    NEARDUP_ASSIGN_OR_RETURN(ok, r.Read(v->data(), n * sizeof(T)));
+  }
+  if (!ok) return Status::Corruption(path + ": truncated");
+  return Status::OK();
+}
+
+Status Runner::SaveVerify(const std::vector<uint8_t>& skips) const {
+  const BatchStats& st = m_->stats;
+  std::vector<uint8_t> states(m_->n);
+  for (uint32_t d = 0; d < m_->n; ++d) states[d] = m_->lines->state(d);
+  const std::vector<uint64_t> counters = {
+      st.records,         st.skipped,         st.keys, st.key_runs_spilled, st.key_bytes_spilled,
+      st.candidate_pairs, st.similarity_calls};
+  NEARDUP_RETURN_IF_ERROR(SaveVector(StageFile("edges.bin"), edges_));
+  NEARDUP_RETURN_IF_ERROR(SaveVector(StageFile("states.bin"), states));
+  NEARDUP_RETURN_IF_ERROR(SaveVector(StageFile("verify-stats.bin"), counters));
+  NEARDUP_RETURN_IF_ERROR(SaveVector(StageFile("skips.bin"), skips));
+  return MarkStage("verify");
+}
+
+Status Runner::LoadVerify(std::vector<uint8_t>* skips) {
+  std::vector<uint8_t> states;
+  std::vector<uint64_t> counters;
+  NEARDUP_RETURN_IF_ERROR(LoadVector(StageFile("edges.bin"), &edges_));
+  NEARDUP_RETURN_IF_ERROR(LoadVector(StageFile("states.bin"), &states));
+  NEARDUP_RETURN_IF_ERROR(LoadVector(StageFile("verify-stats.bin"), &counters));
+  NEARDUP_RETURN_IF_ERROR(LoadVector(StageFile("skips.bin"), skips));
+  if (states.size() != m_->n || counters.size() != 7) {
+    return Status::Corruption(dir_ + ": the verify checkpoint does not match the input");
+  }
+  for (uint32_t d = 0; d < m_->n; ++d) m_->lines->set_state(d, states[d]);
+  BatchStats& st = m_->stats;
+  st.records = counters[0], st.skipped = counters[1], st.keys = counters[2];
+  st.key_runs_spilled = counters[3], st.key_bytes_spilled = counters[4];
+  st.candidate_pairs = counters[5], st.similarity_calls = counters[6];
+  return Status::OK();
+}
+
+Status Runner::SaveCluster() const {
+  NEARDUP_RETURN_IF_ERROR(SaveVector(StageFile("label-root.bin"), label_root_));
+  NEARDUP_RETURN_IF_ERROR(SaveVector(StageFile("label-size.bin"), label_size_));
+  NEARDUP_RETURN_IF_ERROR(
+      SaveVector(StageFile("cluster-stats.bin"), std::vector<uint64_t>{oversized_, refused_}));
+  return MarkStage("cluster");
+}
+
+Status Runner::LoadCluster() {
+  std::vector<uint64_t> counters;
+  NEARDUP_RETURN_IF_ERROR(LoadVector(StageFile("label-root.bin"), &label_root_));
+  NEARDUP_RETURN_IF_ERROR(LoadVector(StageFile("label-size.bin"), &label_size_));
+  NEARDUP_RETURN_IF_ERROR(LoadVector(StageFile("cluster-stats.bin"), &counters));
+  if (label_root_.size() != hi_ - lo_ || label_size_.size() != hi_ - lo_ || counters.size() != 2) {
+    return Status::Corruption(dir_ + ": the cluster checkpoint does not match the input");
+  }
+  oversized_ = counters[0], refused_ = counters[1];
   return Status::OK();
 }
 
@@ -456,6 +599,31 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
   m.own_begin = total / np * r + total % np * r / np;
   m.own_end = r + 1 == np ? UINT64_MAX : total / np * (r + 1) + total % np * (r + 1) / np;
 
+  // Checkpoints: which stages every rank has, for this run.
+  bool have_verify = false, have_cluster = false;
+  if (!d_.work_dir.empty()) {
+    dir_ = d_.work_dir + "/rank-" + std::to_string(c_.rank) + "-of-" + std::to_string(c_.size);
+    Status s;
+    for (const std::string& d : {d_.work_dir, dir_}) {
+      if (mkdir(d.c_str(), 0777) != 0 && errno != EEXIST) {
+        s = Status::IOError(d + ": cannot create directory: " + std::strerror(errno));
+      }
+    }
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
+    if (d_.resume) {
+      have_verify =
+          distributed::SumAll(HasStage("verify") ? 1 : 0) == static_cast<uint64_t>(c_.size);
+      have_cluster = have_verify && distributed::SumAll(HasStage("cluster") ? 1 : 0) ==
+                                        static_cast<uint64_t>(c_.size);
+    }
+  }
+  if (have_verify) {
+    // Only the line offsets: nothing is parsed or sketched.
+    m.own_begin = m.own_end = UINT64_MAX;
+    Info(std::string("resuming from the ") + (have_cluster ? "cluster" : "verify") +
+         " checkpoint in " + d_.work_dir);
+  }
+
   batch::KeyRuns keys(m.tmp.get(), "keys");
   {
     Status s = m.SketchPhase(&keys);
@@ -463,39 +631,56 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
   }
   NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, m.store.Open(&m.files, m.lines.get()), 0));
   ComputeBounds();
-  ShareStates();
-  DieForTest(c_, "sketch");
 
-  batch::KeyRuns owned(m.tmp.get(), "owned");
-  {
-    m.monitor->Phase(BatchPhase::kMerge, 0);
-    Status s = m.lines->payload_enabled() ? ShuffleKeys<KeyPayload>(&keys, &owned)
-                                          : ShuffleKeys<batch::KeyEntry>(&keys, &owned);
-    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
+  std::vector<uint8_t> skips;
+  if (have_verify) {
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, LoadVerify(&skips), 0));
+  } else {
+    ShareStates();
+    DieForTest(c_, "sketch");
+    batch::KeyRuns owned(m.tmp.get(), "owned");
+    {
+      m.monitor->Phase(BatchPhase::kMerge, 0);
+      Status s = m.lines->payload_enabled() ? ShuffleKeys<KeyPayload>(&keys, &owned)
+                                            : ShuffleKeys<batch::KeyEntry>(&keys, &owned);
+      NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
+    }
+    batch::PairRuns local_pairs(m.tmp.get(), "pairs");
+    {
+      Status s = m.PairPhase(&owned, &local_pairs);
+      NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, ErrLine()));
+    }
+    skips = ShareSkips();
+    batch::PairRuns pairs(m.tmp.get(), "verify");
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, ShufflePairs(&local_pairs, &pairs), 0));
+    DieForTest(c_, "pairs");
+    {
+      Status s = m.VerifyPairs(&pairs, [&](const batch::Edge& e) {
+        edges_.push_back({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity});
+        return Status::OK();
+      });
+      NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
+    }
+    if (!dir_.empty()) {
+      NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, SaveVerify(skips), 0));
+    }
   }
-  batch::PairRuns local_pairs(m.tmp.get(), "pairs");
-  {
-    Status s = m.PairPhase(&owned, &local_pairs);
-    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, ErrLine()));
-  }
-  NEARDUP_RETURN_IF_ERROR(ShareSkips());
-  batch::PairRuns pairs(m.tmp.get(), "verify");
-  NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, ShufflePairs(&local_pairs, &pairs), 0));
-  DieForTest(c_, "pairs");
-  {
-    Status s = m.VerifyPairs(&pairs, [&](const batch::Edge& e) {
-      edges_.push_back({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity});
-      return Status::OK();
-    });
-    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
-  }
+  DeliverSkips(skips);
   DieForTest(c_, "verify");
 
   m.monitor->Phase(BatchPhase::kCluster, 0);
-  Components();
-  if (m.options.max_cluster_size > 0) {
-    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, Cap(), 0));
+  if (have_cluster) {
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, LoadCluster(), 0));
+  } else {
+    Components();
+    if (m.options.max_cluster_size > 0) {
+      NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, Cap(), 0));
+    }
+    if (!dir_.empty()) {
+      NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, SaveCluster(), 0));
+    }
   }
+  DieForTest(c_, "cluster");
   GatherLabels();
 
   // Counters summed over the ranks (peak memory and disk: the largest rank).
@@ -567,7 +752,7 @@ Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string
   if (m->options.memory_bytes == 0) {
     m->options.memory_bytes = std::max<uint64_t>(64ull << 20, DefaultBatchMemory() / local);
   }
-  Runner runner(c, std::move(m));
+  Runner runner(c, std::move(m), dopts);
   return runner.Run(files);
 }
 

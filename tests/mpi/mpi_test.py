@@ -6,7 +6,8 @@ for np = 1, 2 and 4 (default pipeline, qbank with smallest-id, spilling under a 
 --memory, the cluster-size cap, SimHash over several files); errors are the single
 process's; a rank that dies fails the job quickly.
 The corpus: 3,000 short questions with seeded near-duplicates (scripts/bench/qbank_corpus).
-Usage: mpi_test.py NEARDUP_BINARY SOURCE_DIR CASE   (exit 77 = skipped: no mpirun)
+Usage: mpi_test.py NEARDUP_BINARY SOURCE_DIR CASE CORPUS   (exit 77 = skipped: no mpirun)
+The case `corpus` writes CORPUS (a ctest fixture); the others read it.
 """
 import os
 import re
@@ -15,16 +16,25 @@ import subprocess
 import sys
 import tempfile
 
-BIN, SRC, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+BIN, SRC, CASE, CORPUS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 MPIRUN = shutil.which("mpirun")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 ENV.pop("NEARDUP_TEST_MPI_DIE", None)
 
 
+def test_corpus(d):
+    subprocess.run([sys.executable, os.path.join(SRC, "scripts/bench/qbank_corpus"), "3000",
+                    "--seed", "11", "-j", "1", "-o", CORPUS], check=True)
+
+
 def make_corpus(d, n=3000):
+    """The first n records of CORPUS, in d."""
     path = os.path.join(d, "corpus.jsonl")
-    subprocess.run([sys.executable, os.path.join(SRC, "scripts/bench/qbank_corpus"), str(n),
-                    "--seed", "11", "-j", "1", "-o", path], check=True)
+    with open(CORPUS, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    assert len(lines) >= n, "run the mpi.corpus test first"
+    with open(path, "wb") as f:
+        f.write(b"".join(lines[:n]))
     return path
 
 
@@ -138,8 +148,38 @@ def test_rank_dies(d):
         print("ok: rank 1 died after %s, job failed with exit %d" % (stage, got.returncode))
 
 
+def test_resume(d):
+    corpus = make_corpus(d, 2000)
+    work = os.path.join(d, "work")
+    args = [corpus, "--max-cluster-size", "3", "--work-dir", work]
+    want = os.path.join(d, "single.out")
+    assert single([corpus, "--max-cluster-size", "3"], want).returncode == 0
+    got = os.path.join(d, "np.out")
+    # Rank 1 dies after the verify checkpoint, before clustering.
+    p = mpirun(2, args, got, env=dict(ENV, NEARDUP_TEST_MPI_DIE="1:verify"))
+    assert p.returncode != 0, p.stderr
+    for r in (0, 1):
+        marks = os.listdir(os.path.join(work, "rank-%d-of-2" % r))
+        assert "verify.done" in marks and "cluster.done" not in marks, marks
+    # Resumed: sketching does not run again (a rank set to die there lives).
+    p = mpirun(2, args + ["--resume"], got, env=dict(ENV, NEARDUP_TEST_MPI_DIE="1:sketch"))
+    assert p.returncode == 0, p.stderr
+    assert "resuming from the verify checkpoint" in p.stderr, p.stderr
+    assert read(got) == read(want)
+    p = mpirun(2, args + ["--resume"], got, env=dict(ENV, NEARDUP_TEST_MPI_DIE="1:pairs"))
+    assert p.returncode == 0 and "resuming from the cluster checkpoint" in p.stderr, p.stderr
+    assert read(got) == read(want)
+    # Other options: the checkpoints are not this run's, everything runs.
+    assert single([corpus, "--max-cluster-size", "4"], want).returncode == 0
+    args[2] = "4"
+    p = mpirun(2, args + ["--resume"], got)
+    assert p.returncode == 0 and "resuming" not in p.stderr, p.stderr
+    assert read(got) == read(want)
+    print("ok: resume from verify, from cluster; other options start over")
+
+
 def main():
-    if MPIRUN is None:
+    if MPIRUN is None and CASE != "corpus":
         print("skipped: no mpirun (apt-get install openmpi-bin)")
         return 77
     with tempfile.TemporaryDirectory() as d:
