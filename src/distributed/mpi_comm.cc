@@ -133,7 +133,8 @@ std::vector<uint8_t> ExchangeBytes(const Comm& c, const std::vector<std::vector<
 Status ShuffleBytes(const Comm& c, size_t record_bytes, size_t round_bytes,
                     const std::function<Result<bool>(void*)>& next,
                     const std::function<int(const void*)>& owner,
-                    const std::function<Status(std::span<const uint8_t>)>& deliver) {
+                    const std::function<Status(std::span<const uint8_t>)>& deliver,
+                    uint64_t* sent_away) {
   // At most this many records to each destination a round, so no rank
   // receives more than round_bytes in one round.
   const size_t per_dest =
@@ -158,6 +159,9 @@ Status ShuffleBytes(const Comm& c, size_t record_bytes, size_t round_bytes,
       if (o.size() >= per_dest * record_bytes) break;  // next round
       o.insert(o.end(), pending.begin(), pending.end());
       have_pending = false;
+    }
+    for (int d = 0; d < c.size; ++d) {
+      if (d != c.rank) *sent_away += out[d].size();
     }
     const std::vector<uint8_t> in = ExchangeBytes(c, out);
     if (status.ok() && !in.empty()) {

@@ -63,16 +63,17 @@ std::vector<uint8_t> ExchangeBytes(const Comm& c, const std::vector<std::vector<
 // records sent here. A local error stops this rank's stream but the rank
 // keeps taking part until every rank is done; the first error is returned
 // (callers then Agree). Memory: round_bytes to send, at most round_bytes
-// received per round.
+// received per round. Adds the bytes sent to other ranks to *sent_away.
 Status ShuffleBytes(const Comm& c, size_t record_bytes, size_t round_bytes,
                     const std::function<Result<bool>(void*)>& next,
                     const std::function<int(const void*)>& owner,
-                    const std::function<Status(std::span<const uint8_t>)>& deliver);
+                    const std::function<Status(std::span<const uint8_t>)>& deliver,
+                    uint64_t* sent_away);
 
 template <typename T>
 Status Shuffle(const Comm& c, size_t round_bytes, const std::function<Result<bool>(T*)>& next,
                const std::function<int(const T&)>& owner,
-               const std::function<Status(std::span<const T>)>& deliver) {
+               const std::function<Status(std::span<const T>)>& deliver, uint64_t* sent_away) {
   static_assert(std::is_trivially_copyable_v<T>);
   return ShuffleBytes(
       c, sizeof(T), round_bytes, [&](void* out) { return next(static_cast<T*>(out)); },
@@ -80,7 +81,8 @@ Status Shuffle(const Comm& c, size_t round_bytes, const std::function<Result<boo
       [&](std::span<const uint8_t> bytes) {
         return deliver(
             std::span<const T>(reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)));
-      });
+      },
+      sent_away);
 }
 
 // Answers of the owners for `ids` (sorted ascending, owner(id) ascending

@@ -138,6 +138,12 @@ class Runner {
   void Info(const std::string& message) const {
     if (c_.rank == 0 && d_.info) d_.info(message);
   }
+  template <typename Rec, typename Less, typename Msg>
+  Status ShuffleRuns(batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, Less>* to,
+                     const std::function<void(const Rec&, Msg*)>& pack,
+                     const std::function<int(const Msg&)>& owner,
+                     const std::function<Rec(const Msg&)>& unpack,
+                     uint64_t (*radix_key)(const Rec&), uint64_t* sent_away);
   template <typename Msg>
   Status ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned);
   Status ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs);
@@ -157,6 +163,7 @@ class Runner {
   std::vector<uint32_t> label_root_;  // final (root, size) of own documents
   std::vector<uint32_t> label_size_;
   uint64_t oversized_ = 0, refused_ = 0, cc_rounds_ = 0;
+  uint64_t key_bytes_ = 0, pair_bytes_ = 0;  // sent to other ranks
 };
 
 uint64_t Runner::GlobalStart(uint64_t line) const {
@@ -342,89 +349,77 @@ Status Runner::LoadCluster() {
   return Status::OK();
 }
 
-template <typename Msg>
-Status Runner::ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned) {
-  batch::LineTable& lines = *m_->lines;
-  std::unique_ptr<batch::RunMerger<batch::KeyEntry, batch::KeyEntryLess>> merger;
+// Moves the records of `from` (merged in order) to their owner ranks as
+// messages (`pack`), which turn them back into records (`unpack`) and
+// collect them into `to` as sorted runs, spilled past a quarter of the
+// budget.
+template <typename Rec, typename Less, typename Msg>
+Status Runner::ShuffleRuns(batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, Less>* to,
+                           const std::function<void(const Rec&, Msg*)>& pack,
+                           const std::function<int(const Msg&)>& owner,
+                           const std::function<Rec(const Msg&)>& unpack,
+                           uint64_t (*radix_key)(const Rec&), uint64_t* sent_away) {
+  std::unique_ptr<batch::RunMerger<Rec, Less>> merger;
   Status status;
-  auto merged = keys->Merge(RoundBytes());
+  auto merged = from->Merge(RoundBytes());
   if (merged.ok()) {
     merger = std::move(*merged);
   } else {
     status = merged.status();
   }
-  const uint64_t limit = std::max<uint64_t>(4096, m_->Available() / 4 / sizeof(batch::KeyEntry));
-  std::vector<batch::KeyEntry> buf;
+  const uint64_t limit = std::max<uint64_t>(4096, m_->Available() / 4 / sizeof(Rec));
+  std::vector<Rec> buf;
   buf.reserve(limit + 1);
   auto flush = [&](bool spill) {
-    batch::RadixSort(
-        std::span<batch::KeyEntry>(buf), [](const batch::KeyEntry& e) { return e.key; },
-        batch::KeyEntryLess());
-    return owned->AddRun(&buf, spill);
+    batch::RadixSort(std::span<Rec>(buf), radix_key, Less());
+    return to->AddRun(&buf, spill);
   };
   std::function<Result<bool>(Msg*)> next = [&](Msg* out) -> Result<bool> {
     if (!merger) return status.ok() ? Result<bool>(false) : Result<bool>(status);
-    batch::KeyEntry e;
-    NEARDUP_ASSIGN_OR_RETURN(bool more, merger->Next(&e));
-    if (!more) return false;
-    out->key = e.key;
-    out->doc = e.doc;
-    if constexpr (std::is_same_v<Msg, KeyPayload>) out->payload = lines.payload(e.doc);
-    return true;
-  };
-  std::function<int(const Msg&)> owner = [&](const Msg& k) {
-    return static_cast<int>(Mix(k.key) % static_cast<uint64_t>(c_.size));
+    Rec r;
+    NEARDUP_ASSIGN_OR_RETURN(bool more, merger->Next(&r));
+    if (more) pack(r, out);
+    return more;
   };
   std::function<Status(std::span<const Msg>)> deliver = [&](std::span<const Msg> in) -> Status {
-    for (const Msg& k : in) {
-      buf.push_back({k.key, k.doc});
-      if constexpr (std::is_same_v<Msg, KeyPayload>) lines.set_payload(k.doc, k.payload);
+    for (const Msg& msg : in) {
+      buf.push_back(unpack(msg));
       if (buf.size() >= limit) NEARDUP_RETURN_IF_ERROR(flush(true));
     }
     return Status::OK();
   };
-  Status s = distributed::Shuffle<Msg>(c_, RoundBytes(), next, owner, deliver);
+  Status s = distributed::Shuffle<Msg>(c_, RoundBytes(), next, owner, deliver, sent_away);
   merger.reset();
-  if (s.ok()) s = flush(owned->spilled_runs() > 0);
+  if (s.ok()) s = flush(to->spilled_runs() > 0);
   return s;
 }
 
+// Key entries go to the owner of their key (hash), with the document's
+// payload when the signature has one (SimHash spaces filter by it).
+template <typename Msg>
+Status Runner::ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned) {
+  batch::LineTable& lines = *m_->lines;
+  return ShuffleRuns<batch::KeyEntry, batch::KeyEntryLess, Msg>(
+      keys, owned,
+      [&](const batch::KeyEntry& e, Msg* out) {
+        out->key = e.key;
+        out->doc = e.doc;
+        if constexpr (std::is_same_v<Msg, KeyPayload>) out->payload = lines.payload(e.doc);
+      },
+      [&](const Msg& k) { return static_cast<int>(Mix(k.key) % static_cast<uint64_t>(c_.size)); },
+      [&](const Msg& k) {
+        if constexpr (std::is_same_v<Msg, KeyPayload>) lines.set_payload(k.doc, k.payload);
+        return batch::KeyEntry{k.key, k.doc};
+      },
+      [](const batch::KeyEntry& e) { return e.key; }, &key_bytes_);
+}
+
+// Pairs go to the owner of their later document, which verifies them.
 Status Runner::ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs) {
-  std::unique_ptr<batch::RunMerger<batch::Pair, std::less<batch::Pair>>> merger;
-  Status status;
-  auto merged = local->Merge(RoundBytes());
-  if (merged.ok()) {
-    merger = std::move(*merged);
-  } else {
-    status = merged.status();
-  }
-  const uint64_t limit = std::max<uint64_t>(8192, m_->Available() / 4 / sizeof(batch::Pair));
-  std::vector<batch::Pair> buf;
-  buf.reserve(limit + 1);
-  auto flush = [&](bool spill) {
-    batch::RadixSort(
-        std::span<batch::Pair>(buf), [](batch::Pair p) { return p; }, std::less<batch::Pair>());
-    return pairs->AddRun(&buf, spill);
-  };
-  std::function<Result<bool>(batch::Pair*)> next = [&](batch::Pair* out) -> Result<bool> {
-    if (!merger) return status.ok() ? Result<bool>(false) : Result<bool>(status);
-    return merger->Next(out);
-  };
-  std::function<int(const batch::Pair&)> owner = [&](const batch::Pair& p) {
-    return Owner(batch::PairB(p));
-  };
-  std::function<Status(std::span<const batch::Pair>)> deliver =
-      [&](std::span<const batch::Pair> in) -> Status {
-    for (batch::Pair p : in) {
-      buf.push_back(p);
-      if (buf.size() >= limit) NEARDUP_RETURN_IF_ERROR(flush(true));
-    }
-    return Status::OK();
-  };
-  Status s = distributed::Shuffle<batch::Pair>(c_, RoundBytes(), next, owner, deliver);
-  merger.reset();
-  if (s.ok()) s = flush(pairs->spilled_runs() > 0);
-  return s;
+  return ShuffleRuns<batch::Pair, std::less<batch::Pair>, batch::Pair>(
+      local, pairs, [](const batch::Pair& p, batch::Pair* out) { *out = p; },
+      [&](const batch::Pair& p) { return Owner(batch::PairB(p)); },
+      [](const batch::Pair& p) { return p; }, [](const batch::Pair& p) { return p; }, &pair_bytes_);
 }
 
 void Runner::Components() {
@@ -695,6 +690,10 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
   st.edges = distributed::SumAll(edges_.size());
   st.oversized_components = distributed::SumAll(oversized_);
   st.refused_by_cap = distributed::SumAll(refused_);
+  st.ranks = c_.size;
+  st.shuffled_key_bytes = distributed::SumAll(key_bytes_);
+  st.shuffled_pair_bytes = distributed::SumAll(pair_bytes_);
+  st.component_rounds = distributed::MaxAll(cc_rounds_);
   st.peak_rss_bytes = distributed::MaxAll(batch::PeakRssBytes());
   st.peak_disk_bytes = distributed::MaxAll(m.tmp->DiskBytes());
   if (c_.rank != 0) return std::unique_ptr<BatchDedup>();
