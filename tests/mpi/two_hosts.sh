@@ -29,6 +29,9 @@ trap cleanup EXIT INT TERM
 if ! ip netns add "$A" 2>/dev/null; then
   echo "skipped: ip netns add failed (no network namespaces here)"; exit $SKIP
 fi
+if ! ip netns exec "$A" unshare -m --propagation private sh -c 'mount -t tmpfs nd-probe /tmp'; then
+  echo "skipped: cannot mount a private /tmp in a mount namespace here"; exit $SKIP
+fi
 ip netns add "$B" || exit 1
 ip link add "$VA" type veth peer name "$VB" || exit 1
 ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" || exit 1
