@@ -140,8 +140,9 @@ void PrintBatchStats(const std::string& cmd, const BatchStats& s, std::ostream& 
   if (s.ranks > 0) {
     std::snprintf(buf, sizeof buf,
                   "\n  %d ranks: shuffled %.1f MB of keys and %.1f MB of pairs between ranks, "
-                  "components in %llu rounds",
+                  "fetched %.1f MB of records to verify, components in %llu rounds",
                   s.ranks, s.shuffled_key_bytes / 1048576.0, s.shuffled_pair_bytes / 1048576.0,
+                  s.fetched_text_bytes / 1048576.0,
                   static_cast<unsigned long long>(s.component_rounds));
     out << buf;
   }

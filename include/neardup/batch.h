@@ -99,6 +99,7 @@ struct BatchStats {
   // to other ranks (all ranks together), rounds of connected components.
   int ranks = 0;
   uint64_t shuffled_key_bytes = 0, shuffled_pair_bytes = 0, component_rounds = 0;
+  uint64_t fetched_text_bytes = 0;  // records fetched from other ranks to verify
 };
 
 struct BatchMatch {

@@ -68,6 +68,11 @@ struct BatchDedup::Impl {
   std::unique_ptr<batch::Monitor> monitor;
   BatchStats stats;
 
+  // Lines held elsewhere than the mapped input: an MPI rank's copies of
+  // other ranks' records, fetched for verification. When set and it returns
+  // true, Parse() reads the line it filled in instead of the TextStore.
+  std::function<bool(uint64_t line, batch::TextStore::Line* out)> borrowed;
+
   // The lines this process sketches: those starting at a global byte
   // offset (over the input files concatenated) in [own_begin, own_end). An
   // MPI rank owns one such range; a single process owns everything.

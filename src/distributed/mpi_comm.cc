@@ -114,7 +114,8 @@ std::vector<uint8_t> GatherBytes(const Comm& c, std::span<const uint8_t> mine) {
   return all;
 }
 
-std::vector<uint8_t> ExchangeBytes(const Comm& c, const std::vector<std::vector<uint8_t>>& out) {
+std::vector<uint8_t> ExchangeBytes(const Comm& c, const std::vector<std::vector<uint8_t>>& out,
+                                   std::vector<int>* from) {
   std::vector<int> send_counts(c.size), recv_counts(c.size);
   std::vector<uint8_t> send;
   for (int d = 0; d < c.size; ++d) {
@@ -127,6 +128,7 @@ std::vector<uint8_t> ExchangeBytes(const Comm& c, const std::vector<std::vector<
   std::vector<uint8_t> recv(static_cast<size_t>(Total(recv_counts)));
   MPI_Alltoallv(send.data(), send_counts.data(), sd.data(), MPI_BYTE, recv.data(),
                 recv_counts.data(), rd.data(), MPI_BYTE, MPI_COMM_WORLD);
+  if (from != nullptr) *from = std::move(recv_counts);
   return recv;
 }
 

@@ -55,8 +55,9 @@ std::vector<uint8_t> AllGatherBytes(const Comm& c, std::span<const uint8_t> mine
 std::vector<uint8_t> GatherBytes(const Comm& c, std::span<const uint8_t> mine);
 
 // One personalized all-to-all of bytes: out[d] goes to rank d; returns what
-// every rank sent here, in rank order.
-std::vector<uint8_t> ExchangeBytes(const Comm& c, const std::vector<std::vector<uint8_t>>& out);
+// every rank sent here, in rank order (with `from`, how many bytes each sent).
+std::vector<uint8_t> ExchangeBytes(const Comm& c, const std::vector<std::vector<uint8_t>>& out,
+                                   std::vector<int>* from = nullptr);
 
 // Moves a record stream to owners in rounds. `next` yields the next record
 // (false at the end), `owner` names its rank, `deliver` receives a round's

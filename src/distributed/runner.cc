@@ -39,6 +39,8 @@
 // and "cluster" after step 5 (its labels). With resume, a checkpoint that
 // every rank has, for this very run, is loaded instead of re-running the
 // steps before it; the line offsets are re-read (a scan, no parsing).
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -109,6 +111,11 @@ class Runner {
  public:
   Runner(Comm c, std::unique_ptr<BatchDedup::Impl> m, DistributedOptions d)
       : c_(c), m_(std::move(m)), d_(std::move(d)) {}
+  ~Runner() {
+    if (borrowed_map_ != nullptr) munmap(const_cast<char*>(borrowed_map_), borrowed_size_);
+  }
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
   Result<std::unique_ptr<BatchDedup>> Run(const std::vector<std::string>& files);
 
  private:
@@ -147,6 +154,8 @@ class Runner {
   template <typename Msg>
   Status ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned);
   Status ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs);
+  Status FetchBorrowed();
+  bool Borrowed(uint64_t line, batch::TextStore::Line* out) const;
   void Components();
   Status Cap();
   void GatherLabels();
@@ -164,6 +173,13 @@ class Runner {
   std::vector<uint32_t> label_size_;
   uint64_t oversized_ = 0, refused_ = 0, cc_rounds_ = 0;
   uint64_t key_bytes_ = 0, pair_bytes_ = 0;  // sent to other ranks
+  // Other ranks' records that pairs here need (a < lo_), fetched from their
+  // owners into one file, memory-mapped: line i is at borrowed_off_[i].
+  std::vector<uint32_t> borrowed_;
+  std::vector<uint64_t> borrowed_off_;
+  const char* borrowed_map_ = nullptr;
+  size_t borrowed_size_ = 0;
+  uint64_t fetched_bytes_ = 0;
 };
 
 uint64_t Runner::GlobalStart(uint64_t line) const {
@@ -414,12 +430,87 @@ Status Runner::ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned) {
       [](const batch::KeyEntry& e) { return e.key; }, &key_bytes_);
 }
 
-// Pairs go to the owner of their later document, which verifies them.
+// Pairs go to the owner of their later document, which verifies them; it
+// notes the earlier documents other ranks own, to fetch their records.
 Status Runner::ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs) {
-  return ShuffleRuns<batch::Pair, std::less<batch::Pair>, batch::Pair>(
+  Status s = ShuffleRuns<batch::Pair, std::less<batch::Pair>, batch::Pair>(
       local, pairs, [](const batch::Pair& p, batch::Pair* out) { *out = p; },
       [&](const batch::Pair& p) { return Owner(batch::PairB(p)); },
-      [](const batch::Pair& p) { return p; }, [](const batch::Pair& p) { return p; }, &pair_bytes_);
+      [&](const batch::Pair& p) {
+        if (batch::PairA(p) < lo_) borrowed_.push_back(batch::PairA(p));
+        return p;
+      },
+      [](const batch::Pair& p) { return p; }, &pair_bytes_);
+  std::sort(borrowed_.begin(), borrowed_.end());
+  borrowed_.erase(std::unique(borrowed_.begin(), borrowed_.end()), borrowed_.end());
+  return s;
+}
+
+// Fetches the records in borrowed_ from their owners, in rounds of about
+// RoundBytes() of text (ids sorted, so owners answer in request order), into
+// a spill file that is then memory-mapped.
+Status Runner::FetchBorrowed() {
+  const uint64_t average = std::max<uint64_t>(1, file_base_.back() / std::max<uint64_t>(1, m_->n));
+  const size_t per_round = std::max<size_t>(1, RoundBytes() / average);
+  const std::string path = m_->tmp->File("borrowed.jsonl");
+  batch::SpillWriter w;
+  Status status = w.Open(path);
+  borrowed_off_.assign(1, 0);
+  for (size_t next = 0;;) {
+    const size_t end = std::min(borrowed_.size(), next + per_round);
+    std::vector<std::vector<uint8_t>> ask(c_.size);
+    for (size_t i = next; i < end; ++i) AppendPod(borrowed_[i], &ask[Owner(borrowed_[i])]);
+    std::vector<int> from;
+    const std::vector<uint32_t> asked =
+        FromBytes<uint32_t>(distributed::ExchangeBytes(c_, ask, &from));
+    std::vector<std::vector<uint8_t>> answer(c_.size);
+    size_t k = 0;
+    for (int r = 0; r < c_.size; ++r) {
+      for (int b = 0; b < from[r]; b += 4, ++k) {
+        const std::string_view text = m_->store.Get(asked[k]).text;
+        AppendPod(static_cast<uint32_t>(text.size()), &answer[r]);
+        answer[r].insert(answer[r].end(), text.begin(), text.end());
+      }
+    }
+    const std::vector<uint8_t> got = distributed::ExchangeBytes(c_, answer);
+    fetched_bytes_ += got.size();
+    for (size_t pos = 0; pos + 4 <= got.size();) {
+      uint32_t size;
+      std::memcpy(&size, &got[pos], 4);
+      pos += 4;
+      if (status.ok()) status = w.Append(&got[pos], size);
+      if (status.ok()) status = w.Append("\n", 1);
+      borrowed_off_.push_back(borrowed_off_.back() + size + 1);
+      pos += size;
+    }
+    next = end;
+    if (distributed::MaxAll(next < borrowed_.size() ? 1 : 0) == 0) break;
+  }
+  if (status.ok()) status = w.Close();
+  if (!status.ok() || borrowed_off_.back() == 0) return status;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError(path + ": cannot open file: " + std::strerror(errno));
+  void* p = mmap(nullptr, borrowed_off_.back(), PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) return Status::IOError(path + ": cannot map file");
+  borrowed_map_ = static_cast<const char*>(p);
+  borrowed_size_ = borrowed_off_.back();
+  return Status::OK();
+}
+
+// Impl::borrowed: verification reads other ranks' records from the fetched
+// copies only (never from their part of the input).
+bool Runner::Borrowed(uint64_t line, batch::TextStore::Line* out) const {
+  if (line >= lo_) return false;
+  const auto it = std::lower_bound(borrowed_.begin(), borrowed_.end(), line);
+  NEARDUP_CHECK_MSG(it != borrowed_.end() && *it == line, "a record to verify was not fetched");
+  const size_t i = it - borrowed_.begin();
+  const uint64_t begin = borrowed_off_[i], end = borrowed_off_[i + 1] - 1;
+  out->text = std::string_view(borrowed_map_ + begin, end - begin);
+  out->readable = borrowed_size_ - begin;
+  out->file = m_->store.FileOf(line);
+  out->line_in_file = line - m_->files[out->file].first_line + 1;
+  return true;
 }
 
 void Runner::Components() {
@@ -649,11 +740,16 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
     batch::PairRuns pairs(m.tmp.get(), "verify");
     NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, ShufflePairs(&local_pairs, &pairs), 0));
     DieForTest(c_, "pairs");
+    NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, FetchBorrowed(), 0));
     {
+      m.borrowed = [this](uint64_t line, batch::TextStore::Line* out) {
+        return Borrowed(line, out);
+      };
       Status s = m.VerifyPairs(&pairs, [&](const batch::Edge& e) {
         edges_.push_back({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity});
         return Status::OK();
       });
+      m.borrowed = nullptr;
       NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
     }
     if (!dir_.empty()) {
@@ -694,6 +790,7 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
   st.shuffled_key_bytes = distributed::SumAll(key_bytes_);
   st.shuffled_pair_bytes = distributed::SumAll(pair_bytes_);
   st.component_rounds = distributed::MaxAll(cc_rounds_);
+  st.fetched_text_bytes = distributed::SumAll(fetched_bytes_);
   st.peak_rss_bytes = distributed::MaxAll(batch::PeakRssBytes());
   st.peak_disk_bytes = distributed::MaxAll(m.tmp->DiskBytes());
   if (c_.rank != 0) return std::unique_ptr<BatchDedup>();
