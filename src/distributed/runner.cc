@@ -20,10 +20,11 @@
 //      looks up the roots of its edges' ends (Query), hooks each larger root
 //      under the smallest root it meets (a root's parent only decreases, so
 //      the forest has no cycles, and the root of a component ends as its
-//      smallest document), then jumps pointers until every tree is a star.
-//      Each round at least halves the trees of a component: O(log n) rounds
-//      (Shiloach and Vishkin 1982; the min-label variant of Kiveris et al.
-//      2014). No rank holds more than its edges and its documents' parents.
+//      smallest document), then jumps pointers until every tree is a star
+//      (hooking and pointer jumping of Shiloach and Vishkin 1982, without
+//      their stagnant-star rule: few rounds on near-duplicate graphs, at
+//      most a chain's length in the worst case). No rank holds more than
+//      its edges and its documents' parents.
 //   5. The cap: components over --max-cluster-size send their edges to rank
 //      hash(root) mod N, which replays them through the batch ClusterBuilder
 //      (the canonical order; document ids mapped monotonically, so the order
