@@ -447,12 +447,14 @@ Status Runner::ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs) {
   return s;
 }
 
-// Fetches the records in borrowed_ from their owners, in rounds of about
-// RoundBytes() of text (ids sorted, so owners answer in request order), into
-// a spill file that is then memory-mapped.
+// Fetches the records in borrowed_ from their owners (ids sorted, so owners
+// answer in request order) into a spill file that is then memory-mapped.
+// Each round a rank asks for about RoundBytes() / N bytes of records (by the
+// input's average line), so it answers and receives about RoundBytes().
 Status Runner::FetchBorrowed() {
   const uint64_t average = std::max<uint64_t>(1, file_base_.back() / std::max<uint64_t>(1, m_->n));
-  const size_t per_round = std::max<size_t>(1, RoundBytes() / average);
+  const size_t per_round =
+      std::max<size_t>(1, RoundBytes() / average / static_cast<size_t>(c_.size));
   const std::string path = m_->tmp->File("borrowed.jsonl");
   batch::SpillWriter w;
   Status status = w.Open(path);
