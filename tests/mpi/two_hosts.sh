@@ -53,6 +53,7 @@ cat > "$WORK/hosts.env" <<HOSTS
 HOSTS
 export NEARDUP_MPI_HOSTS="$WORK/hosts.env"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+unset TMPDIR  # spill files and Open MPI's session directories go to each host's /tmp
 # Each host's spill files go to its own /tmp (default --tmp-dir); --memory
 # 1M makes them spill. /tmp of host A is a fresh tmpfs too.
 timeout -k 5 90 ip netns exec "$A" unshare -m --propagation private sh -c '
