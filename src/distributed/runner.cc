@@ -448,7 +448,8 @@ Status Runner::ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs) {
 }
 
 // Fetches the records in borrowed_ from their owners (ids sorted, so owners
-// answer in request order) into a spill file that is then memory-mapped.
+// answer in request order) into a spill file that is then memory-mapped,
+// with each record's payload (Keys()'s fingerprint) into the LineTable.
 // Each round a rank asks for about RoundBytes() / N bytes of records (by the
 // input's average line), so it answers and receives about RoundBytes().
 Status Runner::FetchBorrowed() {
@@ -472,15 +473,21 @@ Status Runner::FetchBorrowed() {
       for (int b = 0; b < from[r]; b += 4, ++k) {
         const std::string_view text = m_->store.Get(asked[k]).text;
         AppendPod(static_cast<uint32_t>(text.size()), &answer[r]);
+        AppendPod(m_->lines->payload(asked[k]), &answer[r]);
         answer[r].insert(answer[r].end(), text.begin(), text.end());
       }
     }
     const std::vector<uint8_t> got = distributed::ExchangeBytes(c_, answer);
     fetched_bytes_ += got.size();
-    for (size_t pos = 0; pos + 4 <= got.size();) {
+    size_t doc = next;
+    for (size_t pos = 0; pos + 12 <= got.size(); ++doc) {
       uint32_t size;
+      uint64_t payload;
       std::memcpy(&size, &got[pos], 4);
-      pos += 4;
+      std::memcpy(&payload, &got[pos + 4], 8);
+      pos += 12;
+      // Signatures may read DocText::payload in Similarity().
+      m_->lines->set_payload(borrowed_[doc], payload);
       if (status.ok()) status = w.Append(&got[pos], size);
       if (status.ok()) status = w.Append("\n", 1);
       borrowed_off_.push_back(borrowed_off_.back() + size + 1);
