@@ -138,6 +138,15 @@ void PrintBatchStats(const std::string& cmd, const BatchStats& s, std::ostream& 
     out << ", " << s.oversized_components << " components over the cap (" << s.refused_by_cap
         << " joins refused)";
   }
+  if (s.ranks > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "\n  %d ranks: shuffled %.1f MB of keys and %.1f MB of pairs between ranks, "
+                  "fetched %.1f MB of records to verify, components in %llu rounds",
+                  s.ranks, s.shuffled_key_bytes / 1048576.0, s.shuffled_pair_bytes / 1048576.0,
+                  s.fetched_text_bytes / 1048576.0,
+                  static_cast<unsigned long long>(s.component_rounds));
+    out << buf;
+  }
   out << "\n  phases:";
   for (const auto& [p, t] : s.phase_seconds) {
     std::snprintf(buf, sizeof buf, " %s %.2fs", std::string(Name(p)).c_str(), t);

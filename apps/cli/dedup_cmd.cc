@@ -10,6 +10,9 @@
 #include "cli/batch_flags.h"
 #include "cli/command.h"
 #include "cli/common.h"
+#ifdef NEARDUP_HAVE_MPI
+#include "neardup/distributed.h"
+#endif
 
 namespace neardup::cli {
 namespace {
@@ -23,6 +26,9 @@ struct DedupFlags {
   std::string output;
   std::string against;
   bool with_matches = false;
+  bool distributed = false;  // under mpirun: one process per rank
+  std::string work_dir;      // --distributed: stage checkpoints
+  bool resume = false;
 };
 
 void AppendNumber(double v, std::string* out) {
@@ -88,6 +94,60 @@ Status Emit(const DedupFlags& f, BatchDedup* run, std::ostream& out) {
   });
 }
 
+int Finish(const DedupFlags& f, BatchDedup* run, Output* out) {
+  if (Status s = Emit(f, run, out->stream()); !s.ok()) return Fail("dedup", s);
+  if (Status s = out->Close(); !s.ok()) return Fail("dedup", s);
+  const BatchStats& st = run->stats();
+  if (f.batch.stats) {
+    PrintBatchStats("dedup", st, std::cerr);
+  } else if (!f.input.quiet && isatty(STDERR_FILENO)) {
+    std::cerr << "neardup dedup: " << st.records << " documents, " << st.clusters << " clusters ("
+              << st.multi_clusters << " with duplicates), " << st.duplicates
+              << " duplicates removed, " << st.skipped << " skipped, " << st.seconds << " s\n";
+  }
+  return kExitOk;
+}
+
+// --distributed: every rank runs the pipeline on its share; rank 0 writes
+// the output and reports errors (the other ranks exit with the same code).
+int RunDistributedDedup(const DedupFlags& f, const BatchOptions& bo, BatchProgressBar* bar) {
+#ifdef NEARDUP_HAVE_MPI
+  auto rank = DistributedRank();
+  if (!rank.ok()) return Fail("dedup", rank.status());
+  int code = kExitOk;
+  {
+    std::unique_ptr<Output> out;
+    if (*rank == 0) {
+      auto opened = Output::Open(f.output);
+      if (!opened.ok()) code = Fail("dedup", opened.status());
+      if (opened.ok()) out = std::move(*opened);
+    }
+    // Every rank takes part even when rank 0 cannot write (collectives).
+    DistributedOptions d;
+    d.work_dir = f.work_dir;
+    d.resume = f.resume;
+    d.info = [&f](const std::string& m) {
+      if (!f.input.quiet) std::cerr << "neardup dedup: " << m << "\n";
+    };
+    auto run = RunDistributed(f.input.files, bo, d);
+    bar->Finish();
+    if (!run.ok()) {
+      code = *rank == 0 ? Fail("dedup", run.status()) : kExitBadInput;
+    } else if (*rank == 0 && out) {
+      code = Finish(f, run->get(), out.get());
+    }
+  }
+  FinalizeDistributed();
+  return code;
+#else
+  (void)bo;
+  (void)bar;
+  return Fail("dedup", Status::FailedPrecondition(
+                           "this neardup was built without MPI (install libopenmpi-dev and "
+                           "rebuild; docs/distributed.md)"));
+#endif
+}
+
 int RunDedup(const DedupFlags& f) {
   if (f.with_matches && f.emit != "all") {
     std::cerr << "neardup dedup: --with-matches needs --emit all\n";
@@ -120,23 +180,22 @@ int RunDedup(const DedupFlags& f) {
   }
   BatchProgressBar bar("dedup", !f.input.quiet, input_bytes);
   bo->progress = [&bar](const BatchProgress& p) { bar.Update(p); };
+  if (!f.distributed && (!f.work_dir.empty() || f.resume)) {
+    std::cerr << "neardup dedup: --work-dir and --resume go with --distributed\n";
+    return kExitUsage;
+  }
+  if (f.resume && f.work_dir.empty()) {
+    std::cerr << "neardup dedup: --resume needs the --work-dir of the run to resume\n";
+    return kExitUsage;
+  }
+  if (f.distributed) return RunDistributedDedup(f, *bo, &bar);
   auto out = Output::Open(f.output);
   if (!out.ok()) return Fail("dedup", out.status());
 
   auto run = BatchDedup::Run(f.input.files, *bo);
   bar.Finish();
   if (!run.ok()) return Fail("dedup", run.status());
-  if (Status s = Emit(f, run->get(), (*out)->stream()); !s.ok()) return Fail("dedup", s);
-  if (Status s = (*out)->Close(); !s.ok()) return Fail("dedup", s);
-  const BatchStats& st = (*run)->stats();
-  if (f.batch.stats) {
-    PrintBatchStats("dedup", st, std::cerr);
-  } else if (!f.input.quiet && isatty(STDERR_FILENO)) {
-    std::cerr << "neardup dedup: " << st.records << " documents, " << st.clusters << " clusters ("
-              << st.multi_clusters << " with duplicates), " << st.duplicates
-              << " duplicates removed, " << st.skipped << " skipped, " << st.seconds << " s\n";
-  }
-  return kExitOk;
+  return Finish(f, run->get(), out->get());
 }
 
 void SetupDedup(CLI::App* app, int* exit_code) {
@@ -173,6 +232,15 @@ void SetupDedup(CLI::App* app, int* exit_code) {
                 "\"similarity\",\"verified\"}], each document's verified matches among earlier "
                 "documents (distance only for signals that have one; verified unless a signal "
                 "decided alone)");
+  cmd->add_flag("--distributed", flags->distributed,
+                "Run as one rank of an MPI job: `mpirun -np N neardup dedup --distributed FILES "
+                "-o OUT`; the same output as one process (docs/distributed.md)");
+  cmd->add_option("--work-dir", flags->work_dir,
+                  "With --distributed: keep each stage's output here (per rank, with a "
+                  "completion marker) so --resume can skip finished stages");
+  cmd->add_flag("--resume", flags->resume,
+                "With --distributed --work-dir: load the stages every rank finished for the "
+                "same input and options instead of re-running them");
   cmd->callback([flags, exit_code] { *exit_code = RunDedup(*flags); });
 }
 

@@ -96,6 +96,11 @@ struct BatchStats {
   std::vector<std::pair<BatchPhase, double>> phase_seconds;
   std::vector<std::pair<double, uint64_t>> rss_samples;  // (seconds, resident bytes)
   double seconds = 0;
+  // Distributed runs (neardup/distributed.h): ranks, bytes each shuffle sent
+  // to other ranks (all ranks together), rounds of connected components.
+  int ranks = 0;
+  uint64_t shuffled_key_bytes = 0, shuffled_pair_bytes = 0, component_rounds = 0;
+  uint64_t fetched_text_bytes = 0;  // records fetched from other ranks to verify
 };
 
 struct BatchMatch {

@@ -92,7 +92,8 @@ std::string BatchDedup::Impl::Where(uint64_t line) const {
 
 Status BatchDedup::Impl::Parse(uint64_t line, batch::RecordParser* parser,
                                batch::ParsedRecord* out) const {
-  const batch::TextStore::Line l = store.Get(line);
+  batch::TextStore::Line l;
+  if (!borrowed || !borrowed(line, &l)) l = store.Get(line);
   Status s = parser->Parse(l.text, l.readable, l.line_in_file, out);
   return s.ok() ? s : s.WithContext(Where(line));
 }

@@ -20,6 +20,7 @@
 #define NEARDUP_BATCH_BATCH_RUN_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -67,6 +68,16 @@ struct BatchDedup::Impl {
   std::unique_ptr<batch::Monitor> monitor;
   BatchStats stats;
 
+  // Lines held elsewhere than the mapped input: an MPI rank's copies of
+  // other ranks' records, fetched for verification. When set and it returns
+  // true, Parse() reads the line it filled in instead of the TextStore.
+  std::function<bool(uint64_t line, batch::TextStore::Line* out)> borrowed;
+
+  // The lines this process sketches: those starting at a global byte
+  // offset (over the input files concatenated) in [own_begin, own_end). An
+  // MPI rank owns one such range; a single process owns everything.
+  uint64_t own_begin = 0, own_end = UINT64_MAX;
+
   // Against an index: its corpus lines come first (ids < corpus_lines), its
   // files are files[0, corpus_files), its keys one more sorted run.
   uint64_t corpus_lines = 0;
@@ -94,6 +105,10 @@ struct BatchDedup::Impl {
   Status SketchPhase(batch::KeyRuns* keys);
   Status PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs);
   Status VerifyPhase(batch::PairRuns* pairs);
+  // The verification of VerifyPhase without clustering: each edge, in (a, b)
+  // order; similarity -1 marks a pair a key space decided. Errors: on_edge's.
+  Status VerifyPairs(batch::PairRuns* pairs,
+                     const std::function<Status(const batch::Edge&)>& on_edge);
   Status KeepPhase();
   Status OpenIndex();  // index.cc
 

@@ -8,6 +8,9 @@
 // runs in parallel with reading. Which worker gets which chunk does not
 // matter: the merge orders entries by (key, doc).
 //
+// An MPI rank sketches only the lines of its byte range (Impl::own_begin,
+// own_end) but still reads every line's offset into the LineTable.
+//
 // Errors: the first bad record in input order wins (a worker that finds one
 // lowers `stop_line`; chunks after it are not read, chunks before it finish).
 #include <xxhash.h>
@@ -67,9 +70,14 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
     const uint64_t mine = (avail > chunk_memory ? avail - chunk_memory : 0) / threads;
     return std::max<uint64_t>(4096, mine / sizeof(KeyEntry));
   };
+  // Global byte offset of each file's start (the owned range is in those).
+  std::vector<uint64_t> file_base(files.size() + 1, 0);
+  for (size_t i = 0; i < files.size(); ++i) file_base[i + 1] = file_base[i] + files[i].size;
   std::vector<Worker> workers(threads);
   auto process = [&](Worker& w, const Chunk& c) {
     const batch::InputFile& f = files[c.file];
+    const uint64_t chunk_at = file_base[c.file] + c.file_offset;
+    if (chunk_at >= own_end || chunk_at + c.size <= own_begin) return;  // not ours
     const char* p = c.buf.data();
     uint64_t line = c.first_line, lineno = c.first_line_in_file, recs = 0;
     batch::KeySink sink(w.keys.data(), w.keys.size());
@@ -79,8 +87,10 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
       const size_t end = nl == nullptr ? c.size : static_cast<const char*>(nl) - p;
       const std::string_view text(p + pos, end - pos);
       const size_t readable = c.buf.size() - pos;
+      const uint64_t at = chunk_at + pos;
       pos = end + 1;
       if (line > stop_line.load(std::memory_order_relaxed)) break;
+      if (at < own_begin || at >= own_end) continue;  // another rank's line
       if (batch::IsBlankLine(text)) continue;
       sink.Reset();
       Status s = w.parser->Parse(text, readable, lineno, &rec);

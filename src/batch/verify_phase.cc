@@ -6,6 +6,8 @@
 // BatchSignature::Similarity. Batches are committed in order, so the edges
 // reach the ClusterBuilder (and the --with-matches runs) in (a, b) order
 // whatever the thread count. Pairs that touch a skipped record are dropped.
+// VerifyPairs hands the edges to a callback (the MPI runner's edge list);
+// VerifyPhase feeds them to the ClusterBuilder.
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -31,14 +33,41 @@ struct PairBatch {
 }  // namespace
 
 Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
-  monitor->Phase(BatchPhase::kVerify, pairs->records());
-  const uint64_t read_budget = std::clamp<uint64_t>(Available() / 8, 1 << 20, 256 << 20);
-  NEARDUP_ASSIGN_OR_RETURN(auto merger, pairs->Merge(read_budget));
-  const double threshold = sig->threshold();
   if (options.with_matches) matches = std::make_unique<batch::MatchRuns>(tmp.get(), "matches");
   std::vector<batch::Edge> match_buf;
   const uint64_t match_limit = std::max<uint64_t>(4096, Available() / 8 / sizeof(batch::Edge));
   if (options.with_matches) match_buf.reserve(match_limit + 1);
+  batch::ClusterBuilder builder(n, options.max_cluster_size, tmp.get(),
+                                std::max<uint64_t>(1 << 20, Available() / 4));
+  NEARDUP_RETURN_IF_ERROR(VerifyPairs(pairs, [&](const batch::Edge& e) -> Status {
+    NEARDUP_RETURN_IF_ERROR(builder.Add({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity}));
+    if (matches) {
+      match_buf.push_back(e);
+      if (match_buf.size() >= match_limit) {
+        std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
+        NEARDUP_RETURN_IF_ERROR(matches->AddRun(&match_buf, true));
+      }
+    }
+    return Status::OK();
+  }));
+  if (matches) {
+    std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
+    NEARDUP_RETURN_IF_ERROR(matches->AddRun(&match_buf, matches->spilled_runs() > 0));
+  }
+  monitor->Phase(BatchPhase::kCluster, 0);
+  NEARDUP_ASSIGN_OR_RETURN(clustering, builder.Finish());
+  stats.edges = clustering.stats.edges;
+  stats.oversized_components = clustering.stats.oversized_components;
+  stats.refused_by_cap = clustering.stats.refused_by_cap;
+  return Status::OK();
+}
+
+Status BatchDedup::Impl::VerifyPairs(batch::PairRuns* pairs,
+                                     const std::function<Status(const batch::Edge&)>& on_edge) {
+  monitor->Phase(BatchPhase::kVerify, pairs->records());
+  const uint64_t read_budget = std::clamp<uint64_t>(Available() / 8, 1 << 20, 256 << 20);
+  NEARDUP_ASSIGN_OR_RETURN(auto merger, pairs->Merge(read_budget));
+  const double threshold = sig->threshold();
 
   // Workers: batches in, batches out keyed by sequence number.
   std::mutex mu;
@@ -91,21 +120,10 @@ Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
     });
   }
 
-  batch::ClusterBuilder builder(n, options.max_cluster_size, tmp.get(),
-                                std::max<uint64_t>(1 << 20, Available() / 4));
   auto commit = [&](PairBatch& b) -> Status {
     NEARDUP_RETURN_IF_ERROR(b.status);
     stats.similarity_calls += b.calls;
-    for (const batch::Edge& e : b.edges) {
-      NEARDUP_RETURN_IF_ERROR(builder.Add({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity}));
-      if (matches) {
-        match_buf.push_back(e);
-        if (match_buf.size() >= match_limit) {
-          std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
-          NEARDUP_RETURN_IF_ERROR(matches->AddRun(&match_buf, true));
-        }
-      }
-    }
+    for (const batch::Edge& e : b.edges) NEARDUP_RETURN_IF_ERROR(on_edge(e));
     return Status::OK();
   };
 
@@ -178,16 +196,6 @@ Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
   }
   for (auto& t : pool) t.join();
   NEARDUP_RETURN_IF_ERROR(status);
-  merger.reset();
-  if (matches) {
-    std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
-    NEARDUP_RETURN_IF_ERROR(matches->AddRun(&match_buf, matches->spilled_runs() > 0));
-  }
-  monitor->Phase(BatchPhase::kCluster, 0);
-  NEARDUP_ASSIGN_OR_RETURN(clustering, builder.Finish());
-  stats.edges = clustering.stats.edges;
-  stats.oversized_components = clustering.stats.oversized_components;
-  stats.refused_by_cap = clustering.stats.refused_by_cap;
   return Status::OK();
 }
 

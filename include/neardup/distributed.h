@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// neardup::RunDistributed: batch dedup (neardup/batch.h) over MPI ranks, with
+// the same result as BatchDedup::Run on one process. Every rank of the job
+// calls it with the same files and options (`mpirun -np N neardup dedup
+// --distributed ...`); docs/distributed.md has the data flow:
+//
+//   each rank sketches the lines of its byte range of the input
+//     -> bucket keys to owner ranks (key hash), MPI_Alltoallv in rounds
+//        bounded by the memory budget
+//     -> owners pair each bucket (star pairing) -> pairs to the rank owning
+//        the later document, which verifies them
+//     -> connected components over the verified edges, distributed (min
+//        hooking of roots and pointer jumping); components over the cap
+//        replay their edges canonically on one rank per component
+//     -> labels gathered to rank 0, which applies the keep policy and owns
+//        the result (input order, as BatchDedup::Run)
+//
+// The input files must be readable by every rank (a shared file system, as
+// on a Slurm cluster); temporary files are per rank (BatchOptions::tmp_dir on
+// each host) and nothing assumes a shared /tmp.
+//
+// No MPI type appears here. The first call initializes MPI (if the program
+// has not); Finalize at the end of the program with FinalizeDistributed().
+// Thread safety: call from the main thread only.
+#ifndef NEARDUP_DISTRIBUTED_H_
+#define NEARDUP_DISTRIBUTED_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "neardup/batch.h"
+#include "neardup/status.h"
+
+namespace neardup {
+
+struct DistributedOptions {
+  // A directory (per rank: <work_dir>/rank-R-of-N) that keeps each stage's
+  // output with a completion marker, so a run with `resume` re-runs only the
+  // stages that did not finish. "" = no stage files (temporary files only).
+  std::string work_dir;
+  bool resume = false;
+  // Messages for the user (which checkpoint a resumed run starts from);
+  // called on rank 0 only.
+  std::function<void(const std::string&)> info;
+};
+
+// This process's rank and the job's size (initializes MPI if needed).
+// Errors: Unavailable when MPI cannot start.
+Result<int> DistributedRank();
+Result<int> DistributedSize();
+
+// Runs on every rank; all ranks return the same status. On rank 0 the
+// result holds the records (ForEachRecord, ForEachCluster, stats summed over
+// the ranks); on other ranks it is null. Errors: as BatchDedup::Run (the
+// first bad record over all ranks, by input line); InvalidArgument for
+// options the distributed runner does not support (standard input,
+// --against, --with-matches, learned IDF).
+Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string>& files,
+                                                   const BatchOptions& options,
+                                                   const DistributedOptions& distributed);
+
+// Ends MPI (once, at the end of the program; a no-op when not started).
+void FinalizeDistributed();
+
+}  // namespace neardup
+
+#endif  // NEARDUP_DISTRIBUTED_H_

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""End-to-end tests of `mpirun -np N neardup dedup --distributed` (docs/distributed.md):
+the output is byte-identical to one process's `neardup dedup` with the same options,
+for np = 1, 2 and 4 (default pipeline, qbank with smallest-id, spilling under a tiny
+--memory, the cluster-size cap, SimHash over several files); errors are the single
+process's; a rank that dies fails the job quickly.
+The corpus: 3,000 short questions with seeded near-duplicates (scripts/bench/qbank_corpus).
+Usage: mpi_test.py NEARDUP_BINARY SOURCE_DIR CASE CORPUS   (exit 77 = skipped: no mpirun)
+The case `corpus` writes CORPUS (a ctest fixture); the others read it.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BIN, SRC, CASE, CORPUS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+MPIRUN = shutil.which("mpirun")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+ENV.pop("NEARDUP_TEST_MPI_DIE", None)
+
+
+def test_corpus(d):
+    subprocess.run([sys.executable, os.path.join(SRC, "scripts/bench/qbank_corpus"), "3000",
+                    "--seed", "11", "-j", "1", "-o", CORPUS], check=True)
+
+
+def make_corpus(d, n=3000):
+    """The first n records of CORPUS, in d."""
+    path = os.path.join(d, "corpus.jsonl")
+    with open(CORPUS, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    assert len(lines) >= n, "run the mpi.corpus test first"
+    with open(path, "wb") as f:
+        f.write(b"".join(lines[:n]))
+    return path
+
+
+def single(args, out):
+    p = subprocess.run([BIN, "dedup"] + args + ["-j", "1", "-o", out], capture_output=True,
+                       text=True, env=ENV, timeout=60)
+    return p
+
+
+def mpirun(np, args, out, env=ENV, timeout=60):
+    cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", str(np), BIN, "dedup",
+           "--distributed"] + args + ["-j", "1", "-o", out]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def check_identical(files, args, expect=None):
+    """Same bytes for one process and np = 1, 2, 4; `expect(stderr)` checks --stats."""
+    d = os.path.dirname(files[0])
+    want = os.path.join(d, "single.out")
+    p = single(files + args, want)
+    assert p.returncode == 0, p.stderr
+    assert len(read(want)) > 0
+    for np in (1, 2, 4):
+        got = os.path.join(d, "np%d.out" % np)
+        p = mpirun(np, files + args, got)
+        assert p.returncode == 0, (np, args, p.stderr)
+        assert read(got) == read(want), "np=%d %s: output differs from one process" % (np, args)
+        if expect:
+            expect(p.stderr)
+        print("ok np=%d %s" % (np, " ".join(args)))
+
+
+def counter(stderr, pattern):
+    m = re.search(pattern, stderr)
+    assert m, "no %r in: %s" % (pattern, stderr)
+    return int(m.group(1))
+
+
+def test_identical_default(d):
+    corpus = make_corpus(d)
+    # Near-duplicates exist, so clusters do.
+    check_identical([corpus], ["--stats"],
+                    lambda e: counter(e, r"\((\d+) with duplicates\)") > 100 or None)
+
+
+def test_identical_qbank_smallest_id(d):
+    check_identical([make_corpus(d)], ["--profile", "qbank", "--keep", "smallest-id"])
+
+
+def test_identical_spilling(d):
+    # 1 MB per rank: key runs spill (and the shuffles go in many rounds).
+    check_identical([make_corpus(d)], ["--memory", "1M", "--stats", "--keep", "longest"],
+                    lambda e: counter(e, r"\((\d+) runs spilled") > 0 or None)
+
+
+def test_identical_cap_and_clusters(d):
+    check_identical([make_corpus(d)],
+                    ["--max-cluster-size", "3", "--emit", "clusters", "--stats"],
+                    lambda e: counter(e, r"\((\d+) joins refused\)") > 0 or None)
+
+
+def test_identical_simhash_files(d):
+    # Several files, a blank line, a file boundary inside every rank's range.
+    lines = read(make_corpus(d)).splitlines(keepends=True)
+    files = []
+    for i, part in enumerate((lines[:1000], [b"\n"] + lines[1000:1700], lines[1700:])):
+        path = os.path.join(d, "part%d.jsonl" % i)
+        with open(path, "wb") as f:
+            f.write(b"".join(part))
+        files.append(path)
+    check_identical(files, ["--profile", "simhash", "--emit", "unique"])
+
+
+def test_errors(d):
+    lines = read(make_corpus(d, 800)).splitlines(keepends=True)
+    bad = os.path.join(d, "bad.jsonl")
+    with open(bad, "wb") as f:
+        f.write(b"".join(lines[:600]) + b'{"id":5,"text":"a repeated id"}\nnot json\n' +
+                b"".join(lines[600:]))
+    for extra, nps in (([], (3,)), (["--skip-invalid"], (2, 4))):
+        want = single([bad] + extra, os.path.join(d, "single.out"))
+        for np in nps:
+            got = mpirun(np, [bad] + extra, os.path.join(d, "np.out"))
+            first = got.stderr.splitlines()[0] if got.stderr else ""
+            assert (want.returncode == 0) == (got.returncode == 0), got.stderr
+            if want.returncode == 0:
+                assert got.stderr == want.stderr, (got.stderr, want.stderr)
+                assert read(os.path.join(d, "np.out")) == read(os.path.join(d, "single.out"))
+            else:
+                # The first bad record over all ranks, as one process reports it.
+                assert first == want.stderr.splitlines()[0], (first, want.stderr)
+            print("ok np=%d %s: %s" % (np, extra, (first or "no errors")))
+    # What the runner refuses, it says.
+    got = mpirun(2, [bad, "--with-matches"], os.path.join(d, "np.out"))
+    assert got.returncode != 0 and "--with-matches" in got.stderr, got.stderr
+
+
+def test_rank_dies(d):
+    corpus = make_corpus(d, 1500)
+    for stage in ("sketch", "verify"):
+        env = dict(ENV, NEARDUP_TEST_MPI_DIE="1:" + stage)
+        # A hang would raise TimeoutExpired and fail the test.
+        got = mpirun(3, [corpus], os.path.join(d, "np.out"), env=env, timeout=60)
+        assert got.returncode != 0, got.stderr
+        assert "exit" in got.stderr.lower(), got.stderr
+        print("ok: rank 1 died after %s, job failed with exit %d" % (stage, got.returncode))
+
+
+def test_resume(d):
+    corpus = make_corpus(d, 2000)
+    work = os.path.join(d, "work")
+    args = [corpus, "--max-cluster-size", "3", "--work-dir", work]
+    want = os.path.join(d, "single.out")
+    assert single([corpus, "--max-cluster-size", "3"], want).returncode == 0
+    got = os.path.join(d, "np.out")
+    # Rank 1 dies after the verify checkpoint, before clustering.
+    p = mpirun(2, args, got, env=dict(ENV, NEARDUP_TEST_MPI_DIE="1:verify"))
+    assert p.returncode != 0, p.stderr
+    for r in (0, 1):
+        marks = os.listdir(os.path.join(work, "rank-%d-of-2" % r))
+        assert "verify.done" in marks and "cluster.done" not in marks, marks
+    # Resumed: sketching does not run again (a rank set to die there lives).
+    p = mpirun(2, args + ["--resume"], got, env=dict(ENV, NEARDUP_TEST_MPI_DIE="1:sketch"))
+    assert p.returncode == 0, p.stderr
+    assert "resuming from the verify checkpoint" in p.stderr, p.stderr
+    assert read(got) == read(want)
+    p = mpirun(2, args + ["--resume"], got, env=dict(ENV, NEARDUP_TEST_MPI_DIE="1:pairs"))
+    assert p.returncode == 0 and "resuming from the cluster checkpoint" in p.stderr, p.stderr
+    assert read(got) == read(want)
+    # Other options: the checkpoints are not this run's, everything runs.
+    assert single([corpus, "--max-cluster-size", "4"], want).returncode == 0
+    args[2] = "4"
+    p = mpirun(2, args + ["--resume"], got)
+    assert p.returncode == 0 and "resuming" not in p.stderr, p.stderr
+    assert read(got) == read(want)
+    print("ok: resume from verify, from cluster; other options start over")
+
+
+def main():
+    if MPIRUN is None and CASE != "corpus":
+        print("skipped: no mpirun (apt-get install openmpi-bin)")
+        return 77
+    with tempfile.TemporaryDirectory() as d:
+        globals()["test_" + CASE](d)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
