@@ -847,6 +847,7 @@ Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string
   }
   auto m = std::make_unique<BatchDedup::Impl>();
   m->options = options;
+  m->options.min_shared_keys = EffectiveMinSharedKeys(options);
   if (c.rank != 0) m->options.progress = nullptr;
   // Defaults: every core and half the available memory of this host,
   // shared by the ranks on it.
