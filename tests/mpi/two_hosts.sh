@@ -52,12 +52,22 @@ cat > "$WORK/hosts.env" <<HOSTS
 10.213.7.2=$B
 HOSTS
 export NEARDUP_MPI_HOSTS="$WORK/hosts.env"
+# When the checkout lives under /tmp, its top directory there stays visible
+# on both hosts (it is the "shared file system"); everything else in /tmp is
+# private to each host.
+KEEP=""
+for p in "$BIN" "$HERE" "$WORK"; do
+  case "$p" in /tmp/*) top=/tmp/$(echo "${p#/tmp/}" | cut -d/ -f1)
+    case " $KEEP " in *" $top "*) ;; *) KEEP="$KEEP $top" ;; esac ;;
+  esac
+done
+export NEARDUP_MPI_KEEP="$KEEP"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset TMPDIR  # spill files and Open MPI's session directories go to each host's /tmp
 # Each host's spill files go to its own /tmp (default --tmp-dir); --memory
 # 1M makes them spill. /tmp of host A is a fresh tmpfs too.
-timeout -k 5 90 ip netns exec "$A" unshare -m --propagation private sh -c '
-  mount -t tmpfs nd-host-a /tmp || exit 1
+timeout -k 5 90 ip netns exec "$A" unshare -m --propagation private \
+    "$HERE/private_tmp.sh" nd-host-a "$KEEP" sh -c '
   exec mpirun --allow-run-as-root --oversubscribe -np 2 --host 10.213.7.1:1,10.213.7.2:1 \
     --mca plm_rsh_agent "$0" --mca btl tcp,self \
     --mca btl_tcp_if_include 10.213.7.0/24 --mca oob_tcp_if_include 10.213.7.0/24 \
