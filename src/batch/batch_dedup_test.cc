@@ -13,6 +13,17 @@
 namespace neardup {
 namespace {
 
+// UTF-8 of BMP code points of three bytes (the Han characters used here).
+std::string Utf8(const std::u32string& s) {
+  std::string o;
+  for (char32_t c : s) {
+    o += static_cast<char>(0xE0 | (c >> 12));
+    o += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    o += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  return o;
+}
+
 // Families of near-duplicate Chinese-like questions: a base text, copies
 // with one or two characters changed, and hard negatives with another
 // number. Deterministic for a seed.
@@ -25,15 +36,6 @@ std::string Corpus(int families, uint64_t seed, std::vector<std::string>* ids = 
   auto pick = [&] { return han[rng() % han.size()]; };
   std::ostringstream out;
   int line = 0;
-  auto utf8 = [](const std::u32string& s) {
-    std::string o;
-    for (char32_t c : s) {
-      o += static_cast<char>(0xE0 | (c >> 12));
-      o += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      o += static_cast<char>(0x80 | (c & 0x3F));
-    }
-    return o;
-  };
   for (int f = 0; f < families; ++f) {
     std::u32string base;
     const int len = 20 + static_cast<int>(rng() % 40);
@@ -46,7 +48,7 @@ std::string Corpus(int families, uint64_t seed, std::vector<std::string>* ids = 
       const int n = c == copies - 1 && rng() % 3 == 0 ? number + 1 : number;  // a hard negative
       const std::string id = std::to_string((line * 7919) % 100003);  // shuffled integer ids
       if (ids) ids->push_back(id);
-      out << "{\"id\":" << id << ",\"text\":\"" << utf8(t) << " 共 " << n << " 页\"}\n";
+      out << "{\"id\":" << id << ",\"text\":\"" << Utf8(t) << " 共 " << n << " 页\"}\n";
       ++line;
     }
   }
@@ -261,22 +263,13 @@ TEST_F(BatchDedupTest, MinSharedKeysFollowsTheProfile) {
     for (int i = 0; i < n; ++i) s += han[rng() % han.size()];
     return s;
   };
-  auto utf8 = [](const std::u32string& s) {
-    std::string o;
-    for (char32_t c : s) {
-      o += static_cast<char>(0xE0 | (c >> 12));
-      o += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      o += static_cast<char>(0x80 | (c & 0x3F));
-    }
-    return o;
-  };
   const std::string path = dir_->File("half.jsonl");
   {
     std::ofstream out(path);
     for (int i = 0; i < 400; ++i) {
       const std::u32string base = text(40);
-      out << "{\"text\":\"" << utf8(base) << " 5\"}\n";
-      out << "{\"text\":\"" << utf8(base.substr(0, 20) + text(20)) << " 5\"}\n";
+      out << "{\"text\":\"" << Utf8(base) << " 5\"}\n";
+      out << "{\"text\":\"" << Utf8(base.substr(0, 20) + text(20)) << " 5\"}\n";
     }
   }
   BatchOptions o;
