@@ -66,8 +66,7 @@ Result<BatchOptions> MakeBatchOptions(const EngineOptions& engine, const InputFl
   }
   o.tmp_dir = batch.tmp_dir;
   o.max_cluster_size = batch.max_cluster_size;
-  o.min_shared_keys = batch.min_shared_keys;
-  o.min_shared_keys = EffectiveMinSharedKeys(o);
+  o.min_shared_keys = batch.min_shared_keys;  // 0: resolved by the run (EffectiveMinSharedKeys)
   o.text_field = input.text_field;
   o.id_field = input.id_field;
   o.skip_invalid = input.skip_invalid;

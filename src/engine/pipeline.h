@@ -70,8 +70,6 @@ class Pipeline {
   std::shared_ptr<features::DocumentFrequencyTable> learned_idf() const { return df_; }
 
   bool has_features() const { return needs_features_; }
-  // Whether Process() sets Processed::key_salt.
-  bool salts_keys() const { return salt_keys_; }
   const features::Shingler& shingler() const { return *shingler_; }
 
  private:
