@@ -25,6 +25,9 @@ void AddBatchFlags(CLI::App* cmd, BatchFlags* f) {
                   "1 = any; 0 = the profile's (2 for qbank, else 1)")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
+  cmd->add_flag("--no-key-filter", f->no_key_filter,
+                "With --min-shared-keys >= 2: do not drop pairs at generation by key bytes "
+                "(same output, more pairs spilled; for comparisons)");
   cmd->add_flag("--stats", f->stats,
                 "Print a summary to stderr: counts, peak RSS, disk used, time per phase, RSS over "
                 "time");
@@ -67,6 +70,7 @@ Result<BatchOptions> MakeBatchOptions(const EngineOptions& engine, const InputFl
   o.tmp_dir = batch.tmp_dir;
   o.max_cluster_size = batch.max_cluster_size;
   o.min_shared_keys = batch.min_shared_keys;  // 0: resolved by the run (EffectiveMinSharedKeys)
+  o.key_filter = !batch.no_key_filter;
   o.text_field = input.text_field;
   o.id_field = input.id_field;
   o.skip_invalid = input.skip_invalid;
@@ -131,8 +135,9 @@ void PrintBatchStats(const std::string& cmd, const BatchStats& s, std::ostream& 
                 s.peak_disk_bytes / 1048576.0, s.input_bytes / 1048576.0, s.threads);
   out << buf;
   out << "  keys " << s.keys << " (" << s.key_runs_spilled << " runs spilled, "
-      << s.key_bytes_spilled / 1048576 << " MB), candidate pairs " << s.candidate_pairs
-      << ", similarity calls " << s.similarity_calls << ", edges " << s.edges;
+      << s.key_bytes_spilled / 1048576 << " MB), candidate pairs " << s.candidate_pairs;
+  if (s.pairs_filtered > 0) out << " (" << s.pairs_filtered << " dropped by the key filter)";
+  out << ", similarity calls " << s.similarity_calls << ", edges " << s.edges;
   if (s.oversized_components > 0) {
     out << ", " << s.oversized_components << " components over the cap (" << s.refused_by_cap
         << " joins refused)";

@@ -23,6 +23,7 @@ struct BatchFlags {
   std::string tmp_dir;  // "" = $TMPDIR or /tmp
   uint64_t max_cluster_size = 0;
   uint64_t min_shared_keys = 0;  // 0 = the profile's
+  bool no_key_filter = false;
   bool stats = false;
 };
 void AddBatchFlags(CLI::App* cmd, BatchFlags* flags);

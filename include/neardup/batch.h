@@ -65,6 +65,11 @@ struct BatchOptions {
   // may count fewer. 0 = the pipeline's choice: engine.minhash.min_shared_bands
   // when MinHash is a signal (2 in the qbank profile), else 1.
   uint64_t min_shared_keys = 0;
+  // With min_shared_keys >= 2, drop pairs that cannot share that many keys
+  // as buckets propose them, from a byte of each key kept per record (32
+  // bytes for qbank, taken from the budget). Never changes the output; off
+  // only to compare.
+  bool key_filter = true;
   std::string text_field = "text";
   std::string id_field = "id";
   bool skip_invalid = false;  // skip bad records (reported through on_skip)
@@ -86,7 +91,10 @@ struct BatchStats {
   uint64_t records = 0, skipped = 0;
   uint64_t clusters = 0, multi_clusters = 0, duplicates = 0;
   uint64_t keys = 0, key_runs_spilled = 0, key_bytes_spilled = 0;
-  uint64_t candidate_pairs = 0;  // distinct pairs
+  uint64_t candidate_pairs = 0;  // distinct pairs that reached the verify phase
+  // Pairs a bucket proposed that the key filter dropped at once (they share
+  // fewer than min_shared_keys keys; a pair may be dropped in several buckets).
+  uint64_t pairs_filtered = 0;
   uint64_t similarity_calls = 0, edges = 0;
   uint64_t oversized_components = 0, refused_by_cap = 0;
   uint64_t memory_budget = 0;

@@ -140,7 +140,24 @@ Status BatchDedup::Impl::Setup(const std::vector<std::string>& names) {
     stats.input_bytes += f.size;
     files.push_back(std::move(f));
   }
+  SetUpKeyFilter();
   return Status::OK();
+}
+
+void BatchDedup::Impl::SetUpKeyFilter() {
+  // Not against an index: its corpus records have no key bytes here.
+  if (!options.key_filter || !key_filter_allowed || !options.against.empty() || files.empty()) {
+    return;
+  }
+  batch::KeyFilter f =
+      batch::KeyFilter::For(sig->spaces(), options.min_shared_keys, batch::LineTable::kMaxKeyBytes);
+  if (f.width() == 0) return;
+  // Lines estimated from the first MiB of the first file; the key bytes
+  // may take up to half of the budget.
+  const uint64_t lines_estimate = batch::EstimateLines(files);
+  if (lines_estimate * f.width() > budget / 2) return;
+  key_filter = f;
+  lines->EnableKeyBytes(f.width());
 }
 
 Status BatchDedup::Impl::LearnPhase() {

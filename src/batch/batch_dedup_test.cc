@@ -276,13 +276,38 @@ TEST_F(BatchDedupTest, MinSharedKeysFollowsTheProfile) {
   o.engine = *EngineOptions::FromProfile("qbank");
   EXPECT_EQ(EffectiveMinSharedKeys(o), 2u);
   auto two = BatchDedup::Run({path}, o);
+  BatchOptions small = o;  // spills keys, with the filter on (its bytes fit)
+  small.memory_bytes = 256 << 10;
+  small.tmp_dir = dir_->path();
+  auto two_spilled = BatchDedup::Run({path}, small);
+  o.key_filter = false;
+  auto two_unfiltered = BatchDedup::Run({path}, o);
   o.min_shared_keys = 1;
   EXPECT_EQ(EffectiveMinSharedKeys(o), 1u);
   auto one = BatchDedup::Run({path}, o);
-  ASSERT_TRUE(two.ok() && one.ok());
-  EXPECT_EQ((*two)->stats().candidate_pairs, (*one)->stats().candidate_pairs);
+  ASSERT_TRUE(two.ok() && two_unfiltered.ok() && one.ok());
+  // Unfiltered, both see the same distinct pairs; two shared keys verify fewer.
+  EXPECT_EQ((*two_unfiltered)->stats().candidate_pairs, (*one)->stats().candidate_pairs);
+  EXPECT_EQ((*two_unfiltered)->stats().pairs_filtered, 0u);
   EXPECT_GT((*one)->stats().similarity_calls, 40u);
   EXPECT_LT((*two)->stats().similarity_calls * 3, (*one)->stats().similarity_calls);
+  // The key filter drops most pairs at generation and changes nothing else.
+  EXPECT_GT((*two)->stats().pairs_filtered, 0u);
+  EXPECT_LT((*two)->stats().candidate_pairs, (*one)->stats().candidate_pairs);
+  EXPECT_EQ((*two)->stats().similarity_calls, (*two_unfiltered)->stats().similarity_calls);
+  EXPECT_EQ((*two)->stats().edges, (*two_unfiltered)->stats().edges);
+  auto la = (*two)->RecordLabels();
+  auto lb = (*two_unfiltered)->RecordLabels();
+  ASSERT_TRUE(la.ok() && lb.ok());
+  EXPECT_EQ(la->cluster, lb->cluster);
+  EXPECT_EQ(la->kept, lb->kept);
+  ASSERT_TRUE(two_spilled.ok());
+  EXPECT_GT((*two_spilled)->stats().key_runs_spilled, 0u);
+  EXPECT_EQ((*two_spilled)->stats().pairs_filtered, (*two)->stats().pairs_filtered);
+  auto lc = (*two_spilled)->RecordLabels();
+  ASSERT_TRUE(lc.ok());
+  EXPECT_EQ(lc->cluster, la->cluster);
+  EXPECT_EQ(lc->kept, la->kept);
   BatchOptions d;
   EXPECT_EQ(EffectiveMinSharedKeys(d), 1u);
   d.engine = *EngineOptions::FromProfile("simhash");

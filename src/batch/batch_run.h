@@ -30,6 +30,7 @@
 #include "batch/clusters.h"
 #include "batch/input.h"
 #include "batch/jsonl.h"
+#include "batch/key_filter.h"
 #include "batch/monitor.h"
 #include "batch/records.h"
 #include "batch/runs.h"
@@ -65,6 +66,10 @@ struct BatchDedup::Impl {
   batch::JsonlFields fields;
   int threads = 1;
   uint64_t budget = 0;
+  // Active when min_shared_keys >= 2 and the key bytes fit (key_filter.h);
+  // the pair phase then drops pairs that cannot share enough keys.
+  batch::KeyFilter key_filter;
+  bool key_filter_allowed = true;  // false: an MPI rank (it pairs others' records)
   std::unique_ptr<batch::Monitor> monitor;
   BatchStats stats;
 
@@ -111,6 +116,8 @@ struct BatchDedup::Impl {
                      const std::function<Status(const batch::Edge&)>& on_edge);
   Status KeepPhase();
   Status OpenIndex();  // index.cc
+  // Turns on key_filter when its bytes fit in a share of the budget.
+  void SetUpKeyFilter();
 
   // Helpers.
   void RecordError(uint64_t line, Status s);

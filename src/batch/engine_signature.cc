@@ -100,6 +100,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
     switch (kind) {
       case SignalKind::kExact:
         m->max_keys += 1;
+        sp.slots = 1;
         break;
       case SignalKind::kMinHash: {
         m->lsh = so.minhash_lsh;
@@ -107,6 +108,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
                                  sketch::MinHasher::Create({.num_perm = o.minhash.num_perm}));
         m->minhasher.emplace(std::move(h));
         m->max_keys += static_cast<size_t>(m->lsh.bands);
+        sp.slots = m->lsh.bands;  // LshBandKey is seeded by the band
         break;
       }
       case SignalKind::kSimHash: {
@@ -120,6 +122,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
             blocks <= 2 ? std::vector<uint32_t>{(1u << blocks) - 1} : Subsets(blocks, 2);
         sp.max_distance = m->k;
         m->max_keys += m->block_pairs.size();
+        sp.slots = static_cast<int>(m->block_pairs.size());  // Mix() is seeded by the pair
         break;
       }
       case SignalKind::kSuperShingle: {
@@ -128,6 +131,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
         m->super_sets = Subsets(ss.options().groups, ss.options().min_equal);
         m->super.emplace(std::move(ss));
         m->max_keys += m->super_sets.size();
+        sp.slots = static_cast<int>(m->super_sets.size());  // each hash starts from its set
         break;
       }
       case SignalKind::kIMatch: {

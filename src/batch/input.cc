@@ -74,6 +74,21 @@ Result<std::vector<InputFile>> OpenInputs(const std::vector<std::string>& names,
   return files;
 }
 
+uint64_t EstimateLines(const std::vector<InputFile>& files) {
+  uint64_t total = 0;
+  for (const InputFile& f : files) total += f.size;
+  if (total == 0) return 0;
+  std::vector<char> buf(1 << 20);
+  const int fd = open(files[0].path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return total / 64;
+  const ssize_t got = pread(fd, buf.data(), buf.size(), 0);
+  close(fd);
+  if (got <= 0) return total / 64;
+  const auto newlines = static_cast<uint64_t>(std::count(buf.begin(), buf.begin() + got, '\n'));
+  return std::max<uint64_t>(1,
+                            total * std::max<uint64_t>(1, newlines) / static_cast<uint64_t>(got));
+}
+
 LineTable::LineTable(bool payloads)
     : payloads_(payloads), segments_(new std::unique_ptr<Segment>[kMaxSegments]) {}
 LineTable::~LineTable() = default;
@@ -86,15 +101,31 @@ void LineTable::Append(uint64_t offset) {
     s->offsets.reset(new uint64_t[kMask + 1]);
     s->states.reset(new uint8_t[kMask + 1]());
     if (payloads_) s->payloads.reset(new uint64_t[kMask + 1]());
+    if (key_width_ > 0) {
+      const size_t bytes = (kMask + 1) * key_width_;
+      void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      NEARDUP_CHECK_MSG(p != MAP_FAILED, "cannot map the key bytes");
+      (void)madvise(p, bytes, MADV_HUGEPAGE);  // fewer TLB misses; fine if refused
+      s->key_bytes =
+          std::unique_ptr<uint8_t, Segment::Unmap>(static_cast<uint8_t*>(p), Segment::Unmap{bytes});
+    }
     segments_[n >> kShift] = std::move(s);
   }
   Seg(n)->offsets[n & kMask] = offset;
   size_.store(n + 1, std::memory_order_release);
 }
 
+void LineTable::Segment::Unmap::operator()(uint8_t* p) const { munmap(p, bytes); }
+
+void LineTable::EnableKeyBytes(size_t width) {
+  NEARDUP_CHECK_MSG(size() == 0, "key bytes enabled after the first line");
+  NEARDUP_CHECK_MSG(width % 8 == 0 && width <= kMaxKeyBytes, "bad key-byte width");
+  key_width_ = width;
+}
+
 size_t LineTable::MemoryBytes() const {
   const uint64_t segs = (size() + kMask) >> kShift;
-  return segs * (kMask + 1) * (payloads_ ? 17 : 9);
+  return segs * (kMask + 1) * BytesPerLine();
 }
 
 ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,

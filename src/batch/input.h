@@ -7,8 +7,10 @@
 //                re-read by offset;
 //   LineTable    per input line (a dense id over all files): its byte offset
 //                and a state byte (blank, record, skipped), plus an optional
-//                64-bit payload; segmented, so it grows without copying and
-//                workers may write states of lines already allocated;
+//                64-bit payload and optional key bytes (one byte of each
+//                bucket key slot, for the pair filter); segmented, so it
+//                grows without copying and workers may write states of
+//                lines already allocated;
 //   ChunkReader  reads the files front to back with read(2) in chunks of
 //                whole lines (a longer line grows its chunk), recording line
 //                offsets; chunks end with simdjson's padding;
@@ -17,7 +19,8 @@
 //                hundred MB touched (madvise MADV_DONTNEED; the page cache
 //                keeps them), so resident memory stays bounded.
 //
-// Memory: 9 bytes per line in the LineTable (17 with payloads).
+// Memory: 9 bytes per line in the LineTable (17 with payloads), plus the
+// key-byte width when enabled.
 // Thread safety: LineTable appends from one thread; states/payloads of
 // allocated lines from any thread (distinct lines). TextStore is read-only
 // and thread-safe after Open().
@@ -50,6 +53,10 @@ struct InputFile {
 // fills the disk.
 Result<std::vector<InputFile>> OpenInputs(const std::vector<std::string>& names, TempDir* tmp);
 
+// An estimate of the lines of `files` (total bytes over the mean length of
+// the first MiB's lines); 0 for empty input. Reads only that MiB.
+uint64_t EstimateLines(const std::vector<InputFile>& files);
+
 enum LineState : uint8_t { kBlank = 0, kRecord = 1, kSkipped = 2 };
 
 class LineTable {
@@ -70,7 +77,20 @@ class LineTable {
   void set_payload(uint64_t line, uint64_t p) {
     if (payloads_) Seg(line)->payloads[line & kMask] = p;
   }
+  // Key bytes: `width` (a multiple of 8, at most kMaxKeyBytes) bytes per
+  // line; call before the first Append. Lines not written read as garbage.
+  void EnableKeyBytes(size_t width);
+  size_t key_width() const { return key_width_; }
+  uint8_t* key_bytes(uint64_t line) {
+    return Seg(line)->key_bytes.get() + (line & kMask) * key_width_;
+  }
+  const uint8_t* key_bytes(uint64_t line) const {
+    return Seg(line)->key_bytes.get() + (line & kMask) * key_width_;
+  }
+  static constexpr size_t kMaxKeyBytes = 128;
   size_t MemoryBytes() const;
+  // Bytes a line costs (MemoryBytes() per line).
+  size_t BytesPerLine() const { return (payloads_ ? 17 : 9) + key_width_; }
   bool payload_enabled() const { return payloads_; }
 
  private:
@@ -81,9 +101,16 @@ class LineTable {
     std::unique_ptr<uint64_t[]> offsets;
     std::unique_ptr<uint8_t[]> states;
     std::unique_ptr<uint64_t[]> payloads;
+    struct Unmap {
+      size_t bytes;
+      void operator()(uint8_t* p) const;
+    };
+    // Mapped with huge pages where the kernel allows (random reads).
+    std::unique_ptr<uint8_t, Unmap> key_bytes{nullptr, Unmap{0}};
   };
   Segment* Seg(uint64_t line) const { return segments_[line >> kShift].get(); }
   bool payloads_;
+  size_t key_width_ = 0;
   std::unique_ptr<std::unique_ptr<Segment>[]> segments_;
   std::atomic<uint64_t> size_{0};
 };

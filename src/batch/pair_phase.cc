@@ -4,9 +4,11 @@
 // key order, members in document order. Each bucket of a signature's space
 // becomes candidate pairs by star pairing (batch_run.h); pairs are sorted
 // runs again (spilled past the budget), so the verify phase sees each pair
-// once, in (a, b) order. Buckets of the id space hold records with equal id
-// hashes: a later record whose id equals an earlier one's is a repeated id.
+// once, in (a, b) order. With the key filter (key_filter.h) a bucket emits
+// only pairs whose key bytes allow min_shared_keys shared keys. Buckets of the id space hold
+// records with equal id hashes: a later record whose id equals an earlier one's is a repeated id.
 #include <algorithm>
+#include <array>
 #include <functional>
 
 #include "base/status_macros.h"
@@ -54,8 +56,44 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
   uint32_t last = UINT32_MAX;
   uint32_t space = 0;
   batch::KeyEntry e;
+  // With the key filter, entries are read kAhead ahead of the pairing and
+  // their documents' key bytes prefetched: those are random reads into the
+  // LineTable, one per entry, and would otherwise stall one at a time.
+  constexpr size_t kAhead = 32;
+  std::array<batch::KeyEntry, kAhead> ring;
+  size_t ring_at = 0, ring_size = 0;
+  bool drained = false;
+  uint64_t ahead_key = 0;  // the key of the entry read last
+  uint32_t ahead_doc = UINT32_MAX;
+  auto next = [&](batch::KeyEntry* out) -> Result<bool> {
+    if (key_filter.width() == 0) return merger->Next(out);
+    while (!drained && ring_size < kAhead) {
+      batch::KeyEntry x;
+      NEARDUP_ASSIGN_OR_RETURN(bool got, merger->Next(&x));
+      if (!got) {
+        drained = true;
+        break;
+      }
+      // Only members of buckets of two or more are read.
+      if (x.key == ahead_key && batch::SpaceOf(x.key) != batch::kIdSpace) {
+        if (ahead_doc != UINT32_MAX) __builtin_prefetch(lines->key_bytes(ahead_doc));
+        __builtin_prefetch(lines->key_bytes(x.doc));
+        ahead_doc = UINT32_MAX;  // fetched
+      } else {
+        ahead_key = x.key;
+        ahead_doc = x.doc;
+      }
+      ring[(ring_at + ring_size) % kAhead] = x;
+      ++ring_size;
+    }
+    if (ring_size == 0) return false;
+    *out = ring[ring_at];
+    ring_at = (ring_at + 1) % kAhead;
+    --ring_size;
+    return true;
+  };
   while (true) {
-    NEARDUP_ASSIGN_OR_RETURN(bool more, merger->Next(&e));
+    NEARDUP_ASSIGN_OR_RETURN(bool more, next(&e));
     if (!more) break;
     if ((++merged & 0xFFFF) == 0) {
       monitor->Done(merged);
@@ -107,12 +145,18 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
     const batch::KeySpace& sp = spaces[space];
     const bool hamming = sp.max_distance >= 0;
     const uint64_t payload = hamming ? lines->payload(e.doc) : 0;
+    const bool filter = key_filter.width() > 0;
+    const uint8_t* doc_bytes = filter && !head.empty() ? lines->key_bytes(e.doc) : nullptr;
     // Against an index, pairs of two corpus records are not wanted (head
     // members precede e.doc, so they are corpus records too).
     if (e.doc >= corpus_lines) {
       for (uint32_t h : head) {
         if (hamming && batch::PayloadDistance(lines->payload(h), payload) > sp.max_distance)
           continue;
+        if (filter && !key_filter.MayShare(lines->key_bytes(h), doc_bytes)) {
+          ++stats.pairs_filtered;
+          continue;
+        }
         buf.push_back(batch::MakePair(h, e.doc, sp.decides));
         if (buf.size() >= pair_limit) NEARDUP_RETURN_IF_ERROR(flush(true));
       }

@@ -49,6 +49,13 @@ struct KeySpace {
   std::string name;       // "exact", "minhash", "simhash", ... (evidence and stats)
   int max_distance = -1;  // >= 0: pairs also need payloads within this Hamming distance
   bool decides = false;   // pairs found here are near-duplicates without Similarity()
+  // > 0: Keys() adds at most this many keys of this space per record, always
+  // in the same slot order (band 0, band 1, ...), and a key of slot i never
+  // equals another record's key of slot j != i (keys are seeded by slot).
+  // 0: a variable number. When every space has slots, the pipeline keeps a
+  // byte of each slot's key per record and drops, before they are spilled,
+  // pairs that cannot share min_shared_keys keys (docs/batch.md).
+  int slots = 0;
 };
 
 // Per-thread working memory of a signature.

@@ -110,6 +110,10 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
       w.buf.push_back(
           {batch::MakeKey(batch::kIdSpace, XXH3_64bits(rec.id_json.data(), rec.id_json.size())),
            doc});
+      if (key_filter.width() > 0) {
+        key_filter.Fill(std::span<const uint64_t>(w.keys.data(), sink.size()),
+                        lines->key_bytes(line));
+      }
       lines->set_payload(line, sink.payload());
       lines->set_state(line, batch::kRecord);
       ++recs;

@@ -849,6 +849,8 @@ Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string
   m->options = options;
   m->options.min_shared_keys = EffectiveMinSharedKeys(options);
   if (c.rank != 0) m->options.progress = nullptr;
+  // Owners pair other ranks' records, whose key bytes they do not have.
+  m->key_filter_allowed = false;
   // Defaults: every core and half the available memory of this host,
   // shared by the ranks on it.
   const int local = distributed::LocalSize();
