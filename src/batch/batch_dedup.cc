@@ -79,9 +79,14 @@ void BatchDedup::Impl::DeliverSkips() {
 }
 
 uint64_t BatchDedup::Impl::Available() const {
-  uint64_t fixed = lines ? lines->MemoryBytes() : 0;
+  // The line table as it will be at the end of the input (estimated), so
+  // buffers sized early in the sketch phase leave room for its growth.
+  uint64_t fixed =
+      lines ? std::max<uint64_t>(lines->MemoryBytes(), lines_estimate * lines->BytesPerLine()) : 0;
   fixed += (clustering.root.capacity() + clustering.size.capacity()) * sizeof(uint32_t);
   fixed += (first.capacity() + kept.capacity()) * sizeof(uint32_t);
+  // And a margin for what is not counted (allocator slack, stacks).
+  fixed += baseline_rss + budget / 64;
   return budget > fixed ? budget - fixed : 0;
 }
 
@@ -90,10 +95,15 @@ std::string BatchDedup::Impl::Where(uint64_t line) const {
   return files[f].name + ":" + std::to_string(line - files[f].first_line + 1);
 }
 
-Status BatchDedup::Impl::Parse(uint64_t line, batch::RecordParser* parser,
-                               batch::ParsedRecord* out) const {
+Status BatchDedup::Impl::Parse(uint64_t line, batch::RecordParser* parser, batch::ParsedRecord* out,
+                               bool in_order) const {
   batch::TextStore::Line l;
-  if (!borrowed || !borrowed(line, &l)) l = store.Get(line);
+  if (borrowed && borrowed(line, &l)) {
+  } else if (in_order) {
+    l = store.Get(line);
+  } else if (Status s = store.Read(line, parser->line_buffer(), &l); !s.ok()) {
+    return s;
+  }
   Status s = parser->Parse(l.text, l.readable, l.line_in_file, out);
   return s.ok() ? s : s.WithContext(Where(line));
 }
@@ -126,6 +136,9 @@ Status BatchDedup::Impl::Setup(const std::vector<std::string>& names) {
       return s.WithContext(options.idf_load);
     }
   }
+  // What the process holds before any buffer (code, dictionaries, the
+  // signature's tables) is part of the budget too.
+  baseline_rss = batch::CurrentRssBytes();
   NEARDUP_ASSIGN_OR_RETURN(tmp, batch::TempDir::Create(options.tmp_dir));
   monitor = std::make_unique<batch::Monitor>(options.progress, tmp.get());
   const bool stdin_input =
@@ -140,6 +153,7 @@ Status BatchDedup::Impl::Setup(const std::vector<std::string>& names) {
     stats.input_bytes += f.size;
     files.push_back(std::move(f));
   }
+  lines_estimate = batch::EstimateLines(files);
   SetUpKeyFilter();
   return Status::OK();
 }
@@ -154,7 +168,6 @@ void BatchDedup::Impl::SetUpKeyFilter() {
   if (f.width() == 0) return;
   // Lines estimated from the first MiB of the first file; the key bytes
   // may take up to half of the budget.
-  const uint64_t lines_estimate = batch::EstimateLines(files);
   if (lines_estimate * f.width() > budget / 2) return;
   key_filter = f;
   lines->EnableKeyBytes(f.width());

@@ -66,6 +66,8 @@ struct BatchDedup::Impl {
   batch::JsonlFields fields;
   int threads = 1;
   uint64_t budget = 0;
+  uint64_t baseline_rss = 0;    // resident bytes when the run started (Available() counts them)
+  uint64_t lines_estimate = 0;  // input lines, estimated from the first MiB (EstimateLines)
   // Active when min_shared_keys >= 2 and the key bytes fit (key_filter.h);
   // the pair phase then drops pairs that cannot share enough keys.
   batch::KeyFilter key_filter;
@@ -128,8 +130,12 @@ struct BatchDedup::Impl {
   uint64_t Available() const;
   // "file:line" of a global line id.
   std::string Where(uint64_t line) const;
-  // The record of a line, parsed with `parser`. Errors: as RecordParser.
-  Status Parse(uint64_t line, batch::RecordParser* parser, batch::ParsedRecord* out) const;
+  // The record of a line, read into parser->line_buffer() and parsed with
+  // `parser`. Errors: as RecordParser; IOError reading the input.
+  // `in_order`: the caller reads lines in increasing order (the mapped
+  // input is cheaper then; random reads use pread).
+  Status Parse(uint64_t line, batch::RecordParser* parser, batch::ParsedRecord* out,
+               bool in_order = false) const;
   Status ParseId(uint64_t line, batch::RecordParser* parser, std::string_view* id) const;
 };
 

@@ -14,10 +14,11 @@
 //   ChunkReader  reads the files front to back with read(2) in chunks of
 //                whole lines (a longer line grows its chunk), recording line
 //                offsets; chunks end with simdjson's padding;
-//   TextStore    random access to a line by id: the files memory-mapped,
-//                with the mapped pages dropped from the process every few
-//                hundred MB touched (madvise MADV_DONTNEED; the page cache
-//                keeps them), so resident memory stays bounded.
+//   TextStore    random access to a line by id: read with pread(2) into the
+//                caller's buffer (Read), or through the files memory-mapped
+//                (Get), with the mapped pages dropped from the process every
+//                few hundred MB touched (madvise MADV_DONTNEED; the page
+//                cache keeps them), so resident memory stays bounded.
 //
 // Memory: 9 bytes per line in the LineTable (17 with payloads), plus the
 // key-byte width when enabled.
@@ -87,6 +88,8 @@ class LineTable {
   const uint8_t* key_bytes(uint64_t line) const {
     return Seg(line)->key_bytes.get() + (line & kMask) * key_width_;
   }
+  // Frees the key bytes (after the pair phase, their only reader).
+  void ReleaseKeyBytes();
   static constexpr size_t kMaxKeyBytes = 128;
   size_t MemoryBytes() const;
   // Bytes a line costs (MemoryBytes() per line).
@@ -175,6 +178,11 @@ class TextStore {
     uint64_t line_in_file = 0;  // 1-based
   };
   Line Get(uint64_t line) const;
+  // The line read with pread(2) into *buf (text and padding): random reads
+  // through the map would map the kernel's fault-around window (or a whole
+  // large folio) each, and resident file pages grew past the budget.
+  // Errors: IOError naming the file.
+  Status Read(uint64_t line, std::string* buf, Line* out) const;
   // Which file holds a global line id.
   uint32_t FileOf(uint64_t line) const;
 
@@ -183,6 +191,7 @@ class TextStore {
   const std::vector<InputFile>* files_ = nullptr;
   const LineTable* lines_ = nullptr;
   std::vector<const char*> maps_;
+  std::vector<int> fds_;  // for Read(); -1 for empty files
   mutable std::atomic<uint64_t> touched_{0};
 };
 

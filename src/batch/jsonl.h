@@ -66,7 +66,12 @@ class RecordParser {
   Status ParseId(std::string_view line, size_t readable, uint64_t line_number,
                  std::string_view* id_json);
 
+  // A buffer for the caller to read a line into (TextStore::Read); records
+  // parsed from it stay valid until the next read into it.
+  std::string* line_buffer() { return &line_buffer_; }
+
  private:
+  std::string line_buffer_;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

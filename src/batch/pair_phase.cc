@@ -163,7 +163,8 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
     }
     if (head.size() < (hamming ? batch::kHammingWidth : batch::kStarWidth)) head.push_back(e.doc);
   }
-  merger.reset();  // frees in-memory key runs
+  merger.reset();                                        // frees in-memory key runs
+  if (key_filter.width() > 0) lines->ReleaseKeyBytes();  // read only above
   NEARDUP_RETURN_IF_ERROR(flush(pairs->spilled_runs() > 0));
   NEARDUP_RETURN_IF_ERROR(FirstError());
   return Status::OK();

@@ -70,7 +70,7 @@ Status BatchDedup::Impl::KeepPhase() {
     // Against an index the corpus keeps its member: a new record never
     // replaces a corpus record (corpus lines come first).
     if (kept[r] < corpus_lines && d >= corpus_lines) continue;
-    NEARDUP_RETURN_IF_ERROR(Parse(d, &pd, &rd));
+    NEARDUP_RETURN_IF_ERROR(Parse(d, &pd, &rd, /*in_order=*/true));
     NEARDUP_RETURN_IF_ERROR(Parse(kept[r], &pk, &rk));
     const bool better = keep == KeepPolicy::kSmallestId ? IdLess(rd.id_json, rk.id_json)
                                                         : CodePoints(rd.text) > CodePoints(rk.text);
@@ -118,7 +118,7 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
   const size_t max_matches = m.options.engine.max_matches;
   for (uint32_t d = static_cast<uint32_t>(m.corpus_lines); d < m.n; ++d) {
     if (m.lines->state(d) != batch::kRecord) continue;
-    NEARDUP_RETURN_IF_ERROR(m.Parse(d, &own, &rec));
+    NEARDUP_RETURN_IF_ERROR(m.Parse(d, &own, &rec, /*in_order=*/true));
     BatchRecord out;
     out.index = d;
     out.id = rec.id_json;

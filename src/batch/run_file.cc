@@ -88,13 +88,22 @@ SpillReader& SpillReader::operator=(SpillReader&& o) noexcept {
     pos_ = o.pos_;
     end_ = o.end_;
     eof_ = o.eof_;
+    release_ = o.release_;
+    offset_ = o.offset_;
+    punched_ = o.punched_;
   }
   return *this;
 }
 
-Status SpillReader::Open(const std::string& path, size_t buffer_bytes) {
+Status SpillReader::Open(const std::string& path, size_t buffer_bytes, bool release) {
   path_ = path;
-  fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  release_ = release;
+  offset_ = punched_ = 0;
+  fd_ = open(path.c_str(), (release ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  if (fd_ < 0 && release) {  // read-only after all: keep the space until deleted
+    release_ = false;
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  }
   if (fd_ < 0) return SysError(path, "cannot open", errno);
   posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   buf_.resize(std::max<size_t>(4096, buffer_bytes));
@@ -117,6 +126,18 @@ Status SpillReader::Fill() {
     }
     if (n == 0) eof_ = true;
     end_ += static_cast<size_t>(n);
+    offset_ += static_cast<uint64_t>(n);
+  }
+  // What is in buf_ is no longer needed on disk.
+  constexpr uint64_t kPunchEvery = 32 << 20;
+  const uint64_t upto = offset_ / 4096 * 4096;
+  if (release_ && upto - punched_ >= kPunchEvery) {
+    if (fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(punched_),
+                  static_cast<off_t>(upto - punched_)) == 0) {
+      punched_ = upto;
+    } else {
+      release_ = false;  // not supported here
+    }
   }
   return Status::OK();
 }

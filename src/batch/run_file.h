@@ -56,8 +56,12 @@ class SpillReader {
   SpillReader(SpillReader&&) noexcept;
   SpillReader& operator=(SpillReader&&) noexcept;
 
+  // With `release`, the disk of what has been read is freed as reading goes
+  // on (fallocate PUNCH_HOLE; the file is read once and then deleted), so a
+  // merge needs little more disk than its input; where the file system
+  // cannot punch holes the file keeps its space until it is deleted.
   // Errors: IOError / NotFound naming `path`.
-  Status Open(const std::string& path, size_t buffer_bytes = 1 << 20);
+  Status Open(const std::string& path, size_t buffer_bytes = 1 << 20, bool release = false);
   // Reads exactly n bytes; false at a clean end of file. Errors: IOError,
   // Corruption (the file ends inside a record).
   Result<bool> Read(void* out, size_t n);
@@ -72,6 +76,8 @@ class SpillReader {
   std::vector<char> buf_;
   size_t pos_ = 0, end_ = 0;
   bool eof_ = false;
+  bool release_ = false;
+  uint64_t offset_ = 0, punched_ = 0;  // file bytes read into buf_; freed on disk
 };
 
 // Typed helpers over SpillWriter/SpillReader.

@@ -6,8 +6,9 @@
 // yields every record of every run in the record order, through a binary
 // heap of run cursors; with more runs than `max_fanin` it first merges
 // groups of runs into longer runs (multi-pass), so open files and read
-// buffers stay bounded. A spilled run's file is deleted as soon as the merge
-// has read it, which frees disk during the merge.
+// buffers stay bounded. A spilled run's disk is freed as the merge reads it
+// (holes punched behind the reader; the file deleted at its end), so the
+// runs a merge produces take the space of the runs it consumes.
 //
 // The merged order is a function of the records alone (ties compare equal
 // and are interchangeable), so how records were split into runs (threads,
@@ -179,7 +180,7 @@ class RunMerger {
     for (size_t i = 0; i < sources_.size(); ++i) {
       Source& s = sources_[i];
       if (!s.path.empty()) {
-        NEARDUP_RETURN_IF_ERROR(s.reader.Open(s.path, buffer_));
+        NEARDUP_RETURN_IF_ERROR(s.reader.Open(s.path, buffer_, /*release=*/!s.keep));
         NEARDUP_RETURN_IF_ERROR(Refill(&s));
       }
       if (s.cur != s.end) heap_.push_back(static_cast<int>(i));

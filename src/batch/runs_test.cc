@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "batch/runs.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <random>
@@ -125,6 +127,47 @@ TEST(SpillFileTest, WriteReadAndTruncation) {
   auto tail = r.Read(&x, 8);
   EXPECT_FALSE(tail.ok());  // ends inside a record: Corruption
   EXPECT_EQ(tail.status().code(), StatusCode::kCorruption);
+}
+
+// A released file gives its disk back as it is read, and reads the same.
+TEST(SpillFileTest, ReleaseFreesDiskBehindTheReader) {
+  auto dir = TempDir::Create("");
+  ASSERT_TRUE(dir.ok());
+  const std::string path = (*dir)->File("big.run");
+  SpillWriter w;
+  ASSERT_TRUE(w.Open(path).ok());
+  std::vector<uint64_t> block(1 << 17);  // 1 MiB
+  const size_t blocks = 80;
+  for (size_t b = 0; b < blocks; ++b) {
+    for (size_t i = 0; i < block.size(); ++i) block[i] = b * block.size() + i;
+    ASSERT_TRUE(WriteRecords<uint64_t>(&w, block).ok());
+  }
+  ASSERT_TRUE(w.Close().ok());
+  auto disk = [&] {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
+  };
+  const uint64_t full = disk();
+  SpillReader r;
+  ASSERT_TRUE(r.Open(path, 1 << 20, /*release=*/true).ok());
+  uint64_t expect = 0, least = full;
+  while (true) {
+    auto got = r.NextBlock(sizeof(uint64_t));
+    ASSERT_TRUE(got.ok());
+    if (got->empty()) break;
+    const auto* v = reinterpret_cast<const uint64_t*>(got->data());
+    for (size_t i = 0; i < got->size() / 8; ++i) ASSERT_EQ(v[i], expect++);
+    least = std::min(least, disk());
+  }
+  EXPECT_EQ(expect, blocks * block.size());
+  EXPECT_EQ(FileBytes(path), blocks * block.size() * 8);  // the size stays
+  // Holes were punched, where the file system can (ext4, xfs, tmpfs can).
+  const int fd = open(path.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  const bool can_punch = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096) == 0;
+  close(fd);
+  if (!can_punch) GTEST_SKIP() << "this file system cannot punch holes";
+  EXPECT_LE(least, full - (32u << 20));
 }
 
 TEST(SpillFileTest, ErrorsNameThePath) {

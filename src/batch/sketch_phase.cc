@@ -74,6 +74,10 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
   std::vector<uint64_t> file_base(files.size() + 1, 0);
   for (size_t i = 0; i < files.size(); ++i) file_base[i + 1] = file_base[i] + files[i].size;
   std::vector<Worker> workers(threads);
+  auto spill = [&](Worker& w) {
+    batch::RadixSort(std::span<KeyEntry>(w.buf), KeyOf, batch::KeyEntryLess());
+    if (Status s = runs->AddRun(&w.buf, /*spill=*/true); !s.ok()) RecordFatal(std::move(s));
+  };
   auto process = [&](Worker& w, const Chunk& c) {
     const batch::InputFile& f = files[c.file];
     const uint64_t chunk_at = file_base[c.file] + c.file_offset;
@@ -106,6 +110,9 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
         continue;
       }
       const auto doc = static_cast<uint32_t>(line);
+      // A full buffer spills mid-chunk: growing it past its reserved
+      // capacity would copy it into one twice as large.
+      if (w.buf.size() + sink.size() + 1 > w.buf.capacity()) spill(w);
       for (size_t i = 0; i < sink.size(); ++i) w.buf.push_back({w.keys[i], doc});
       w.buf.push_back(
           {batch::MakeKey(batch::kIdSpace, XXH3_64bits(rec.id_json.data(), rec.id_json.size())),
@@ -120,10 +127,7 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
     }
     w.records += recs;
     monitor->AddRecords(recs);
-    if (w.buf.size() >= key_limit()) {
-      batch::RadixSort(std::span<KeyEntry>(w.buf), KeyOf, batch::KeyEntryLess());
-      if (Status s = runs->AddRun(&w.buf, /*spill=*/true); !s.ok()) RecordFatal(std::move(s));
-    }
+    if (w.buf.size() >= key_limit()) spill(w);
   };
 
   std::vector<std::thread> pool_threads;
@@ -164,8 +168,8 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
     stats.skipped += w.skips.size();
     for (auto& s : w.skips) skips.push_back(std::move(s));
   }
-  const bool spill = runs->spilled_runs() > 0 || left > Available() / 2;
-  for (Worker& w : workers) NEARDUP_RETURN_IF_ERROR(runs->AddRun(&w.buf, spill));
+  const bool spill_left = runs->spilled_runs() > 0 || left > Available() / 2;
+  for (Worker& w : workers) NEARDUP_RETURN_IF_ERROR(runs->AddRun(&w.buf, spill_left));
   n = lines->size();
   stats.keys = runs->records();
   stats.key_runs_spilled = runs->spilled_runs();

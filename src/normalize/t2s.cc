@@ -93,10 +93,11 @@ void T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* 
   const auto& replacements_ = stage.replacements;
   // The trie's labels are UTF-8 bytes, so the input is matched byte by byte;
   // keys are whole characters, so every match ends on a character boundary.
+  // Unchanged text is copied in runs: [copied, pos) is pending.
   out->reserve(out->size() + in.size());
-  size_t pos = 0;
+  size_t pos = 0, copied = 0;
   while (pos < in.size()) {
-    // Fast path: a BMP character that starts no key is copied as is.
+    // Fast path: a BMP character that starts no key stays in the run.
     const unsigned char lead = static_cast<unsigned char>(in[pos]);
     if (lead < 0x80 || (lead >= 0xE0 && lead < 0xF0 && pos + 2 < in.size())) {
       const uint32_t cp = lead < 0x80
@@ -105,9 +106,7 @@ void T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* 
                                     ((static_cast<unsigned char>(in[pos + 1]) & 0x3Fu) << 6) |
                                     (static_cast<unsigned char>(in[pos + 2]) & 0x3Fu);
       if (!((stage.starts[cp >> 6] >> (cp & 63)) & 1)) {
-        const size_t len = lead < 0x80 ? 1 : 3;
-        out->append(in.data() + pos, len);
-        pos += len;
+        pos += lead < 0x80 ? 1 : 3;
         continue;
       }
     }
@@ -121,16 +120,15 @@ void T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* 
       if (v >= 0) match = v, match_end = i + 1;
     }
     if (match >= 0) {
+      out->append(in.data() + copied, pos - copied);
       out->append(replacements_[match]);
-      pos = match_end;
+      pos = copied = match_end;
       continue;
     }
-    // Copy one character (its length from the lead byte; input is valid UTF-8).
-    const unsigned char c = static_cast<unsigned char>(in[pos]);
-    const size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    out->append(in.substr(pos, len));
-    pos += len;
+    // One character stays (its length from the lead byte; input is valid UTF-8).
+    pos += lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
   }
+  out->append(in.data() + copied, std::min(pos, in.size()) - copied);
 }
 
 }  // namespace neardup::normalize
