@@ -104,6 +104,7 @@ Status ParseBatch(std::string_view body, const Limits& limits,
   if (body[first] == '[') {
     NEARDUP_ASSIGN_OR_RETURN(Json j, ParseBody(body, limits));
     if (!j.is_array()) return Status::InvalidArgument("batch must be a JSON array or NDJSON");
+    if (j.empty()) return Status::InvalidArgument("empty batch");  // as for NDJSON
     if (j.size() > limits.max_batch) {
       return Status::OutOfRange("batch of " + std::to_string(j.size()) +
                                 " documents; the limit is " + std::to_string(limits.max_batch));

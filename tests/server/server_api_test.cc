@@ -192,6 +192,8 @@ TEST_F(ApiTest, BatchAcceptsArrayAndNdjsonWithOneResultPerDocumentInOrder) {
   for (int i = 0; i < 11; ++i) eleven += Doc("big-" + std::to_string(i), "t") + "\n";
   ExpectError(Call("POST", "/v1/documents:batch", eleven), 413, "out_of_range");
   ExpectError(Call("POST", "/v1/documents:batch", "  "), 400, "invalid_argument");
+  // An empty array is an empty batch too (found by the json_io fuzzer).
+  ExpectError(Call("POST", "/v1/documents:batch", " [] "), 400, "invalid_argument");
   r = Call("POST", "/v1/documents:batch", "{\"a\":1}x");  // NDJSON: a bad line is that slot's error
   ASSERT_EQ(r.first, 200);
   EXPECT_EQ(r.second["failed"], 1);
