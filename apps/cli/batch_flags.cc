@@ -138,6 +138,12 @@ void PrintBatchStats(const std::string& cmd, const BatchStats& s, std::ostream& 
       << s.key_bytes_spilled / 1048576 << " MB), candidate pairs " << s.candidate_pairs;
   if (s.pairs_filtered > 0) out << " (" << s.pairs_filtered << " dropped by the key filter)";
   out << ", similarity calls " << s.similarity_calls << ", edges " << s.edges;
+  if (s.verify_ranges > 0) {
+    std::snprintf(buf, sizeof buf, " (verified in %llu blocks, %.1f MB of text read)",
+                  static_cast<unsigned long long>(s.verify_ranges),
+                  s.verify_bytes_read / 1048576.0);
+    out << buf;
+  }
   if (s.oversized_components > 0) {
     out << ", " << s.oversized_components << " components over the cap (" << s.refused_by_cap
         << " joins refused)";

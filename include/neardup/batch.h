@@ -96,6 +96,9 @@ struct BatchStats {
   // fewer than min_shared_keys keys; a pair may be dropped in several buckets).
   uint64_t pairs_filtered = 0;
   uint64_t similarity_calls = 0, edges = 0;
+  // Verification in blocks: the ranges of pairs it was cut into (each a block
+  // of texts in memory) and the input bytes it read.
+  uint64_t verify_ranges = 0, verify_bytes_read = 0;
   uint64_t oversized_components = 0, refused_by_cap = 0;
   uint64_t memory_budget = 0;
   uint64_t peak_rss_bytes = 0, peak_disk_bytes = 0;

@@ -108,6 +108,12 @@ Status BatchDedup::Impl::Parse(uint64_t line, batch::RecordParser* parser, batch
   return s.ok() ? s : s.WithContext(Where(line));
 }
 
+Status BatchDedup::Impl::ParseLine(uint64_t line, const batch::TextStore::Line& l,
+                                   batch::RecordParser* parser, batch::ParsedRecord* out) const {
+  Status s = parser->Parse(l.text, l.readable, l.line_in_file, out);
+  return s.ok() ? s : s.WithContext(Where(line));
+}
+
 Status BatchDedup::Impl::ParseId(uint64_t line, batch::RecordParser* parser,
                                  std::string_view* id) const {
   const batch::TextStore::Line l = store.Get(line);

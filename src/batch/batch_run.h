@@ -53,6 +53,22 @@ inline uint64_t MatchKey(const Edge& e) { return (static_cast<uint64_t>(e.b) << 
 using KeyRuns = RunSet<KeyEntry, KeyEntryLess>;
 using PairRuns = RunSet<Pair, std::less<Pair>>;
 using MatchRuns = RunSet<Edge, MatchLess>;
+
+// The merged pair runs, each distinct pair once: `decided` ORed over its
+// proposals, and how many buckets proposed it.
+class DistinctPairs {
+ public:
+  explicit DistinctPairs(RunMerger<Pair, std::less<Pair>>* merger) : merger_(merger) {}
+  // False at the end. Errors: the merger's (IOError).
+  Result<bool> Next(Pair* pair, uint64_t* proposals);
+  uint64_t merged() const { return merged_; }  // pair records read so far
+
+ private:
+  RunMerger<Pair, std::less<Pair>>* merger_;
+  Pair pending_ = 0;
+  bool have_pending_ = false, done_ = false;
+  uint64_t merged_ = 0;
+};
 }  // namespace batch
 
 struct BatchDedup::Impl {
@@ -116,6 +132,13 @@ struct BatchDedup::Impl {
   // order; similarity -1 marks a pair a key space decided. Errors: on_edge's.
   Status VerifyPairs(batch::PairRuns* pairs,
                      const std::function<Status(const batch::Edge&)>& on_edge);
+  // The two ways of VerifyPairs: in blocks (verify_blocks.cc; texts read in
+  // large sequential reads), or streaming with a random read per pair
+  // (an MPI rank, whose borrowed lines are not in the TextStore).
+  Status VerifyBlocks(batch::PairRuns* pairs,
+                      const std::function<Status(const batch::Edge&)>& on_edge);
+  Status VerifyStreaming(batch::PairRuns* pairs,
+                         const std::function<Status(const batch::Edge&)>& on_edge);
   Status KeepPhase();
   Status OpenIndex();  // index.cc
   // Turns on key_filter when its bytes fit in a share of the budget.
@@ -137,6 +160,9 @@ struct BatchDedup::Impl {
   Status Parse(uint64_t line, batch::RecordParser* parser, batch::ParsedRecord* out,
                bool in_order = false) const;
   Status ParseId(uint64_t line, batch::RecordParser* parser, std::string_view* id) const;
+  // Parses a line already read (a LineBlock's); errors name the line.
+  Status ParseLine(uint64_t line, const batch::TextStore::Line& l, batch::RecordParser* parser,
+                   batch::ParsedRecord* out) const;
 };
 
 // BatchDedup::Run with a given signature instead of CreateBatchSignature's

@@ -44,8 +44,9 @@ std::vector<uint32_t> Subsets(int n, int m) {
 struct Scratch final : SignatureScratch {
   engine::Processed p;
   std::vector<uint32_t> sig, sig2;
-  // The cached normalized `a` side of Similarity().
-  uint32_t a_doc = UINT32_MAX;
+  // The cached normalized sides of Similarity() (pairs come in runs of
+  // equal a, or of equal b in blocked verification).
+  uint32_t a_doc = UINT32_MAX, b_doc = UINT32_MAX;
   std::string a_norm, b_norm;
   std::vector<uint64_t> a_shingles, b_shingles;
 };
@@ -245,11 +246,17 @@ Result<double> EngineSignature::Similarity(const DocText& a, const DocText& b,
     }
     s->a_doc = a.doc;
   }
-  NEARDUP_RETURN_IF_ERROR(m.Normalize(b, &s->b_norm));
+  if (s->b_doc != b.doc) {
+    s->b_doc = UINT32_MAX;
+    NEARDUP_RETURN_IF_ERROR(m.Normalize(b, &s->b_norm));
+    if (m.verifier && m.verifier->uses_shingles()) {
+      m.verifier->shingler().Shingle(s->b_norm, &s->b_shingles);
+    }
+    s->b_doc = b.doc;
+  }
   if (m.verifier) {
     verify::Side sa{s->a_norm}, sb{s->b_norm};
     if (m.verifier->uses_shingles()) {
-      m.verifier->shingler().Shingle(s->b_norm, &s->b_shingles);
       sa.shingles = std::span<const uint64_t>(s->a_shingles);
       sb.shingles = std::span<const uint64_t>(s->b_shingles);
     }

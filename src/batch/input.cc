@@ -233,26 +233,38 @@ TextStore::~TextStore() {
   }
 }
 
-Status TextStore::Read(uint64_t line, std::string* buf, Line* out) const {
-  out->file = FileOf(line);
-  const InputFile& f = (*files_)[out->file];
-  const uint64_t begin = lines_->offset(line);
-  const uint64_t end = line + 1 < f.first_line + f.lines ? lines_->offset(line + 1) : f.size;
-  const size_t len = end - begin;
-  buf->resize(len + ChunkReader::kPadding);
+TextStore::Extent TextStore::ExtentOf(uint64_t line) const {
+  Extent e;
+  e.file = FileOf(line);
+  const InputFile& f = (*files_)[e.file];
+  e.begin = lines_->offset(line);
+  e.end = line + 1 < f.first_line + f.lines ? lines_->offset(line + 1) : f.size;
+  return e;
+}
+
+Status TextStore::ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const {
+  const InputFile& f = (*files_)[file];
   size_t got = 0;
   while (got < len) {
-    const ssize_t n =
-        pread(fds_[out->file], buf->data() + got, len - got, static_cast<off_t>(begin + got));
+    const ssize_t n = pread(fds_[file], dst + got, len - got, static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return SysError(f.name, "cannot read", errno);
     if (n == 0) return Status::IOError(f.name + ": file shrank while running");
     got += static_cast<size_t>(n);
   }
+  return Status::OK();
+}
+
+Status TextStore::Read(uint64_t line, std::string* buf, Line* out) const {
+  const Extent e = ExtentOf(line);
+  out->file = e.file;
+  const size_t len = e.end - e.begin;
+  buf->resize(len + ChunkReader::kPadding);
+  if (len > 0) NEARDUP_RETURN_IF_ERROR(ReadBytes(e.file, e.begin, len, buf->data()));
   const size_t text_len = len > 0 && (*buf)[len - 1] == '\n' ? len - 1 : len;
   out->text = std::string_view(buf->data(), text_len);
   out->readable = buf->size();
-  out->line_in_file = line - f.first_line + 1;
+  out->line_in_file = LineInFile(line, e.file);
   return Status::OK();
 }
 

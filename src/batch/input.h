@@ -186,6 +186,21 @@ class TextStore {
   // Which file holds a global line id.
   uint32_t FileOf(uint64_t line) const;
 
+  // Where a line's bytes are: [begin, end) of file `file`, its '\n'
+  // included. O(files).
+  struct Extent {
+    uint32_t file = 0;
+    uint64_t begin = 0, end = 0;
+  };
+  Extent ExtentOf(uint64_t line) const;
+  // The 1-based line number of a global line id within its file.
+  uint64_t LineInFile(uint64_t line, uint32_t file) const {
+    return line - (*files_)[file].first_line + 1;
+  }
+  // `len` bytes at `offset` of file `file` into dst, with pread(2).
+  // Errors: IOError naming the file (also when it shrank).
+  Status ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const;
+
  private:
   void Touch(size_t bytes) const;
   const std::vector<InputFile>* files_ = nullptr;

@@ -6,8 +6,11 @@
 // BatchSignature::Similarity. Batches are committed in order, so the edges
 // reach the ClusterBuilder (and the --with-matches runs) in (a, b) order
 // whatever the thread count. Pairs that touch a skipped record are dropped.
-// VerifyPairs hands the edges to a callback (the MPI runner's edge list);
-// VerifyPhase feeds them to the ClusterBuilder.
+// This streaming way reads both texts of every pair at random (pread); it
+// serves MPI ranks, whose borrowed lines are not in the TextStore. A single
+// process verifies in blocks (verify_blocks.cc). VerifyPairs hands the edges
+// to a callback (the MPI runner's edge list); VerifyPhase feeds them to the
+// ClusterBuilder.
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -62,8 +65,48 @@ Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
   return Status::OK();
 }
 
+Result<bool> batch::DistinctPairs::Next(Pair* pair, uint64_t* proposals) {
+  if (done_) return false;
+  if (!have_pending_) {
+    NEARDUP_ASSIGN_OR_RETURN(bool got, merger_->Next(&pending_));
+    if (!got) {
+      done_ = true;
+      return false;
+    }
+    ++merged_;
+    have_pending_ = true;
+  }
+  Pair cur = pending_;
+  uint64_t n = 1;
+  while (true) {
+    Pair p;
+    NEARDUP_ASSIGN_OR_RETURN(bool got, merger_->Next(&p));
+    if (!got) {
+      have_pending_ = false;
+      done_ = true;
+      break;
+    }
+    ++merged_;
+    if ((p >> 1) != (cur >> 1)) {
+      pending_ = p;
+      break;
+    }
+    cur |= p & 1;  // the same pair again
+    ++n;
+  }
+  *pair = cur;
+  *proposals = n;
+  return true;
+}
+
 Status BatchDedup::Impl::VerifyPairs(batch::PairRuns* pairs,
                                      const std::function<Status(const batch::Edge&)>& on_edge) {
+  if (borrowed) return VerifyStreaming(pairs, on_edge);
+  return VerifyBlocks(pairs, on_edge);
+}
+
+Status BatchDedup::Impl::VerifyStreaming(batch::PairRuns* pairs,
+                                         const std::function<Status(const batch::Edge&)>& on_edge) {
   monitor->Phase(BatchPhase::kVerify, pairs->records());
   const uint64_t read_budget = std::clamp<uint64_t>(Available() / 8, 1 << 20, 256 << 20);
   NEARDUP_ASSIGN_OR_RETURN(auto merger, pairs->Merge(read_budget));
@@ -129,35 +172,26 @@ Status BatchDedup::Impl::VerifyPairs(batch::PairRuns* pairs,
 
   // Produce batches, keep at most 2 per thread in flight, commit in order.
   const size_t max_in_flight = 2 * static_cast<size_t>(threads);
-  uint64_t next_seq = 0, next_commit = 0, merged = 0;
+  uint64_t next_seq = 0, next_commit = 0;
   Status status;
-  batch::Pair p, prev = 0;
-  bool have_prev = false, more = true;
+  bool more = true;
   auto batch_buf = std::make_unique<PairBatch>();
-  // The pending distinct pair and how many buckets proposed it.
-  uint64_t proposals = 0;
+  batch::DistinctPairs distinct(merger.get());
   const uint64_t min_proposals = std::max<uint64_t>(1, options.min_shared_keys);
   while (status.ok() && (more || next_commit < next_seq)) {
     while (more && next_seq - next_commit < max_in_flight) {
-      auto r = merger->Next(&p);
+      batch::Pair p;
+      uint64_t proposals = 0;
+      auto r = distinct.Next(&p, &proposals);
       if (!r.ok()) {
         status = r.status();
         more = false;
         break;
       }
       more = *r;
-      merged += more;
-      if (more && have_prev && (p >> 1) == (prev >> 1)) {  // the same pair again
-        prev |= p & 1;
-        ++proposals;
-        continue;
-      }
-      if (have_prev) {
+      if (more) {
         ++stats.candidate_pairs;
-        if (proposals >= min_proposals) {
-          batch_buf->pairs.push_back(prev);
-        }
-        have_prev = false;
+        if (proposals >= min_proposals) batch_buf->pairs.push_back(p);
       }
       if ((!more || batch_buf->pairs.size() >= kBatchPairs) && !batch_buf->pairs.empty()) {
         std::lock_guard<std::mutex> lock(mu);
@@ -165,10 +199,6 @@ Status BatchDedup::Impl::VerifyPairs(batch::PairRuns* pairs,
         batch_buf = std::make_unique<PairBatch>();
         cv.notify_all();
       }
-      if (!more) break;
-      have_prev = true;
-      prev = p;
-      proposals = 1;
     }
     std::unique_ptr<PairBatch> ready;
     {
@@ -182,7 +212,7 @@ Status BatchDedup::Impl::VerifyPairs(batch::PairRuns* pairs,
         done.erase(it);
       }
     }
-    monitor->Done(merged);
+    monitor->Done(distinct.merged());
     monitor->Tick();
     if (ready) {
       ++next_commit;

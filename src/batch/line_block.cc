@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "batch/line_block.h"
+
+#include <cstring>
+
+#include "base/status_macros.h"
+
+namespace neardup::batch {
+
+void LineBlock::Clear() {
+  lines_.clear();
+  pos_.clear();
+  spans_.clear();
+  bytes_ = 0;
+}
+
+size_t LineBlock::Add(const TextStore& store, uint64_t line) {
+  NEARDUP_CHECK(lines_.empty() || line > lines_.back());
+  NEARDUP_CHECK(line < kMaxDocs);
+  const TextStore::Extent e = store.ExtentOf(line);
+  if (!spans_.empty() && spans_.back().file == e.file && e.begin >= spans_.back().end &&
+      e.begin - spans_.back().end <= max_gap_) {
+    Span& s = spans_.back();
+    bytes_ += e.end - s.end;
+    s.end = e.end;
+  } else {
+    spans_.push_back({e.file, e.begin, e.end, bytes_});
+    bytes_ += e.end - e.begin;
+  }
+  const Span& s = spans_.back();
+  lines_.push_back(static_cast<uint32_t>(line));
+  pos_.push_back(s.pos + (e.begin - s.begin));
+  return lines_.size() - 1;
+}
+
+Status LineBlock::Load(const TextStore& store) {
+  if (!buf_ || bytes_ > capacity_) {
+    buf_.reset();
+    buf_ = std::make_unique_for_overwrite<char[]>(bytes_ + ChunkReader::kPadding);
+    capacity_ = bytes_;
+  }
+  for (const Span& s : spans_) {
+    NEARDUP_RETURN_IF_ERROR(store.ReadBytes(s.file, s.begin, s.end - s.begin, buf_.get() + s.pos));
+  }
+  std::memset(buf_.get() + bytes_, 0, ChunkReader::kPadding);
+  return Status::OK();
+}
+
+TextStore::Line LineBlock::Get(const TextStore& store, size_t i) const {
+  const TextStore::Extent e = store.ExtentOf(lines_[i]);
+  const char* p = buf_.get() + pos_[i];
+  size_t len = e.end - e.begin;
+  if (len > 0 && p[len - 1] == '\n') --len;
+  TextStore::Line out;
+  out.text = std::string_view(p, len);
+  out.readable = bytes_ + ChunkReader::kPadding - pos_[i];
+  out.file = e.file;
+  out.line_in_file = store.LineInFile(lines_[i], e.file);
+  return out;
+}
+
+void LineBlock::Release() {
+  Clear();
+  lines_.shrink_to_fit();
+  pos_.shrink_to_fit();
+  spans_.shrink_to_fit();
+  buf_.reset();
+  capacity_ = 0;
+}
+
+}  // namespace neardup::batch
