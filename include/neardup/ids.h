@@ -10,12 +10,20 @@
 #ifndef NEARDUP_IDS_H_
 #define NEARDUP_IDS_H_
 
+#include <cstdint>
 #include <string_view>
 
 namespace neardup {
 
 bool IsIntegerId(std::string_view id);
 bool IdLess(std::string_view a, std::string_view b);
+
+// A 64-bit key of an id in that order, for comparing without the text:
+// IdOrderKey(a) < IdOrderKey(b) implies IdLess(a, b); equal keys decide
+// nothing (compare the ids). Integers of up to 18 digits map to distinct
+// keys around 2^62 by value, longer ones to the ends of that range; other
+// ids above 2^63 by their first 7 bytes.
+uint64_t IdOrderKey(std::string_view id);
 
 }  // namespace neardup
 

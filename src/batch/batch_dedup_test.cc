@@ -122,13 +122,40 @@ TEST_F(BatchDedupTest, SameResultForAnyThreadsAndMemory) {
   }
 }
 
+// The corpus with string ids, a third sharing a long prefix (their order
+// keys tie, so the keep phase compares the ids themselves).
+std::string WithStringIds(const std::string& corpus) {
+  std::string out;
+  std::istringstream in(corpus);
+  int i = 0;
+  for (std::string line; std::getline(in, line); ++i) {
+    const size_t colon = line.find(':'), comma = line.find(',');
+    const std::string n = line.substr(colon + 1, comma - colon - 1);
+    const std::string id = i % 3 == 0 ? "question-" + n : i % 3 == 1 ? n : "q" + n;
+    out += "{\"id\":\"" + id + "\"" + line.substr(comma) + "\n";
+  }
+  return out;
+}
+
 TEST_F(BatchDedupTest, KeepPolicies) {
   BatchOptions o;
   o.engine = *EngineOptions::FromProfile("qbank");
-  for (KeepPolicy keep : {KeepPolicy::kFirst, KeepPolicy::kSmallestId, KeepPolicy::kLongest}) {
+  const std::string string_ids = dir_->File("string-ids.jsonl");
+  std::ofstream(string_ids) << WithStringIds(Corpus(700, 11));
+  for (int variant = 0; variant < 4; ++variant) {
+    const KeepPolicy keep = variant == 0   ? KeepPolicy::kFirst
+                            : variant == 2 ? KeepPolicy::kLongest
+                                           : KeepPolicy::kSmallestId;
     o.engine.keep = keep;
+    o.memory_bytes = 0;
+    if (variant == 3) path_ = string_ids;
     auto run = Run(o);
     ASSERT_TRUE(run);
+    // A budget too small for the keep phase's keys: the same result.
+    o.memory_bytes = 1 << 20;
+    auto small = Run(o);
+    ASSERT_TRUE(small);
+    EXPECT_EQ(Rows(small.get()), Rows(run.get())) << variant;
     auto labels = run->RecordLabels();
     ASSERT_TRUE(labels.ok());
     const auto rows = Rows(run.get());

@@ -157,8 +157,9 @@ struct BatchDedup::Impl {
   // `parser`. Errors: as RecordParser; IOError reading the input.
   // `in_order`: the caller reads lines in increasing order (the mapped
   // input is cheaper then; random reads use pread).
+  // `raw`, when given, receives the line read.
   Status Parse(uint64_t line, batch::RecordParser* parser, batch::ParsedRecord* out,
-               bool in_order = false) const;
+               bool in_order = false, batch::TextStore::Line* raw = nullptr) const;
   Status ParseId(uint64_t line, batch::RecordParser* parser, std::string_view* id) const;
   // Parses a line already read (a LineBlock's); errors name the line.
   Status ParseLine(uint64_t line, const batch::TextStore::Line& l, batch::RecordParser* parser,

@@ -48,6 +48,8 @@ struct Scratch final : SignatureScratch {
   // equal a, or of equal b in blocked verification).
   uint32_t a_doc = UINT32_MAX, b_doc = UINT32_MAX;
   std::string a_norm, b_norm;
+  // The shingles of a side's text, cached the same way.
+  uint32_t a_shingles_doc = UINT32_MAX, b_shingles_doc = UINT32_MAX;
   std::vector<uint64_t> a_shingles, b_shingles;
 };
 
@@ -79,6 +81,9 @@ struct EngineSignature::Impl {
   Status Normalize(const DocText& d, std::string* out) const {
     return pipeline->Normalize(d.text, out);
   }
+  // The similarity of two normalized texts (shingles cached on the docs).
+  double Compare(uint32_t a_doc, std::string_view a_norm, uint32_t b_doc, std::string_view b_norm,
+                 Scratch* s) const;
 };
 
 Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOptions& o,
@@ -237,40 +242,55 @@ Status EngineSignature::Keys(std::string_view text, SignatureScratch* scratch, K
 Result<double> EngineSignature::Similarity(const DocText& a, const DocText& b,
                                            SignatureScratch* scratch) const {
   auto* s = static_cast<Scratch*>(scratch);
-  const Impl& m = *impl_;
   if (s->a_doc != a.doc) {
     s->a_doc = UINT32_MAX;
-    NEARDUP_RETURN_IF_ERROR(m.Normalize(a, &s->a_norm));
-    if (m.verifier && m.verifier->uses_shingles()) {
-      m.verifier->shingler().Shingle(s->a_norm, &s->a_shingles);
-    }
+    NEARDUP_RETURN_IF_ERROR(impl_->Normalize(a, &s->a_norm));
     s->a_doc = a.doc;
   }
   if (s->b_doc != b.doc) {
     s->b_doc = UINT32_MAX;
-    NEARDUP_RETURN_IF_ERROR(m.Normalize(b, &s->b_norm));
-    if (m.verifier && m.verifier->uses_shingles()) {
-      m.verifier->shingler().Shingle(s->b_norm, &s->b_shingles);
-    }
+    NEARDUP_RETURN_IF_ERROR(impl_->Normalize(b, &s->b_norm));
     s->b_doc = b.doc;
   }
-  if (m.verifier) {
-    verify::Side sa{s->a_norm}, sb{s->b_norm};
-    if (m.verifier->uses_shingles()) {
+  return impl_->Compare(a.doc, s->a_norm, b.doc, s->b_norm, s);
+}
+
+Status EngineSignature::Prepare(std::string_view text, SignatureScratch*, std::string* out) const {
+  return impl_->pipeline->Normalize(text, out);
+}
+
+Result<double> EngineSignature::SimilarityPrepared(const DocText& a, const DocText& b,
+                                                   SignatureScratch* scratch) const {
+  return impl_->Compare(a.doc, a.text, b.doc, b.text, static_cast<Scratch*>(scratch));
+}
+
+double EngineSignature::Impl::Compare(uint32_t a_doc, std::string_view a_norm, uint32_t b_doc,
+                                      std::string_view b_norm, Scratch* s) const {
+  if (verifier) {
+    verify::Side sa{a_norm}, sb{b_norm};
+    if (verifier->uses_shingles()) {
+      if (s->a_shingles_doc != a_doc) {
+        verifier->shingler().Shingle(a_norm, &s->a_shingles);
+        s->a_shingles_doc = a_doc;
+      }
+      if (s->b_shingles_doc != b_doc) {
+        verifier->shingler().Shingle(b_norm, &s->b_shingles);
+        s->b_shingles_doc = b_doc;
+      }
       sa.shingles = std::span<const uint64_t>(s->a_shingles);
       sb.shingles = std::span<const uint64_t>(s->b_shingles);
     }
-    const verify::Verdict v = m.verifier->Verify(sa, sb);
+    const verify::Verdict v = verifier->Verify(sa, sb);
     // A rule can fail a pair whose similarity reaches the threshold (qbank:
     // the non-Han parts differ); keep "near-duplicate iff >= threshold".
-    if (!v.passed && v.similarity >= m.verifier->threshold()) {
-      return std::nextafter(m.verifier->threshold(), -1.0);
+    if (!v.passed && v.similarity >= verifier->threshold()) {
+      return std::nextafter(verifier->threshold(), -1.0);
     }
     return v.similarity;
   }
   // No verifier: only spotsig pairs get here; the Jaccard of the signature sets.
-  if (!m.spotsig) return 1.0;
-  const std::vector<uint64_t> x = m.spotsig->Extract(s->a_norm), y = m.spotsig->Extract(s->b_norm);
+  if (!spotsig) return 1.0;
+  const std::vector<uint64_t> x = spotsig->Extract(a_norm), y = spotsig->Extract(b_norm);
   return SortedSetJaccard(std::span<const uint64_t>(x), std::span<const uint64_t>(y));
 }
 

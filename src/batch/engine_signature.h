@@ -48,6 +48,10 @@ class EngineSignature : public BatchSignature {
   Status Keys(std::string_view text, SignatureScratch* scratch, KeySink* out) const override;
   Result<double> Similarity(const DocText& a, const DocText& b,
                             SignatureScratch* scratch) const override;
+  // The prepared form is the normalized text.
+  Status Prepare(std::string_view text, SignatureScratch* scratch, std::string* out) const override;
+  Result<double> SimilarityPrepared(const DocText& a, const DocText& b,
+                                    SignatureScratch* scratch) const override;
   double threshold() const override;
   std::string identity() const override;
   Result<PairEvidence> Explain(const DocText& a, const DocText& b,

@@ -177,7 +177,10 @@ class TextStore {
     uint32_t file = 0;
     uint64_t line_in_file = 0;  // 1-based
   };
-  Line Get(uint64_t line) const;
+  // Through the map. `in_order`: the caller reads lines in increasing order
+  // (the bytes read are counted toward dropping mapped pages; a random read
+  // counts the kernel's whole fault-around window).
+  Line Get(uint64_t line, bool in_order = false) const;
   // The line read with pread(2) into *buf (text and padding): random reads
   // through the map would map the kernel's fault-around window (or a whole
   // large folio) each, and resident file pages grew past the budget.

@@ -5,8 +5,8 @@
 // in increasing id order; consecutive lines of one file whose bytes lie at
 // most `max_gap` apart share one span (the gap is read and ignored), so a
 // dense run of lines costs one sequential read and a sparse one a read per
-// line. Verification (verify_blocks.cc) keeps the `a` sides of a range of
-// pairs in one block and reads the `b` sides of each batch into another.
+// line. Verification (verify_blocks.cc) reads the `a` texts of a range of
+// pairs a chunk at a time, and the `b` texts of each batch, this way.
 //
 // Memory: the bytes of the spans (bytes()) plus kPadding, and 12 bytes per
 // line. Thread safety: one thread per block; Get() is const and may be

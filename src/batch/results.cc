@@ -59,11 +59,25 @@ Status BatchDedup::Impl::KeepPhase() {
   batch::RecordParser pd(fields), pk(fields);
   batch::ParsedRecord rd, rk;
   const KeepPolicy keep = options.engine.keep;
+  // Each cluster's kept member's key (KeepKey), when it fits the budget:
+  // members are then compared without re-reading the kept one (a random
+  // read each, from disk when the input exceeds the page cache).
+  std::vector<uint64_t> best;
+  if (keep != KeepPolicy::kFirst && Available() / 2 >= n * sizeof(uint64_t)) best.resize(n);
+  const bool keyed = !best.empty();
+  auto key_of = [&](const batch::ParsedRecord& r) {
+    return keep == KeepPolicy::kSmallestId ? IdOrderKey(r.id_json) : CodePoints(r.text);
+  };
   for (uint32_t d = 0; d < n; ++d) {
     if (lines->state(d) != batch::kRecord) continue;
     const uint32_t r = root[d];
     if (first[r] == UINT32_MAX) {
       first[r] = kept[r] = d;
+      // (Clusters with corpus records take the path without keys.)
+      if (keyed && size[r] > 1 && d >= corpus_lines) {
+        NEARDUP_RETURN_IF_ERROR(Parse(d, &pd, &rd, /*in_order=*/true));
+        best[r] = key_of(rd);
+      }
       continue;
     }
     if (keep == KeepPolicy::kFirst) continue;
@@ -71,10 +85,19 @@ Status BatchDedup::Impl::KeepPhase() {
     // replaces a corpus record (corpus lines come first).
     if (kept[r] < corpus_lines && d >= corpus_lines) continue;
     NEARDUP_RETURN_IF_ERROR(Parse(d, &pd, &rd, /*in_order=*/true));
-    NEARDUP_RETURN_IF_ERROR(Parse(kept[r], &pk, &rk));
-    const bool better = keep == KeepPolicy::kSmallestId ? IdLess(rd.id_json, rk.id_json)
-                                                        : CodePoints(rd.text) > CodePoints(rk.text);
-    if (better) kept[r] = d;
+    bool better = false;
+    const uint64_t key = keyed ? key_of(rd) : 0;
+    if (keyed && first[r] >= corpus_lines && (key != best[r] || keep == KeepPolicy::kLongest)) {
+      better = keep == KeepPolicy::kSmallestId ? key < best[r] : key > best[r];
+    } else {
+      NEARDUP_RETURN_IF_ERROR(Parse(kept[r], &pk, &rk));
+      better = keep == KeepPolicy::kSmallestId ? IdLess(rd.id_json, rk.id_json)
+                                               : CodePoints(rd.text) > CodePoints(rk.text);
+    }
+    if (better) {
+      kept[r] = d;
+      if (keyed) best[r] = key;
+    }
   }
   // Counts over the reported records (the new ones, against an index).
   uint64_t clusters = 0, multi = 0, duplicates = 0;
@@ -118,7 +141,8 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
   const size_t max_matches = m.options.engine.max_matches;
   for (uint32_t d = static_cast<uint32_t>(m.corpus_lines); d < m.n; ++d) {
     if (m.lines->state(d) != batch::kRecord) continue;
-    NEARDUP_RETURN_IF_ERROR(m.Parse(d, &own, &rec, /*in_order=*/true));
+    batch::TextStore::Line raw;
+    NEARDUP_RETURN_IF_ERROR(m.Parse(d, &own, &rec, /*in_order=*/true, &raw));
     BatchRecord out;
     out.index = d;
     out.id = rec.id_json;
@@ -132,7 +156,7 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
       out.is_kept = m.kept[r] == d;
       out.duplicates_corpus = m.first[r] < m.corpus_lines;
     }
-    out.line = m.store.Get(d).text;
+    out.line = raw.text;
     if (m.fields.replace_invalid_utf8 && !ValidateUtf8(out.line).ok()) {
       repaired = ReplaceInvalidUtf8(out.line);
       out.line = repaired;

@@ -117,6 +117,21 @@ class BatchSignature {
   // Pairs with Similarity() >= threshold() are near-duplicates.
   virtual double threshold() const = 0;
 
+  // Verifying one text against many: Prepare() turns a text into the form
+  // Similarity() starts from (the engine's: the normalized text), once, and
+  // SimilarityPrepared() compares two prepared forms (DocText::text holds
+  // them). SimilarityPrepared(Prepare(x), Prepare(y)) must equal
+  // Similarity(x, y) exactly. By default the form is the text itself.
+  // Errors: as Keys().
+  virtual Status Prepare(std::string_view text, SignatureScratch* scratch, std::string* out) const {
+    out->assign(text);
+    return Status::OK();
+  }
+  virtual Result<double> SimilarityPrepared(const DocText& a, const DocText& b,
+                                            SignatureScratch* scratch) const {
+    return Similarity(a, b, scratch);
+  }
+
   // Every option that changes keys or similarities, as one line; stored in
   // on-disk indexes, which refuse to mix signatures.
   virtual std::string identity() const = 0;

@@ -7,12 +7,15 @@
 // The distinct pairs arrive in (a, b) order. They are cut into ranges: a
 // range takes pairs while its distinct `a` documents' texts fit in a block
 // (a share of the budget) and its pairs fit too. For each range:
-//   1. the a texts are read into memory (LineBlock: coalesced preads, one
-//      sequential read when the a's are dense);
+//   1. the a texts are read (LineBlock: coalesced preads, sequential when
+//      the a's are dense) a chunk at a time on the workers, and kept in
+//      memory in their prepared form (BatchSignature::Prepare: the engine's
+//      normalized text), so an a verified against many b's is parsed and
+//      normalized once;
 //   2. its pairs are sorted by (b, a) and cut into batches; a worker reads
 //      the b texts of its batch with a few coalesced preads (b increasing,
-//      so consecutive b's share reads) and calls Similarity() per pair,
-//      b first cached (each b repeats for its run of a's);
+//      so consecutive b's share reads), prepares each b once for its run of
+//      a's and calls SimilarityPrepared() per pair;
 //   3. the range's edges are sorted back into (a, b) order and handed on.
 // So edges reach on_edge in (a, b) order, as in the streaming way, whatever
 // the budget or thread count. This is a block nested-loop join of pairs with
@@ -32,13 +35,15 @@ namespace neardup {
 namespace {
 
 constexpr size_t kBatchPairs = 4096;
+constexpr size_t kPrepareChunk = 1024;     // a texts prepared per task
 constexpr uint64_t kBlockGap = 64 << 10;   // a side: gaps up to this are read through
 constexpr uint64_t kBatchGap = 16 << 10;   // b side
 constexpr uint64_t kBatchBytes = 4 << 20;  // b side: at most this read at once by a worker
-// Per pair held in a range: the entry, an edge, an a line of the block.
-constexpr uint64_t kBytesPerRangePair = 8 + 12 + 12;
+// Per pair held in a range: the entry, an edge, an a line and its prepared
+// form's end offset.
+constexpr uint64_t kBytesPerRangePair = 8 + 12 + 4 + 8;
 
-// A pair of a range: its b document and the index of its a in the a block;
+// A pair of a range: its b document and the index of its a in the range;
 // (b, ai) order is (b, a) order.
 struct RangePair {
   uint32_t b;
@@ -52,16 +57,36 @@ struct RangeLess {
 };
 
 struct Worker {
-  explicit Worker(const batch::JsonlFields& fields) : pa(fields), pb(fields) {}
+  explicit Worker(const batch::JsonlFields& fields) : parser(fields) {}
   std::unique_ptr<batch::SignatureScratch> scratch;
-  batch::RecordParser pa, pb;
-  batch::LineBlock bblock{kBatchGap};
+  batch::RecordParser parser;
+  batch::LineBlock block{kBatchGap};
+  std::string prepared;  // of the current b
 };
 
-struct BatchResult {
+struct TaskResult {
   std::vector<batch::Edge> edges;
   uint64_t calls = 0, bytes_read = 0;
   Status status;
+};
+
+// The a side of a range: distinct a's in order, prepared forms by chunk.
+struct ASide {
+  std::vector<uint32_t> lines;
+  uint64_t text_bytes = 0;          // raw bytes of their lines (the block's estimate)
+  std::vector<std::string> chunks;  // prepared forms of lines [c*kPrepareChunk, ...)
+  std::vector<uint64_t> ends;       // per line: its form's end in its chunk
+  std::string_view Prepared(size_t i) const {
+    const std::string& c = chunks[i / kPrepareChunk];
+    const uint64_t begin = i % kPrepareChunk == 0 ? 0 : ends[i - 1];
+    return std::string_view(c.data() + begin, ends[i] - begin);
+  }
+  void Clear() {
+    lines.clear();
+    chunks.clear();
+    ends.clear();
+    text_bytes = 0;
+  }
 };
 
 }  // namespace
@@ -88,39 +113,84 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
     workers.push_back(std::make_unique<Worker>(fields));
     workers.back()->scratch = sig->NewScratch();
   }
-  batch::LineBlock ablock(kBlockGap);
+  ASide aside;
   std::vector<RangePair> range;
   std::vector<batch::Edge> edges;  // of the range
-  std::vector<BatchResult> results;
+  std::vector<TaskResult> results;
 
-  // The pairs entries[begin, end) of one batch (sorted by b), on worker w.
-  auto verify_batch = [&](Worker* w, std::span<const RangePair> entries, BatchResult* out) {
-    batch::ParsedRecord ra, rb;
+  // Runs task(worker, i, result) for i in [0, tasks) on every worker; the
+  // calling thread is worker 0 and reports progress from `from` to `to`.
+  auto run_tasks = [&](size_t tasks, uint64_t from, uint64_t to,
+                       const std::function<Status(Worker*, size_t, TaskResult*)>& task) {
+    results.assign(tasks, TaskResult());
+    std::atomic<size_t> next{0};
+    auto loop = [&](Worker* w, bool report) {
+      for (size_t i; (i = next.fetch_add(1)) < tasks;) {
+        results[i].status = task(w, i, &results[i]);
+        if (report) {
+          monitor->Done(from + (to - from) * std::min(i + 1, tasks) / tasks);
+          monitor->Tick();
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads && static_cast<size_t>(t) < tasks; ++t) {
+      pool.emplace_back(loop, workers[t].get(), false);
+    }
+    loop(workers[0].get(), true);
+    for (auto& t : pool) t.join();
+  };
+
+  // Reads and prepares the a texts of chunk c.
+  auto prepare_chunk = [&](Worker* w, size_t c, TaskResult* out) -> Status {
+    const size_t begin = c * kPrepareChunk;
+    const size_t end = std::min(aside.lines.size(), begin + kPrepareChunk);
+    w->block.Clear();
+    for (size_t i = begin; i < end; ++i) w->block.Add(store, aside.lines[i]);
+    NEARDUP_RETURN_IF_ERROR(w->block.Load(store));
+    out->bytes_read += w->block.bytes();
+    std::string& arena = aside.chunks[c];
+    batch::ParsedRecord rec;
+    for (size_t i = begin; i < end; ++i) {
+      NEARDUP_RETURN_IF_ERROR(
+          ParseLine(aside.lines[i], w->block.Get(store, i - begin), &w->parser, &rec));
+      NEARDUP_RETURN_IF_ERROR(sig->Prepare(rec.text, w->scratch.get(), &w->prepared));
+      arena += w->prepared;
+      aside.ends[i] = arena.size();
+    }
+    return Status::OK();
+  };
+
+  // Verifies the pairs entries (sorted by b) of one batch.
+  auto verify_batch = [&](Worker* w, std::span<const RangePair> entries,
+                          TaskResult* out) -> Status {
+    batch::ParsedRecord rb;
     for (size_t i = 0; i < entries.size();) {
       // Read the b sides of entries [i, j), about batch_bytes.
-      w->bblock.Clear();
+      w->block.Clear();
       size_t j = i;
       for (uint32_t last = UINT32_MAX; j < entries.size(); ++j) {
         if (entries[j].b == last) continue;
-        if (j > i && w->bblock.bytes() >= batch_bytes) break;
-        w->bblock.Add(store, entries[j].b);
+        if (j > i && w->block.bytes() >= batch_bytes) break;
+        w->block.Add(store, entries[j].b);
         last = entries[j].b;
       }
-      NEARDUP_RETURN_IF_ERROR(w->bblock.Load(store));
-      out->bytes_read += w->bblock.bytes();
+      NEARDUP_RETURN_IF_ERROR(w->block.Load(store));
+      out->bytes_read += w->block.bytes();
       size_t bi = 0;
       for (size_t k = i; k < j; ++k) {
         const uint32_t b = entries[k].b;
         if (k == i || b != entries[k - 1].b) {
           if (k > i) ++bi;
-          NEARDUP_RETURN_IF_ERROR(ParseLine(b, w->bblock.Get(store, bi), &w->pb, &rb));
+          NEARDUP_RETURN_IF_ERROR(ParseLine(b, w->block.Get(store, bi), &w->parser, &rb));
+          NEARDUP_RETURN_IF_ERROR(sig->Prepare(rb.text, w->scratch.get(), &w->prepared));
         }
-        const uint32_t a = static_cast<uint32_t>(ablock.line(entries[k].ai));
-        NEARDUP_RETURN_IF_ERROR(ParseLine(a, ablock.Get(store, entries[k].ai), &w->pa, &ra));
+        const uint32_t ai = entries[k].ai, a = aside.lines[ai];
         ++out->calls;
         NEARDUP_ASSIGN_OR_RETURN(
-            double sim, sig->Similarity({a, ra.text, lines->payload(a)},
-                                        {b, rb.text, lines->payload(b)}, w->scratch.get()));
+            double sim,
+            sig->SimilarityPrepared({a, aside.Prepared(ai), lines->payload(a)},
+                                    {b, w->prepared, lines->payload(b)}, w->scratch.get()));
         if (sim >= threshold) out->edges.push_back({a, b, static_cast<float>(sim)});
       }
       i = j;
@@ -128,43 +198,38 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
     return Status::OK();
   };
 
+  // Collects the results of run_tasks: the first error, counts, edges.
+  auto collect = [&]() -> Status {
+    for (TaskResult& r : results) {
+      NEARDUP_RETURN_IF_ERROR(r.status);
+      stats.similarity_calls += r.calls;
+      stats.verify_bytes_read += r.bytes_read;
+      edges.insert(edges.end(), r.edges.begin(), r.edges.end());
+    }
+    results.clear();
+    return Status::OK();
+  };
+
   // Verifies the range (merged pair records [m0, m1)) and hands its edges on.
   uint64_t m0 = 0;
   auto run_range = [&](uint64_t m1) -> Status {
     if (!range.empty()) {
-      NEARDUP_RETURN_IF_ERROR(ablock.Load(store));
       ++stats.verify_ranges;
-      stats.verify_bytes_read += ablock.bytes();
+      const size_t chunks = (aside.lines.size() + kPrepareChunk - 1) / kPrepareChunk;
+      aside.chunks.assign(chunks, std::string());
+      aside.ends.resize(aside.lines.size());
+      const uint64_t mid = m0 + (m1 - m0) / 4;  // progress: a quarter for preparing
+      run_tasks(chunks, m0, mid, prepare_chunk);
+      NEARDUP_RETURN_IF_ERROR(collect());
       batch::ParallelRadixSort(std::span<RangePair>(range), RangeKey, RangeLess(), threads);
       // Batches of up to kBatchPairs, at least 4 per thread when the range allows.
       const size_t per_batch = std::clamp<size_t>(range.size() / (4 * threads), 64, kBatchPairs);
       const size_t batches = (range.size() + per_batch - 1) / per_batch;
-      results.assign(batches, BatchResult());
-      std::atomic<size_t> next{0};
-      auto loop = [&](Worker* w, bool report) {
-        for (size_t i; (i = next.fetch_add(1)) < batches;) {
-          const size_t begin = i * per_batch, end = std::min(range.size(), begin + per_batch);
-          results[i].status = verify_batch(
-              w, std::span<const RangePair>(range.data() + begin, end - begin), &results[i]);
-          if (report) {
-            monitor->Done(m0 + (m1 - m0) * std::min(i + 1, batches) / batches);
-            monitor->Tick();
-          }
-        }
-      };
-      std::vector<std::thread> pool;
-      for (int t = 1; t < threads && static_cast<size_t>(t) < batches; ++t) {
-        pool.emplace_back(loop, workers[t].get(), false);
-      }
-      loop(workers[0].get(), true);
-      for (auto& t : pool) t.join();
-      for (BatchResult& r : results) {
-        NEARDUP_RETURN_IF_ERROR(r.status);
-        stats.similarity_calls += r.calls;
-        stats.verify_bytes_read += r.bytes_read;
-        edges.insert(edges.end(), r.edges.begin(), r.edges.end());
-      }
-      results.clear();
+      run_tasks(batches, mid, m1, [&](Worker* w, size_t i, TaskResult* out) {
+        const size_t begin = i * per_batch, end = std::min(range.size(), begin + per_batch);
+        return verify_batch(w, std::span<const RangePair>(range.data() + begin, end - begin), out);
+      });
+      NEARDUP_RETURN_IF_ERROR(collect());
     }
     std::sort(edges.begin(), edges.end(), [](const batch::Edge& x, const batch::Edge& y) {
       return x.a != y.a ? x.a < y.a : x.b < y.b;
@@ -172,7 +237,7 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
     for (const batch::Edge& e : edges) NEARDUP_RETURN_IF_ERROR(on_edge(e));
     edges.clear();
     range.clear();
-    ablock.Clear();
+    aside.Clear();
     m0 = m1;
     return Status::OK();
   };
@@ -180,7 +245,7 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
   batch::DistinctPairs distinct(merger.get());
   const uint64_t min_proposals = std::max<uint64_t>(1, options.min_shared_keys);
   uint32_t last_a = UINT32_MAX;
-  size_t a_index = SIZE_MAX;  // of last_a in the block; SIZE_MAX: not added
+  bool a_added = false;  // last_a is in aside.lines
   while (true) {
     batch::Pair p;
     uint64_t proposals = 0;
@@ -195,18 +260,23 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
     const uint32_t a = batch::PairA(p), b = batch::PairB(p);
     if (lines->state(a) != batch::kRecord || lines->state(b) != batch::kRecord) continue;
     if (a != last_a) {
-      if (range.size() + edges.size() >= pair_cap || ablock.bytes() >= block_bytes) {
+      if (range.size() + edges.size() >= pair_cap || aside.text_bytes >= block_bytes) {
         NEARDUP_RETURN_IF_ERROR(run_range(merged_before));
       }
       last_a = a;
-      a_index = SIZE_MAX;
+      a_added = false;
     }
     if (batch::PairDecided(p)) {
       edges.push_back({a, b, -1.0f});
       continue;
     }
-    if (a_index == SIZE_MAX) a_index = ablock.Add(store, a);
-    range.push_back({b, static_cast<uint32_t>(a_index)});
+    if (!a_added) {
+      const batch::TextStore::Extent e = store.ExtentOf(a);
+      aside.text_bytes += e.end - e.begin;
+      aside.lines.push_back(a);
+      a_added = true;
+    }
+    range.push_back({b, static_cast<uint32_t>(aside.lines.size() - 1)});
   }
   NEARDUP_RETURN_IF_ERROR(run_range(distinct.merged()));
   monitor->Done(distinct.merged());

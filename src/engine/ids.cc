@@ -29,4 +29,22 @@ bool IdLess(std::string_view a, std::string_view b) {
   return ia ? IntegerLess(a, b) : a < b;
 }
 
+uint64_t IdOrderKey(std::string_view id) {
+  constexpr uint64_t kZero = 1ull << 62, kLarge = 1000000000000000000ull;  // 10^18
+  if (IsIntegerId(id)) {
+    const bool negative = id[0] == '-';
+    std::string_view digits = id.substr(negative ? 1 : 0);
+    digits.remove_prefix(std::min(digits.find_first_not_of('0'), digits.size() - 1));
+    uint64_t v = kLarge;  // more than 18 digits: at least 10^18
+    if (digits.size() <= 18) {
+      v = 0;
+      for (char c : digits) v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    return negative ? kZero - v : kZero + v;
+  }
+  uint64_t k = 0;
+  for (size_t i = 0; i < 7; ++i) k = k << 8 | (i < id.size() ? static_cast<uint8_t>(id[i]) : 0);
+  return 1ull << 63 | k << 7;
+}
+
 }  // namespace neardup
