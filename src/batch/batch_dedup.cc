@@ -85,6 +85,7 @@ uint64_t BatchDedup::Impl::Available() const {
       lines ? std::max<uint64_t>(lines->MemoryBytes(), lines_estimate * lines->BytesPerLine()) : 0;
   fixed += (clustering.root.capacity() + clustering.size.capacity()) * sizeof(uint32_t);
   fixed += (first.capacity() + kept.capacity()) * sizeof(uint32_t);
+  fixed += kept_keys.capacity() * sizeof(uint64_t);
   // And a margin for what is not counted (allocator slack, stacks).
   fixed += baseline_rss + budget / 64;
   return budget > fixed ? budget - fixed : 0;

@@ -112,6 +112,9 @@ struct BatchDedup::Impl {
   uint64_t n = 0;  // lines
   batch::Clustering clustering;
   std::vector<uint32_t> first, kept;  // per cluster root: first member, kept member
+  // With --keep smallest-id, when the budget allows: per root of a cluster of
+  // new records, IdOrderKey of its kept member's id (0: unknown).
+  std::vector<uint64_t> kept_keys;
   std::unique_ptr<batch::MatchRuns> matches;
 
   // The first record error by line (deterministic), a fatal error, skips.

@@ -24,6 +24,19 @@ size_t CodePoints(std::string_view s) {
   return n;
 }
 
+// The id whose IdOrderKey is `key` when that key is exact (a canonical
+// JSON integer of up to 18 digits: batch ids are canonical); false if not.
+bool IntegerIdOfKey(uint64_t key, std::string* out) {
+  constexpr uint64_t kZero = 1ull << 62, kLarge = 1000000000000000000ull;
+  if (key == 0 || key >= 1ull << 63) return false;
+  const bool negative = key < kZero;
+  const uint64_t v = negative ? kZero - key : key - kZero;
+  if (v >= kLarge) return false;
+  out->assign(negative ? "-" : "");
+  out->append(std::to_string(v));
+  return true;
+}
+
 // A direct-mapped cache of record ids by line.
 class IdCache {
  public:
@@ -111,6 +124,7 @@ Status BatchDedup::Impl::KeepPhase() {
     ++clusters;
     multi += size[r] > 1;
   }
+  if (keep == KeepPolicy::kSmallestId) kept_keys = std::move(best);
   stats.clusters = clusters;
   stats.multi_clusters = multi;
   stats.duplicates = duplicates;
@@ -122,6 +136,11 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
   const auto start = std::chrono::steady_clock::now();
   batch::RecordParser own(m.fields), pa(m.fields), pf(m.fields), pk(m.fields);
   IdCache first_ids, kept_ids;
+  // Per cluster root: IdOrderKey of its first member's id, set when the
+  // pass reaches it (0: not yet, or a corpus record), if the budget allows.
+  std::vector<uint64_t> first_keys;
+  if (m.Available() / 2 >= m.n * sizeof(uint64_t)) first_keys.assign(m.n, 0);
+  std::string first_id, kept_id;
   std::vector<std::string> match_ids;
   std::vector<uint32_t> found_lines;
   std::unique_ptr<batch::RunMerger<batch::Edge, batch::MatchLess>> matches;
@@ -151,8 +170,25 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
     if (out.cluster_size == 1) {
       out.cluster = out.kept = out.id;
     } else {
-      NEARDUP_ASSIGN_OR_RETURN(out.cluster, first_ids.Get(m, m.first[r], &pf));
-      NEARDUP_ASSIGN_OR_RETURN(out.kept, kept_ids.Get(m, m.kept[r], &pk));
+      // Ids of the first and kept members: rendered from their order keys
+      // when exact, else re-read (a random read, cached by line).
+      if (m.first[r] == d) {
+        out.cluster = out.id;
+        if (!first_keys.empty()) first_keys[r] = IdOrderKey(out.id);
+      } else if (!first_keys.empty() && IntegerIdOfKey(first_keys[r], &first_id)) {
+        out.cluster = first_id;
+      } else {
+        NEARDUP_ASSIGN_OR_RETURN(out.cluster, first_ids.Get(m, m.first[r], &pf));
+      }
+      if (m.kept[r] == m.first[r]) {
+        out.kept = out.cluster;
+      } else if (m.kept[r] == d) {
+        out.kept = out.id;
+      } else if (!m.kept_keys.empty() && IntegerIdOfKey(m.kept_keys[r], &kept_id)) {
+        out.kept = kept_id;
+      } else {
+        NEARDUP_ASSIGN_OR_RETURN(out.kept, kept_ids.Get(m, m.kept[r], &pk));
+      }
       out.is_kept = m.kept[r] == d;
       out.duplicates_corpus = m.first[r] < m.corpus_lines;
     }
