@@ -72,7 +72,8 @@ Status BatchDedup::Impl::KeepPhase() {
   batch::RecordParser pd(fields), pk(fields);
   batch::ParsedRecord rd, rk;
   const KeepPolicy keep = options.engine.keep;
-  // Each cluster's kept member's key (KeepKey), when it fits the budget:
+  // Each cluster's kept member's key (IdOrderKey of its id, or its code
+  // points for --keep longest), when it fits the budget:
   // members are then compared without re-reading the kept one (a random
   // read each, from disk when the input exceeds the page cache).
   std::vector<uint64_t> best;
