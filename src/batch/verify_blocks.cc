@@ -102,7 +102,11 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
                             threads * (kBatchBytes + kBatchPairs * sizeof(batch::Edge));
   const uint64_t avail = Available() > reserved ? Available() - reserved : 0;
   // (Small floors, so tiny budgets in tests cut many ranges and batches.)
-  const uint64_t block_bytes = std::max<uint64_t>(64 << 10, avail / 8 * 5);
+  // A block holds at most an eighth of the input (or 64 MB): about eight
+  // ranges, each reading the rest of the input once, rather than every text
+  // of the input in memory because a large budget would allow it.
+  const uint64_t block_bytes = std::min(std::max<uint64_t>(64 << 10, avail / 8 * 5),
+                                        std::max<uint64_t>(64 << 20, stats.input_bytes / 8));
   const uint64_t pair_cap = std::max<uint64_t>(1024, avail / 8 * 3 / kBytesPerRangePair);
   const uint64_t batch_bytes = std::clamp<uint64_t>(block_bytes / 16, 4 << 10, kBatchBytes);
   NEARDUP_ASSIGN_OR_RETURN(auto merger, pairs->Merge(read_budget));
@@ -115,6 +119,7 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
   }
   ASide aside;
   std::vector<RangePair> range;
+  range.reserve(pair_cap);         // address space only until used; never copied by growth
   std::vector<batch::Edge> edges;  // of the range
   std::vector<TaskResult> results;
 
