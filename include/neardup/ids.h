@@ -11,6 +11,7 @@
 #define NEARDUP_IDS_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace neardup {
@@ -24,6 +25,11 @@ bool IdLess(std::string_view a, std::string_view b);
 // keys around 2^62 by value, longer ones to the ends of that range; other
 // ids above 2^63 by their first 7 bytes.
 uint64_t IdOrderKey(std::string_view id);
+
+// The inverse where the key is exact: the canonical decimal text of an
+// integer id of up to 18 digits (no leading zeros, no "-0"); false for any
+// other key.
+bool IntegerIdOfOrderKey(uint64_t key, std::string* out);
 
 }  // namespace neardup
 

@@ -106,8 +106,7 @@ Status BatchDedup::Impl::Parse(uint64_t line, batch::RecordParser* parser, batch
     return s;
   }
   if (raw != nullptr) *raw = l;
-  Status s = parser->Parse(l.text, l.readable, l.line_in_file, out);
-  return s.ok() ? s : s.WithContext(Where(line));
+  return ParseLine(line, l, parser, out);
 }
 
 Status BatchDedup::Impl::ParseLine(uint64_t line, const batch::TextStore::Line& l,

@@ -302,16 +302,16 @@ void TextStore::Touch(size_t bytes) const {
 }
 
 TextStore::Line TextStore::Get(uint64_t line, bool in_order) const {
+  const Extent e = ExtentOf(line);
+  const uint64_t begin = e.begin;
+  uint64_t end = e.end;
   Line out;
-  out.file = FileOf(line);
-  const InputFile& f = (*files_)[out.file];
-  const uint64_t begin = lines_->offset(line);
-  uint64_t end = line + 1 < f.first_line + f.lines ? lines_->offset(line + 1) : f.size;
+  out.file = e.file;
   const char* base = maps_[out.file];
   if (end > begin && base[end - 1] == '\n') --end;
   out.text = std::string_view(base + begin, end - begin);
-  out.readable = f.size - begin;
-  out.line_in_file = line - f.first_line + 1;
+  out.readable = (*files_)[out.file].size - begin;
+  out.line_in_file = LineInFile(line, out.file);
   // A random read fault maps every cached page of its 64 KB window (the
   // kernel's fault-around), so count that much: counting one page let 2.7 GB
   // of file pages stay mapped in a 2 GB run. Reads in order map each window

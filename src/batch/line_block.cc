@@ -59,13 +59,4 @@ TextStore::Line LineBlock::Get(const TextStore& store, size_t i) const {
   return out;
 }
 
-void LineBlock::Release() {
-  Clear();
-  lines_.shrink_to_fit();
-  pos_.shrink_to_fit();
-  spans_.shrink_to_fit();
-  buf_.reset();
-  capacity_ = 0;
-}
-
 }  // namespace neardup::batch

@@ -44,9 +44,6 @@ class LineBlock {
   // to the end of the buffer's padding.
   TextStore::Line Get(const TextStore& store, size_t i) const;
 
-  // Frees the buffer.
-  void Release();
-
  private:
   struct Span {
     uint32_t file;

@@ -24,19 +24,6 @@ size_t CodePoints(std::string_view s) {
   return n;
 }
 
-// The id whose IdOrderKey is `key` when that key is exact (a canonical
-// JSON integer of up to 18 digits: batch ids are canonical); false if not.
-bool IntegerIdOfKey(uint64_t key, std::string* out) {
-  constexpr uint64_t kZero = 1ull << 62, kLarge = 1000000000000000000ull;
-  if (key == 0 || key >= 1ull << 63) return false;
-  const bool negative = key < kZero;
-  const uint64_t v = negative ? kZero - key : key - kZero;
-  if (v >= kLarge) return false;
-  out->assign(negative ? "-" : "");
-  out->append(std::to_string(v));
-  return true;
-}
-
 // A direct-mapped cache of record ids by line.
 class IdCache {
  public:
@@ -176,7 +163,7 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
       if (m.first[r] == d) {
         out.cluster = out.id;
         if (!first_keys.empty()) first_keys[r] = IdOrderKey(out.id);
-      } else if (!first_keys.empty() && IntegerIdOfKey(first_keys[r], &first_id)) {
+      } else if (!first_keys.empty() && IntegerIdOfOrderKey(first_keys[r], &first_id)) {
         out.cluster = first_id;
       } else {
         NEARDUP_ASSIGN_OR_RETURN(out.cluster, first_ids.Get(m, m.first[r], &pf));
@@ -185,7 +172,7 @@ Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>
         out.kept = out.cluster;
       } else if (m.kept[r] == d) {
         out.kept = out.id;
-      } else if (!m.kept_keys.empty() && IntegerIdOfKey(m.kept_keys[r], &kept_id)) {
+      } else if (!m.kept_keys.empty() && IntegerIdOfOrderKey(m.kept_keys[r], &kept_id)) {
         out.kept = kept_id;
       } else {
         NEARDUP_ASSIGN_OR_RETURN(out.kept, kept_ids.Get(m, m.kept[r], &pk));

@@ -2,6 +2,7 @@
 #include "neardup/ids.h"
 
 #include <algorithm>
+#include <string>
 
 namespace neardup {
 namespace {
@@ -29,8 +30,11 @@ bool IdLess(std::string_view a, std::string_view b) {
   return ia ? IntegerLess(a, b) : a < b;
 }
 
+namespace {
+constexpr uint64_t kZero = 1ull << 62, kLarge = 1000000000000000000ull;  // 10^18
+}  // namespace
+
 uint64_t IdOrderKey(std::string_view id) {
-  constexpr uint64_t kZero = 1ull << 62, kLarge = 1000000000000000000ull;  // 10^18
   if (IsIntegerId(id)) {
     const bool negative = id[0] == '-';
     std::string_view digits = id.substr(negative ? 1 : 0);
@@ -45,6 +49,16 @@ uint64_t IdOrderKey(std::string_view id) {
   uint64_t k = 0;
   for (size_t i = 0; i < 7; ++i) k = k << 8 | (i < id.size() ? static_cast<uint8_t>(id[i]) : 0);
   return 1ull << 63 | k << 7;
+}
+
+bool IntegerIdOfOrderKey(uint64_t key, std::string* out) {
+  if (key == 0 || key >= 1ull << 63) return false;
+  const bool negative = key < kZero;
+  const uint64_t v = negative ? kZero - key : key - kZero;
+  if (v >= kLarge) return false;
+  *out = std::to_string(v);
+  if (negative) out->insert(out->begin(), '-');
+  return true;
 }
 
 }  // namespace neardup

@@ -63,5 +63,17 @@ TEST(IdOrderKeyTest, AgreesWithIdLessWheneverKeysDiffer) {
   EXPECT_LT(IdOrderKey("99999999999999999999999"), IdOrderKey("\"\""));
 }
 
+TEST(IdOrderKeyTest, IntegerIdsComeBackFromExactKeys) {
+  std::string out;
+  for (const char* id : {"0", "7", "-7", "123456789012345678", "-999999999999999999"}) {
+    ASSERT_TRUE(IntegerIdOfOrderKey(IdOrderKey(id), &out)) << id;
+    EXPECT_EQ(out, id);
+  }
+  for (const char* id : {"1000000000000000000", "-1000000000000000000", "\"7\"", "\"a\""}) {
+    EXPECT_FALSE(IntegerIdOfOrderKey(IdOrderKey(id), &out)) << id;
+  }
+  EXPECT_FALSE(IntegerIdOfOrderKey(0, &out));
+}
+
 }  // namespace
 }  // namespace neardup
