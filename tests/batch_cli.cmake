@@ -7,3 +7,10 @@ foreach(case spill_and_threads_identical odd_input_lines full_disk_is_a_clear_er
             $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR} ${case})
   set_tests_properties(batch_cli.${case} PROPERTIES LABELS "e2e;cli;batch" TIMEOUT 300)
 endforeach()
+# Sanitizers reserve terabytes of address space of their own: not under them.
+if(NOT NEARDUP_ASAN AND NOT NEARDUP_TSAN)
+  add_test(NAME batch_cli.address_space_limit
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/batch_cli_test.py
+            $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR} address_space_limit)
+  set_tests_properties(batch_cli.address_space_limit PROPERTIES LABELS "e2e;cli;batch" TIMEOUT 300)
+endif()

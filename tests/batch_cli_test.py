@@ -3,7 +3,8 @@
 """End-to-end tests of the batch pipeline behind `neardup dedup` (docs/batch.md):
 the output does not depend on the memory budget (spilled or not) or the thread
 count; odd input (CRLF, byte order marks, huge lines); a full temporary disk is a
-clear error and leaves no files; `neardup index build` + `dedup --against`.
+clear error and leaves no files; `neardup index build` + `dedup --against`;
+a small dedup runs under a 1 GiB address-space limit whatever the budget.
 The corpus is made here from a fixed seed: families of near-duplicate Chinese
 questions with hard negatives (another number).
 Usage: batch_cli_test.py NEARDUP_BINARY SOURCE_DIR CASE
@@ -154,6 +155,26 @@ def test_index_build_and_against():
         assert "index build" in p.stderr, p.stderr
         run(["index", "build", "-", "-o", idx, "-q"], code=1, stdin="{}\n")
         run(["dedup", "--against", idx, new, "--emit", "clusters"], code=2)
+
+
+def test_address_space_limit():
+    """Memory is mapped by need, not by budget: under `ulimit -v` 1 GiB (a
+    shared HPC node, Slurm) a small dedup runs with the default budget, and
+    with a budget far above the limit, and writes what it writes unlimited."""
+    import resource
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    with tempfile.TemporaryDirectory() as d:
+        path = write(d, "c.jsonl", corpus(1500))
+        for extra in [[], ["--profile", "qbank", "--with-matches"], ["--emit", "clusters"],
+                      ["--memory", "16G", "-j", "2"]]:
+            args = [BIN, "dedup", path, "-q"] + extra
+            free = subprocess.run(args, capture_output=True, text=True, check=True)
+            p = subprocess.run(args, capture_output=True, text=True, preexec_fn=limited)
+            assert p.returncode == 0, (extra, p.returncode, p.stderr)
+            assert p.stdout == free.stdout, extra
 
 
 def test_usage_errors():

@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "batch/runs.h"
 #include "batch/sort.h"
+#include "batch/spill_buffer.h"
 #include "cluster/union_find.h"
 
 namespace neardup::batch {
@@ -73,11 +74,9 @@ Result<Clustering> ClusterBuilder::Finish() {
     NEARDUP_RETURN_IF_ERROR(edges_->Close());
     // Step 2: the oversized components' edges, canonically sorted, capped.
     RunSet<Edge, EdgeCanonicalLess> runs(tmp_, "capped");
-    std::vector<Edge> buf;
-    const size_t limit = std::max<size_t>(1024, sort_bytes_ / sizeof(Edge));
-    buf.reserve(limit + 1);
+    SpillBuffer<Edge> buf(std::max<size_t>(1024, sort_bytes_ / sizeof(Edge)));
     auto flush = [&](bool spill) -> Status {
-      RadixSort(std::span<Edge>(buf), CanonicalKey, EdgeCanonicalLess());
+      RadixSort(buf.span(), CanonicalKey, EdgeCanonicalLess());
       return runs.AddRun(&buf, spill);
     };
     SpillReader in;
@@ -87,9 +86,8 @@ Result<Clustering> ClusterBuilder::Finish() {
       NEARDUP_ASSIGN_OR_RETURN(bool more, in.Read(&e, sizeof e));
       if (!more) break;
       if (size_[parent_[e.a]] <= cap_) continue;
-      buf.push_back(e);
+      NEARDUP_RETURN_IF_ERROR(AppendOrSpill(&buf, e, [&] { return flush(true); }));
       ++stats_.replayed_edges;
-      if (buf.size() >= limit) NEARDUP_RETURN_IF_ERROR(flush(true));
     }
     NEARDUP_RETURN_IF_ERROR(flush(runs.spilled_runs() > 0));
     in = SpillReader();

@@ -14,6 +14,7 @@
 #include "base/status_macros.h"
 #include "batch/batch_run.h"
 #include "batch/sort.h"
+#include "batch/spill_buffer.h"
 
 namespace neardup {
 namespace {
@@ -31,11 +32,9 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
   const uint64_t pair_limit = std::max<uint64_t>(
       8192, (avail > in_memory + read_budget ? avail - in_memory - read_budget : 0) /
                 sizeof(batch::Pair));
-  std::vector<batch::Pair> buf;
-  buf.reserve(pair_limit + 1);  // no growth by doubling past the budget
+  batch::SpillBuffer<batch::Pair> buf(pair_limit);  // memory by need, up to the limit
   auto flush = [&](bool spill) -> Status {
-    batch::ParallelRadixSort(std::span<batch::Pair>(buf), PairKey, std::less<batch::Pair>(),
-                             threads);
+    batch::ParallelRadixSort(buf.span(), PairKey, std::less<batch::Pair>(), threads);
     // Repeats inside one buffer go now (the verify phase drops the rest);
     // with min_shared_keys = m it counts them, so m copies are kept.
     const uint64_t keep = std::max<uint64_t>(1, options.min_shared_keys);
@@ -44,7 +43,7 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
       copies = i > 0 && buf[i] == buf[i - 1] ? copies + 1 : 1;
       if (copies <= keep) buf[out++] = buf[i];
     }
-    buf.resize(out);
+    buf.truncate(out);
     return pairs->AddRun(&buf, spill);
   };
 
@@ -157,8 +156,8 @@ Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs)
           ++stats.pairs_filtered;
           continue;
         }
-        buf.push_back(batch::MakePair(h, e.doc, sp.decides));
-        if (buf.size() >= pair_limit) NEARDUP_RETURN_IF_ERROR(flush(true));
+        NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&buf, batch::MakePair(h, e.doc, sp.decides),
+                                                     [&] { return flush(true); }));
       }
     }
     if (head.size() < (hamming ? batch::kHammingWidth : batch::kStarWidth)) head.push_back(e.doc);

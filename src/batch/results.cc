@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "batch/batch_run.h"
 #include "batch/sort.h"
+#include "batch/spill_buffer.h"
 #include "neardup/ids.h"
 #include "neardup/utf8.h"
 
@@ -236,20 +237,19 @@ Status BatchDedup::ForEachCluster(const std::function<Status(const BatchCluster&
   // (first member, member) of every record in a cluster of two or more, sorted.
   using Runs = batch::RunSet<uint64_t, std::less<uint64_t>>;
   Runs runs(m.tmp.get(), "members");
-  std::vector<uint64_t> buf;
-  const uint64_t limit = std::max<uint64_t>(1 << 16, m.Available() / 2 / sizeof(uint64_t));
-  buf.reserve(limit + 1);
+  batch::SpillBuffer<uint64_t> buf(
+      std::max<uint64_t>(1 << 16, m.Available() / 2 / sizeof(uint64_t)));
   auto flush = [&](bool spill) {
     batch::RadixSort(
-        std::span<uint64_t>(buf), [](uint64_t v) { return v; }, std::less<uint64_t>());
+        buf.span(), [](uint64_t v) { return v; }, std::less<uint64_t>());
     return runs.AddRun(&buf, spill);
   };
   for (uint32_t d = 0; d < m.n; ++d) {
     if (m.lines->state(d) != batch::kRecord) continue;
     const uint32_t r = m.clustering.root[d];
     if (m.clustering.size[r] < 2) continue;
-    buf.push_back(static_cast<uint64_t>(m.first[r]) << 32 | d);
-    if (buf.size() >= limit) NEARDUP_RETURN_IF_ERROR(flush(true));
+    NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&buf, static_cast<uint64_t>(m.first[r]) << 32 | d,
+                                                 [&] { return flush(true); }));
   }
   NEARDUP_RETURN_IF_ERROR(flush(runs.spilled_runs() > 0));
   NEARDUP_ASSIGN_OR_RETURN(auto merger, runs.Merge(16 << 20));

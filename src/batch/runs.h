@@ -33,6 +33,7 @@
 
 #include "base/status_macros.h"
 #include "batch/run_file.h"
+#include "batch/spill_buffer.h"
 #include "batch/temp_dir.h"
 #include "neardup/status.h"
 
@@ -53,15 +54,17 @@ class RunSet {
   RunSet(TempDir* dir, std::string prefix) : dir_(dir), prefix_(std::move(prefix)) {}
 
   // Adds a run sorted by Less. With `spill` it is written to a file (and
-  // `sorted` is cleared, its memory kept for reuse); otherwise it is moved in.
+  // `sorted` is cleared, its memory kept for reuse); otherwise it is moved in
+  // (trimmed to its records; `sorted` is left empty, with no memory).
   // Errors: IOError (disk full) naming the file.
-  Status AddRun(std::vector<T>* sorted, bool spill) {
+  Status AddRun(SpillBuffer<T>* sorted, bool spill) {
     if (sorted->empty()) return Status::OK();
     if (!spill) {
+      sorted->ShrinkToFit();
       std::lock_guard<std::mutex> lock(mu_);
       records_ += sorted->size();
       memory_.push_back(std::move(*sorted));
-      sorted->clear();
+      sorted->Release();
       return Status::OK();
     }
     if (dir_ == nullptr) return Status::Internal("spill without a temporary directory");
@@ -72,7 +75,7 @@ class RunSet {
     }
     SpillWriter w;
     NEARDUP_RETURN_IF_ERROR(w.Open(path));
-    NEARDUP_RETURN_IF_ERROR(WriteRecords<T>(&w, *sorted));
+    NEARDUP_RETURN_IF_ERROR(WriteRecords<T>(&w, sorted->span()));
     NEARDUP_RETURN_IF_ERROR(w.Close());
     std::lock_guard<std::mutex> lock(mu_);
     records_ += sorted->size();
@@ -98,7 +101,7 @@ class RunSet {
   size_t memory_runs() const { return memory_.size(); }
   size_t memory_bytes() const {
     size_t n = 0;
-    for (const auto& m : memory_) n += m.size() * sizeof(T);  // reserved, untouched pages are free
+    for (const auto& m : memory_) n += m.size() * sizeof(T);
     return n;
   }
 
@@ -144,7 +147,7 @@ class RunSet {
   TempDir* dir_;
   std::string prefix_;
   std::mutex mu_;
-  std::vector<std::vector<T>> memory_;
+  std::vector<SpillBuffer<T>> memory_;
   std::vector<RunFile> files_;
   uint64_t records_ = 0, spilled_bytes_ = 0;
   size_t spilled_runs_ = 0;
@@ -155,7 +158,7 @@ class RunSet {
 template <typename T, typename Less>
 class RunMerger {
  public:
-  RunMerger(std::vector<std::vector<T>> memory, std::vector<RunFile> files, size_t buffer_bytes)
+  RunMerger(std::vector<SpillBuffer<T>> memory, std::vector<RunFile> files, size_t buffer_bytes)
       : memory_(std::move(memory)) {
     const size_t per = files.empty() ? 0 : buffer_bytes / files.size();
     buffer_ = std::clamp<size_t>(per, 16 << 10, 4 << 20);
@@ -241,7 +244,7 @@ class RunMerger {
     return Status::OK();
   }
 
-  std::vector<std::vector<T>> memory_;
+  std::vector<SpillBuffer<T>> memory_;
   std::vector<Source> sources_;
   std::vector<int> heap_;
   size_t buffer_ = 0;

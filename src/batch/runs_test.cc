@@ -64,8 +64,11 @@ TEST_P(RunSetTest, MergeEqualsSortOfEverything) {
     all.insert(all.end(), v.begin(), v.end());
     RadixSort(std::span<KeyEntry>(v), KeyOf, KeyEntryLess());
     const bool spill = mode == 1 || (mode == 2 && r % 3 != 0);
-    ASSERT_TRUE(runs.AddRun(&v, spill).ok());
-    EXPECT_TRUE(v.empty());
+    SpillBuffer<KeyEntry> buf;
+    ASSERT_TRUE(buf.Room(v.size()));
+    for (const KeyEntry& e : v) buf.push_back(e);
+    ASSERT_TRUE(runs.AddRun(&buf, spill).ok());
+    EXPECT_TRUE(buf.empty());
   }
   EXPECT_EQ(runs.records(), all.size());
   std::sort(all.begin(), all.end(), KeyEntryLess());
@@ -90,7 +93,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, RunSetTest, ::testing::Values(0, 1, 2));
 
 TEST(RunSetTest, EmptyAndSingleRuns) {
   RunSet<Pair, std::less<Pair>> none(nullptr, "p");
-  std::vector<Pair> empty;
+  SpillBuffer<Pair> empty;
   ASSERT_TRUE(none.AddRun(&empty, false).ok());
   auto m = none.Merge(1 << 20);
   ASSERT_TRUE(m.ok());
@@ -99,7 +102,9 @@ TEST(RunSetTest, EmptyAndSingleRuns) {
   ASSERT_TRUE(more.ok());
   EXPECT_FALSE(*more);
   // Spilling needs a directory: an error, not a crash.
-  std::vector<Pair> one = {1};
+  SpillBuffer<Pair> one;
+  ASSERT_TRUE(one.Room(1));
+  one.push_back(1);
   EXPECT_FALSE(none.AddRun(&one, true).ok());
 }
 

@@ -21,6 +21,7 @@
 #include "base/status_macros.h"
 #include "batch/batch_run.h"
 #include "batch/sort.h"
+#include "batch/spill_buffer.h"
 
 namespace neardup {
 namespace {
@@ -33,7 +34,7 @@ uint64_t KeyOf(const KeyEntry& e) { return e.key; }
 struct Worker {
   std::unique_ptr<batch::SignatureScratch> scratch;
   std::unique_ptr<batch::RecordParser> parser;
-  std::vector<KeyEntry> buf;
+  batch::SpillBuffer<KeyEntry> buf;
   std::vector<uint64_t> keys;
   std::vector<std::pair<uint64_t, Status>> skips;
   uint64_t records = 0;
@@ -75,7 +76,7 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
   for (size_t i = 0; i < files.size(); ++i) file_base[i + 1] = file_base[i] + files[i].size;
   std::vector<Worker> workers(threads);
   auto spill = [&](Worker& w) {
-    batch::RadixSort(std::span<KeyEntry>(w.buf), KeyOf, batch::KeyEntryLess());
+    batch::RadixSort(w.buf.span(), KeyOf, batch::KeyEntryLess());
     if (Status s = runs->AddRun(&w.buf, /*spill=*/true); !s.ok()) RecordFatal(std::move(s));
   };
   auto process = [&](Worker& w, const Chunk& c) {
@@ -110,9 +111,14 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
         continue;
       }
       const auto doc = static_cast<uint32_t>(line);
-      // A full buffer spills mid-chunk: growing it past its reserved
-      // capacity would copy it into one twice as large.
-      if (w.buf.size() + sink.size() + 1 > w.buf.capacity()) spill(w);
+      // A full buffer spills mid-chunk (it grows by need up to its limit).
+      if (!w.buf.Room(sink.size() + 1)) {
+        spill(w);
+        if (!w.buf.Room(sink.size() + 1)) {
+          RecordFatal(Status::ResourceExhausted("cannot allocate memory for the sketch keys"));
+          break;
+        }
+      }
       for (size_t i = 0; i < sink.size(); ++i) w.buf.push_back({w.keys[i], doc});
       w.buf.push_back(
           {batch::MakeKey(batch::kIdSpace, XXH3_64bits(rec.id_json.data(), rec.id_json.size())),
@@ -127,7 +133,9 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
     }
     w.records += recs;
     monitor->AddRecords(recs);
-    if (w.buf.size() >= key_limit()) spill(w);
+    const uint64_t limit = key_limit();
+    w.buf.set_limit(limit + 1);
+    if (w.buf.size() >= limit) spill(w);
   };
 
   std::vector<std::thread> pool_threads;
@@ -138,15 +146,14 @@ Status BatchDedup::Impl::SketchPhase(batch::KeyRuns* runs) {
       w.scratch = sig->NewScratch();
       w.parser = std::make_unique<batch::RecordParser>(fields);
       w.keys.resize(sig->max_keys());
-      // The whole limit up front: growth by doubling would overshoot the
-      // budget (untouched reserved pages cost no memory).
-      w.buf.reserve(key_limit() + 1);
+      // Memory by need, up to the worker's share of the budget.
+      w.buf.set_limit(key_limit() + 1);
       while (auto c = work_q.Pop()) {
         if ((*c)->first_line <= stop_line.load()) process(w, **c);
         free_q.Push(*c);
       }
       // Sort what is left here, in parallel; the caller decides where it goes.
-      batch::RadixSort(std::span<KeyEntry>(w.buf), KeyOf, batch::KeyEntryLess());
+      batch::RadixSort(w.buf.span(), KeyOf, batch::KeyEntryLess());
       running.fetch_sub(1);
     });
   }

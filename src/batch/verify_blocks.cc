@@ -30,6 +30,7 @@
 #include "batch/batch_run.h"
 #include "batch/line_block.h"
 #include "batch/sort.h"
+#include "batch/spill_buffer.h"
 
 namespace neardup {
 namespace {
@@ -118,9 +119,8 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
     workers.back()->scratch = sig->NewScratch();
   }
   ASide aside;
-  std::vector<RangePair> range;
-  range.reserve(pair_cap);         // address space only until used; never copied by growth
-  std::vector<batch::Edge> edges;  // of the range
+  batch::SpillBuffer<RangePair> range;  // grows by need (the cut below bounds it); no copies
+  std::vector<batch::Edge> edges;       // of the range
   std::vector<TaskResult> results;
 
   // Runs task(worker, i, result) for i in [0, tasks) on every worker; the
@@ -226,7 +226,7 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
       const uint64_t mid = m0 + (m1 - m0) / 4;  // progress: a quarter for preparing
       run_tasks(chunks, m0, mid, prepare_chunk);
       NEARDUP_RETURN_IF_ERROR(collect());
-      batch::ParallelRadixSort(std::span<RangePair>(range), RangeKey, RangeLess(), threads);
+      batch::ParallelRadixSort(range.span(), RangeKey, RangeLess(), threads);
       // Batches of up to kBatchPairs, at least 4 per thread when the range allows.
       const size_t per_batch = std::clamp<size_t>(range.size() / (4 * threads), 64, kBatchPairs);
       const size_t batches = (range.size() + per_batch - 1) / per_batch;
@@ -281,6 +281,7 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
       aside.lines.push_back(a);
       a_added = true;
     }
+    if (!range.Room(1)) return Status::ResourceExhausted("cannot allocate memory for a range");
     range.push_back({b, static_cast<uint32_t>(aside.lines.size() - 1)});
   }
   NEARDUP_RETURN_IF_ERROR(run_range(distinct.merged()));

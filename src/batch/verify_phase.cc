@@ -20,6 +20,7 @@
 
 #include "base/status_macros.h"
 #include "batch/batch_run.h"
+#include "batch/spill_buffer.h"
 
 namespace neardup {
 namespace {
@@ -37,19 +38,17 @@ struct PairBatch {
 
 Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
   if (options.with_matches) matches = std::make_unique<batch::MatchRuns>(tmp.get(), "matches");
-  std::vector<batch::Edge> match_buf;
   const uint64_t match_limit = std::max<uint64_t>(4096, Available() / 8 / sizeof(batch::Edge));
-  if (options.with_matches) match_buf.reserve(match_limit + 1);
+  batch::SpillBuffer<batch::Edge> match_buf(match_limit);  // memory by need
   batch::ClusterBuilder builder(n, options.max_cluster_size, tmp.get(),
                                 std::max<uint64_t>(1 << 20, Available() / 4));
   NEARDUP_RETURN_IF_ERROR(VerifyPairs(pairs, [&](const batch::Edge& e) -> Status {
     NEARDUP_RETURN_IF_ERROR(builder.Add({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity}));
     if (matches) {
-      match_buf.push_back(e);
-      if (match_buf.size() >= match_limit) {
+      NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&match_buf, e, [&] {
         std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
-        NEARDUP_RETURN_IF_ERROR(matches->AddRun(&match_buf, true));
-      }
+        return matches->AddRun(&match_buf, true);
+      }));
     }
     return Status::OK();
   }));

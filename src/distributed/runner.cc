@@ -58,6 +58,7 @@
 #include "batch/batch_run.h"
 #include "batch/run_file.h"
 #include "batch/sort.h"
+#include "batch/spill_buffer.h"
 #include "distributed/mpi_comm.h"
 #include "neardup/distributed.h"
 
@@ -385,10 +386,9 @@ Status Runner::ShuffleRuns(batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, Le
     status = merged.status();
   }
   const uint64_t limit = std::max<uint64_t>(4096, m_->Available() / 4 / sizeof(Rec));
-  std::vector<Rec> buf;
-  buf.reserve(limit + 1);
+  batch::SpillBuffer<Rec> buf(limit);  // memory by need, up to the limit
   auto flush = [&](bool spill) {
-    batch::RadixSort(std::span<Rec>(buf), radix_key, Less());
+    batch::RadixSort(buf.span(), radix_key, Less());
     return to->AddRun(&buf, spill);
   };
   std::function<Result<bool>(Msg*)> next = [&](Msg* out) -> Result<bool> {
@@ -400,8 +400,7 @@ Status Runner::ShuffleRuns(batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, Le
   };
   std::function<Status(std::span<const Msg>)> deliver = [&](std::span<const Msg> in) -> Status {
     for (const Msg& msg : in) {
-      buf.push_back(unpack(msg));
-      if (buf.size() >= limit) NEARDUP_RETURN_IF_ERROR(flush(true));
+      NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&buf, unpack(msg), [&] { return flush(true); }));
     }
     return Status::OK();
   };
