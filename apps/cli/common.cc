@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/common.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -216,86 +215,29 @@ void AddInputFlags(CLI::App* cmd, InputFlags* f) {
   cmd->add_flag("-q,--quiet", f->quiet, "No progress or summary on stderr");
 }
 
-JsonlReader::JsonlReader(const InputFlags& flags, bool keep_raw)
-    : flags_(flags), keep_raw_(keep_raw) {
-  if (flags_.files.empty()) flags_.files.push_back("-");
-  for (const auto& f : flags_.files) {
-    struct stat st;
-    if (f != "-" && stat(f.c_str(), &st) == 0) total_bytes_ += st.st_size;
-  }
-}
+RecordBatches::RecordBatches(const InputFlags& flags)
+    : reader_(flags.files,
+              JsonlOptions{flags.text_field, flags.id_field, flags.replace_invalid_utf8}),
+      skip_invalid_(flags.skip_invalid),
+      quiet_(flags.quiet) {}
 
-Status JsonlReader::OpenNext() {
-  const std::string& name = flags_.files[file_index_];
-  line_ = 0;
-  if (name == "-") {
-    current_name_ = "<stdin>";
-    file_.reset();
-    in_ = &std::cin;
-    return Status::OK();
-  }
-  current_name_ = name;
-  file_ = std::make_unique<std::ifstream>(name, std::ios::binary);
-  if (!*file_) return Status::NotFound(name + ": cannot open file");
-  in_ = file_.get();
-  return Status::OK();
-}
-
-Status JsonlReader::Parse(std::string&& line, Record* rec) {
-  if (Status s = ValidateUtf8(line); !s.ok()) {
-    if (!flags_.replace_invalid_utf8) return s;
-    line = ReplaceInvalidUtf8(line);
-  }
-  auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("malformed JSON");
-  if (!j.is_object()) return Status::InvalidArgument("record is not a JSON object");
-  auto t = j.find(flags_.text_field);
-  if (t == j.end()) return Status::InvalidArgument("missing field '" + flags_.text_field + "'");
-  if (!t->is_string())
-    return Status::InvalidArgument("field '" + flags_.text_field + "' is not a string");
-  rec->text = t->get<std::string>();
-  auto id = j.find(flags_.id_field);
-  if (id == j.end() || id->is_null()) {
-    rec->id = line_;
-  } else if (id->is_string() || id->is_number_integer() || id->is_number_unsigned()) {
-    rec->id = *id;
-  } else {
-    return Status::InvalidArgument("field '" + flags_.id_field +
-                                   "' must be a string or an integer");
-  }
-  if (keep_raw_) rec->raw = std::move(line);
-  return Status::OK();
-}
-
-Result<bool> JsonlReader::Next(size_t max, std::vector<Record>* batch) {
+Result<bool> RecordBatches::Next(size_t max, std::vector<Record>* batch) {
   batch->clear();
-  std::string line;
+  JsonlRecord rec;
   while (batch->size() < max) {
-    if (in_ == nullptr) {
-      if (file_index_ >= flags_.files.size()) break;
-      NEARDUP_RETURN_IF_ERROR(OpenNext());
-    }
-    if (!std::getline(*in_, line)) {
-      if (in_->bad()) return Status::IOError(current_name_ + ": read error");
-      in_ = nullptr;
-      ++file_index_;
-      continue;
-    }
-    ++line_;
-    bytes_read_ += line.size() + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank line
-    Record rec;
-    rec.file = current_name_;
-    rec.line = line_;
-    Status s = Parse(std::move(line), &rec);
-    if (!s.ok()) {
-      s = s.WithContext(current_name_ + ":" + std::to_string(line_));
-      if (!flags_.skip_invalid) return s;
-      if (!flags_.quiet) std::cerr << "neardup: skipping " << s.message() << "\n";
+    Result<bool> more = reader_.Next(&rec);
+    if (!more.ok()) {
+      // A bad record; I/O errors end the input.
+      if (!skip_invalid_ || more.status().code() != StatusCode::kInvalidArgument) {
+        return more.status();
+      }
+      if (!quiet_) std::cerr << "neardup: skipping " << more.status().message() << "\n";
       ++skipped_;
       continue;
     }
-    batch->push_back(std::move(rec));
+    if (!*more) break;
+    batch->push_back(
+        Record{std::string(rec.file), rec.line, std::string(rec.id), std::string(rec.text)});
   }
   return !batch->empty();
 }
