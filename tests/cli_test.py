@@ -215,6 +215,20 @@ def test_reader_rules_in_every_command():
         assert "<stdin>:2: malformed JSON" in p.stderr, p.stderr
 
 
+def test_verify_spec_grammar():
+    # One grammar (ParseVerifySpec) for dedup's and cluster's --verify.
+    p = run(["dedup", FIXTURE, "-q", "--verify", "jaccard,size=3"], code=2)
+    assert "verifier has no option 'size'" in p.stderr, p.stderr
+    p = run(["dedup", FIXTURE, "-q", "--verify", "jaccard:2"], code=2)
+    assert "bad threshold '2'" in p.stderr, p.stderr
+    # KIND:T sets the threshold, over -t.
+    strict = run(["dedup", FIXTURE, "-q", "--emit", "clusters", "--verify", "jaccard:0.99"])
+    same = run(["dedup", FIXTURE, "-q", "--emit", "clusters", "-t", "0.3", "--verify",
+                "jaccard:0.99"])
+    loose = run(["dedup", FIXTURE, "-q", "--emit", "clusters", "--verify", "jaccard:0.3"])
+    assert strict.stdout == same.stdout and strict.stdout != loose.stdout
+
+
 if __name__ == "__main__":
     globals()["test_" + CASE]()
     print("ok:", CASE)

@@ -184,12 +184,9 @@ Status RunPasses(const ClusterFlags& f, GroupClusterer* gc) {
 int RunCluster(ClusterFlags f) {
   const auto start = std::chrono::steady_clock::now();
   if (f.keep_punctuation) f.options.drop_punctuation = false;
-  VerifySpec v{f.options.verify, std::nullopt, std::nullopt, std::nullopt};
-  if (f.verify != "none") {
-    if (Status s = ParseVerifySpec(f.verify, &v); !s.ok()) return Fail("cluster", s), kExitUsage;
-  } else {
-    v.kind = VerifyKind::kNone;
-  }
+  auto spec = ParseVerifySpec(f.verify);
+  if (!spec.ok()) return Fail("cluster", spec.status()), kExitUsage;
+  const VerifySpec& v = *spec;
   f.options.verify = v.kind;
   if (v.threshold) f.options.threshold = *v.threshold;
   if (v.shingles) f.options.shingles = *v.shingles;

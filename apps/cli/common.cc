@@ -92,44 +92,6 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
                 "spotsig stop words: en (built-in), zh (jieba's plus English) or a file");
 }
 
-Status ParseVerifySpec(std::string_view spec, VerifySpec* o) {
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    const size_t comma = spec.find(',', start);
-    parts.push_back(spec.substr(start, comma == std::string_view::npos ? comma : comma - start));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  std::string_view head = parts[0];
-  if (const size_t colon = head.find(':'); colon != std::string_view::npos) {
-    NEARDUP_ASSIGN_OR_RETURN(double t, ParseDouble(head.substr(colon + 1), "threshold"));
-    o->threshold = t;
-    head = head.substr(0, colon);
-  }
-  NEARDUP_ASSIGN_OR_RETURN(o->kind, ParseVerifyKind(head));
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const size_t eq = parts[i].find('=');
-    const std::string_view key = parts[i].substr(0, eq);
-    if (eq == std::string_view::npos) {
-      return Status::InvalidArgument("bad verifier option '" + std::string(parts[i]) + "'");
-    }
-    NEARDUP_ASSIGN_OR_RETURN(double v, ParseDouble(parts[i].substr(eq + 1), key));
-    ShingleOptions sh = o->shingles.value_or(ShingleOptions{ShingleKind::kScript, 3, 1});
-    if (key == "ngram") {
-      sh.char_ngram = static_cast<int>(v);
-      o->shingles = sh;
-    } else if (key == "word_ngram") {
-      sh.word_ngram = static_cast<int>(v);
-      o->shingles = sh;
-    } else if (key == "other") {
-      o->other_min = v;
-    } else {
-      return Status::InvalidArgument("verifier has no option '" + std::string(key) + "'");
-    }
-  }
-  return Status::OK();
-}
-
 Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   NEARDUP_ASSIGN_OR_RETURN(EngineOptions o, EngineOptions::FromProfile(f.profile));
   if (f.threshold) o.threshold = *f.threshold;
@@ -146,12 +108,8 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
     NEARDUP_ASSIGN_OR_RETURN(o.signals, ParseSignals(*f.signals));
   }
   if (f.verify) {
-    VerifySpec v{o.verify.kind, std::nullopt, std::nullopt, std::nullopt};
-    NEARDUP_RETURN_IF_ERROR(ParseVerifySpec(*f.verify, &v));
-    o.verify.kind = v.kind;
-    if (v.threshold) o.threshold = *v.threshold;
-    if (v.shingles) o.shingles = *v.shingles;
-    if (v.other_min) o.verify.qbank_other_min = *v.other_min;
+    NEARDUP_ASSIGN_OR_RETURN(const VerifySpec v, ParseVerifySpec(*f.verify));
+    ApplyVerifySpec(v, &o);  // KIND:T sets the threshold, over -t
   }
   if (f.num_perm) o.minhash.num_perm = *f.num_perm;
   if (f.bands) o.minhash.bands = *f.bands;

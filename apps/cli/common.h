@@ -60,15 +60,6 @@ struct PipelineFlags {
   std::string idf_save;  // where to save the learned table after the run
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);
-// A --verify value, "kind[:threshold][,ngram=N][,word_ngram=N][,other=X]";
-// the parts given are set, the others left unset.
-struct VerifySpec {
-  VerifyKind kind = VerifyKind::kSimilarity;
-  std::optional<double> threshold;
-  std::optional<ShingleOptions> shingles;
-  std::optional<double> other_min;  // qbank: the non-Han parts
-};
-Status ParseVerifySpec(std::string_view spec, VerifySpec* out);
 // A decimal number. Errors: InvalidArgument naming `what`.
 Result<double> ParseDouble(std::string_view s, std::string_view what);
 // The profile's options with the explicit flags applied on top.
