@@ -82,6 +82,12 @@ def main():
         write("jsonl", bytes([flags]) + reprints[:2000])
     write("jsonl", b"\x01" + b'{"id":"a","text":"x"}\n\n{"id":[1],"text":"y"}\n{"text":5}\nnot json\n'
           b'{"id":18446744073709551615,"text":"\xff"}\n{"t":"z"}\n')
+    # The library reader's cases: BOM, CRLF, 7 and "7", -0, a big id, a float id, no final '\n'.
+    edge = (b'\xef\xbb\xbf{"id":7,"text":"a"}\r\n{"id":"7","text":"b"}\r\n \t\r\n'
+            b'{"id":-0,"text":"c"}\n{"id":99999999999999999999,"text":"d"}\n'
+            b'{"id":1.5,"text":"e"}\n{"text":"f","text":"g"}')
+    for flags in (0, 1, 3):
+        write("jsonl", bytes([flags]) + edge)
     docs = [{"id": "a", "text": ZH, "meta": {"source": "x"}, "time": 1000},
             {"id": "b", "text": EN}, {"id": 5, "text": "x"}, {"id": "c", "text": "t", "time": -1},
             {"id": "d", "text": "t", "meta": [1]}, {"id": "e" * 40, "text": "t"}]

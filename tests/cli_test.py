@@ -180,6 +180,55 @@ def test_learned_idf_corpus_save_load():
         assert "missing.bin" in p.stderr, p.stderr
 
 
+def test_reader_rules_in_every_command():
+    # fingerprint, truth, eval and cluster read with the library's JsonlReader
+    # (neardup/jsonl.h): the rules and messages of dedup.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "in.jsonl")
+        with open(path, "wb") as f:
+            f.write(b'\xef\xbb\xbf{"id":7,"text":"seven days a week"}\r\n \r\n'
+                    b'{"id":"7","text":"seven days a week"}\n{"text":"no id here"}\n')
+        rows = jsonl(run(["fingerprint", path, "-q"]).stdout)
+        assert [r["id"] for r in rows] == [7, "7", 4], rows  # types kept; line number
+        assert rows[0]["simhash"] == rows[1]["simhash"]
+        # 7 and "7" are different ids: no duplicate; the integer sorts first.
+        pairs = jsonl(run(["truth", path, "-q", "--threshold", "0.9"]).stdout)
+        assert [(p["a"], p["b"]) for p in pairs] == [(7, "7")], pairs
+        with open(path, "wb") as f:
+            f.write(b'{"id":1,"text":"ok"}\n{"id":2,"text":"broken"\n{"id":3}\n'
+                    b'{"id":4.5,"text":"x"}\n{"id":5,"text":"bad \xff"}\n{"id":1,"text":"again"}\n')
+        p = run(["fingerprint", path, "-q"], code=1)
+        assert p.stderr == "neardup fingerprint: " + path + ":2: malformed JSON\n", p.stderr
+        p = run(["fingerprint", path, "--skip-invalid"])
+        assert [r["id"] for r in jsonl(p.stdout)] == [1, 1], p.stdout
+        want = [path + ":2: malformed JSON", path + ":3: missing field 'text'",
+                path + ":4: field 'id' must be a string or an integer", path + ":5: "]
+        got = [l[len("neardup: skipping "):] for l in p.stderr.splitlines()]
+        assert len(got) == 4 and all(g.startswith(w) for g, w in zip(got, want)), p.stderr
+        assert "UTF-8" in got[3], got
+        p = run(["truth", path, "-q", "--skip-invalid"], code=1)
+        assert path + ":6: duplicate id 1" in p.stderr, p.stderr
+        p = run(["fingerprint", os.path.join(d, "missing.jsonl"), "-q"], code=1)
+        assert "missing.jsonl: cannot open file" in p.stderr, p.stderr
+        # Standard input is streamed.
+        p = run(["fingerprint", "-", "-q"], stdin='{"id":"a","text":"x"}\n{"text"}\n', code=1)
+        assert "<stdin>:2: malformed JSON" in p.stderr, p.stderr
+
+
+def test_verify_spec_grammar():
+    # One grammar (ParseVerifySpec) for dedup's and cluster's --verify.
+    p = run(["dedup", FIXTURE, "-q", "--verify", "jaccard,size=3"], code=2)
+    assert "verifier has no option 'size'" in p.stderr, p.stderr
+    p = run(["dedup", FIXTURE, "-q", "--verify", "jaccard:2"], code=2)
+    assert "bad threshold '2'" in p.stderr, p.stderr
+    # KIND:T sets the threshold, over -t.
+    strict = run(["dedup", FIXTURE, "-q", "--emit", "clusters", "--verify", "jaccard:0.99"])
+    same = run(["dedup", FIXTURE, "-q", "--emit", "clusters", "-t", "0.3", "--verify",
+                "jaccard:0.99"])
+    loose = run(["dedup", FIXTURE, "-q", "--emit", "clusters", "--verify", "jaccard:0.3"])
+    assert strict.stdout == same.stdout and strict.stdout != loose.stdout
+
+
 if __name__ == "__main__":
     globals()["test_" + CASE]()
     print("ok:", CASE)

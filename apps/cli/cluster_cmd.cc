@@ -157,13 +157,13 @@ Status RunPasses(const ClusterFlags& f, GroupClusterer* gc) {
     for (const auto& g : batch) gc->Want(g);
     if (from_stdin) all.insert(all.end(), batch.begin(), batch.end());
   }
-  JsonlReader texts(f.texts, false);  // pass 2: their texts
+  RecordBatches texts(f.texts);  // pass 2: their texts
   std::vector<Record> records;
   while (true) {
     NEARDUP_ASSIGN_OR_RETURN(bool more, texts.Next(kBatch, &records));
     if (!more) break;
     for (auto& rec : records) {
-      Status s = gc->AddText(IdKey(rec.id), rec.text);
+      Status s = gc->AddText(rec.id, rec.text);
       if (!s.ok()) {
         s = s.WithContext(rec.file + ":" + std::to_string(rec.line));
         if (!f.texts.skip_invalid) return s;
@@ -184,12 +184,9 @@ Status RunPasses(const ClusterFlags& f, GroupClusterer* gc) {
 int RunCluster(ClusterFlags f) {
   const auto start = std::chrono::steady_clock::now();
   if (f.keep_punctuation) f.options.drop_punctuation = false;
-  VerifySpec v{f.options.verify, std::nullopt, std::nullopt, std::nullopt};
-  if (f.verify != "none") {
-    if (Status s = ParseVerifySpec(f.verify, &v); !s.ok()) return Fail("cluster", s), kExitUsage;
-  } else {
-    v.kind = VerifyKind::kNone;
-  }
+  auto spec = ParseVerifySpec(f.verify);
+  if (!spec.ok()) return Fail("cluster", spec.status()), kExitUsage;
+  const VerifySpec& v = *spec;
   f.options.verify = v.kind;
   if (v.threshold) f.options.threshold = *v.threshold;
   if (v.shingles) f.options.shingles = *v.shingles;

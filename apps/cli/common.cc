@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/common.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -93,44 +92,6 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
                 "spotsig stop words: en (built-in), zh (jieba's plus English) or a file");
 }
 
-Status ParseVerifySpec(std::string_view spec, VerifySpec* o) {
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    const size_t comma = spec.find(',', start);
-    parts.push_back(spec.substr(start, comma == std::string_view::npos ? comma : comma - start));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  std::string_view head = parts[0];
-  if (const size_t colon = head.find(':'); colon != std::string_view::npos) {
-    NEARDUP_ASSIGN_OR_RETURN(double t, ParseDouble(head.substr(colon + 1), "threshold"));
-    o->threshold = t;
-    head = head.substr(0, colon);
-  }
-  NEARDUP_ASSIGN_OR_RETURN(o->kind, ParseVerifyKind(head));
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const size_t eq = parts[i].find('=');
-    const std::string_view key = parts[i].substr(0, eq);
-    if (eq == std::string_view::npos) {
-      return Status::InvalidArgument("bad verifier option '" + std::string(parts[i]) + "'");
-    }
-    NEARDUP_ASSIGN_OR_RETURN(double v, ParseDouble(parts[i].substr(eq + 1), key));
-    ShingleOptions sh = o->shingles.value_or(ShingleOptions{ShingleKind::kScript, 3, 1});
-    if (key == "ngram") {
-      sh.char_ngram = static_cast<int>(v);
-      o->shingles = sh;
-    } else if (key == "word_ngram") {
-      sh.word_ngram = static_cast<int>(v);
-      o->shingles = sh;
-    } else if (key == "other") {
-      o->other_min = v;
-    } else {
-      return Status::InvalidArgument("verifier has no option '" + std::string(key) + "'");
-    }
-  }
-  return Status::OK();
-}
-
 Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   NEARDUP_ASSIGN_OR_RETURN(EngineOptions o, EngineOptions::FromProfile(f.profile));
   if (f.threshold) o.threshold = *f.threshold;
@@ -147,12 +108,8 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
     NEARDUP_ASSIGN_OR_RETURN(o.signals, ParseSignals(*f.signals));
   }
   if (f.verify) {
-    VerifySpec v{o.verify.kind, std::nullopt, std::nullopt, std::nullopt};
-    NEARDUP_RETURN_IF_ERROR(ParseVerifySpec(*f.verify, &v));
-    o.verify.kind = v.kind;
-    if (v.threshold) o.threshold = *v.threshold;
-    if (v.shingles) o.shingles = *v.shingles;
-    if (v.other_min) o.verify.qbank_other_min = *v.other_min;
+    NEARDUP_ASSIGN_OR_RETURN(const VerifySpec v, ParseVerifySpec(*f.verify));
+    ApplyVerifySpec(v, &o);  // KIND:T sets the threshold, over -t
   }
   if (f.num_perm) o.minhash.num_perm = *f.num_perm;
   if (f.bands) o.minhash.bands = *f.bands;
@@ -216,86 +173,29 @@ void AddInputFlags(CLI::App* cmd, InputFlags* f) {
   cmd->add_flag("-q,--quiet", f->quiet, "No progress or summary on stderr");
 }
 
-JsonlReader::JsonlReader(const InputFlags& flags, bool keep_raw)
-    : flags_(flags), keep_raw_(keep_raw) {
-  if (flags_.files.empty()) flags_.files.push_back("-");
-  for (const auto& f : flags_.files) {
-    struct stat st;
-    if (f != "-" && stat(f.c_str(), &st) == 0) total_bytes_ += st.st_size;
-  }
-}
+RecordBatches::RecordBatches(const InputFlags& flags)
+    : reader_(flags.files,
+              JsonlOptions{flags.text_field, flags.id_field, flags.replace_invalid_utf8}),
+      skip_invalid_(flags.skip_invalid),
+      quiet_(flags.quiet) {}
 
-Status JsonlReader::OpenNext() {
-  const std::string& name = flags_.files[file_index_];
-  line_ = 0;
-  if (name == "-") {
-    current_name_ = "<stdin>";
-    file_.reset();
-    in_ = &std::cin;
-    return Status::OK();
-  }
-  current_name_ = name;
-  file_ = std::make_unique<std::ifstream>(name, std::ios::binary);
-  if (!*file_) return Status::NotFound(name + ": cannot open file");
-  in_ = file_.get();
-  return Status::OK();
-}
-
-Status JsonlReader::Parse(std::string&& line, Record* rec) {
-  if (Status s = ValidateUtf8(line); !s.ok()) {
-    if (!flags_.replace_invalid_utf8) return s;
-    line = ReplaceInvalidUtf8(line);
-  }
-  auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("malformed JSON");
-  if (!j.is_object()) return Status::InvalidArgument("record is not a JSON object");
-  auto t = j.find(flags_.text_field);
-  if (t == j.end()) return Status::InvalidArgument("missing field '" + flags_.text_field + "'");
-  if (!t->is_string())
-    return Status::InvalidArgument("field '" + flags_.text_field + "' is not a string");
-  rec->text = t->get<std::string>();
-  auto id = j.find(flags_.id_field);
-  if (id == j.end() || id->is_null()) {
-    rec->id = line_;
-  } else if (id->is_string() || id->is_number_integer() || id->is_number_unsigned()) {
-    rec->id = *id;
-  } else {
-    return Status::InvalidArgument("field '" + flags_.id_field +
-                                   "' must be a string or an integer");
-  }
-  if (keep_raw_) rec->raw = std::move(line);
-  return Status::OK();
-}
-
-Result<bool> JsonlReader::Next(size_t max, std::vector<Record>* batch) {
+Result<bool> RecordBatches::Next(size_t max, std::vector<Record>* batch) {
   batch->clear();
-  std::string line;
+  JsonlRecord rec;
   while (batch->size() < max) {
-    if (in_ == nullptr) {
-      if (file_index_ >= flags_.files.size()) break;
-      NEARDUP_RETURN_IF_ERROR(OpenNext());
-    }
-    if (!std::getline(*in_, line)) {
-      if (in_->bad()) return Status::IOError(current_name_ + ": read error");
-      in_ = nullptr;
-      ++file_index_;
-      continue;
-    }
-    ++line_;
-    bytes_read_ += line.size() + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank line
-    Record rec;
-    rec.file = current_name_;
-    rec.line = line_;
-    Status s = Parse(std::move(line), &rec);
-    if (!s.ok()) {
-      s = s.WithContext(current_name_ + ":" + std::to_string(line_));
-      if (!flags_.skip_invalid) return s;
-      if (!flags_.quiet) std::cerr << "neardup: skipping " << s.message() << "\n";
+    Result<bool> more = reader_.Next(&rec);
+    if (!more.ok()) {
+      // A bad record; I/O errors end the input.
+      if (!skip_invalid_ || more.status().code() != StatusCode::kInvalidArgument) {
+        return more.status();
+      }
+      if (!quiet_) std::cerr << "neardup: skipping " << more.status().message() << "\n";
       ++skipped_;
       continue;
     }
-    batch->push_back(std::move(rec));
+    if (!*more) break;
+    batch->push_back(
+        Record{std::string(rec.file), rec.line, std::string(rec.id), std::string(rec.text)});
   }
   return !batch->empty();
 }

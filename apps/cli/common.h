@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Pieces shared by the batch subcommands: engine flags, JSONL input with
-// file:line error reporting, output files and a progress line on stderr.
+// Pieces shared by the batch subcommands: engine flags, JSONL input in
+// batches (the library's JsonlReader), output files and a progress line on
+// stderr.
 #ifndef NEARDUP_APPS_CLI_COMMON_H_
 #define NEARDUP_APPS_CLI_COMMON_H_
 
@@ -20,6 +21,7 @@
 #include "base/status_macros.h"
 #include "neardup/engine.h"
 #include "neardup/ids.h"
+#include "neardup/jsonl.h"
 #include "neardup/options.h"
 
 namespace neardup::cli {
@@ -58,15 +60,6 @@ struct PipelineFlags {
   std::string idf_save;  // where to save the learned table after the run
 };
 void AddPipelineFlags(CLI::App* cmd, PipelineFlags* flags);
-// A --verify value, "kind[:threshold][,ngram=N][,word_ngram=N][,other=X]";
-// the parts given are set, the others left unset.
-struct VerifySpec {
-  VerifyKind kind = VerifyKind::kSimilarity;
-  std::optional<double> threshold;
-  std::optional<ShingleOptions> shingles;
-  std::optional<double> other_min;  // qbank: the non-Han parts
-};
-Status ParseVerifySpec(std::string_view spec, VerifySpec* out);
 // A decimal number. Errors: InvalidArgument naming `what`.
 Result<double> ParseDouble(std::string_view s, std::string_view what);
 // The profile's options with the explicit flags applied on top.
@@ -89,49 +82,36 @@ struct InputFlags {
 };
 void AddInputFlags(CLI::App* cmd, InputFlags* flags);
 
+// A record read by RecordBatches, owning its strings.
 struct Record {
   std::string file;
   uint64_t line = 0;  // 1-based line number within the file
-  nlohmann::json id;  // the id field, or the line number when absent
+  std::string id;     // canonical JSON of the id, or the line number (neardup/jsonl.h)
   std::string text;
-  std::string raw;  // the input line, only when requested
 };
 
-// Reads JSONL records in batches. Bad records (malformed JSON, missing or
-// non-string text, non-scalar id) are errors naming file and line, or are
-// skipped with a warning under --skip-invalid.
-class JsonlReader {
+// Reads JSONL records in batches with the library's reader (neardup/jsonl.h).
+// A bad record is an error naming file and line, or under --skip-invalid is
+// skipped with a warning on stderr (unless --quiet).
+class RecordBatches {
  public:
-  JsonlReader(const InputFlags& flags, bool keep_raw);
+  explicit RecordBatches(const InputFlags& flags);
   // Fills *batch with up to `max` records. Returns false at the end of input.
-  // Errors: InvalidArgument (bad record), IOError/NotFound (unreadable file).
+  // Errors: InvalidArgument (bad record), NotFound/IOError (unreadable file).
   Result<bool> Next(size_t max, std::vector<Record>* batch);
   uint64_t skipped() const { return skipped_; }
-  uint64_t bytes_read() const { return bytes_read_; }
-  uint64_t total_bytes() const { return total_bytes_; }  // 0 when unknown (stdin)
+  uint64_t bytes_read() const { return reader_.bytes_read(); }
+  uint64_t total_bytes() const { return reader_.total_bytes(); }  // 0 when unknown (stdin)
 
  private:
-  Status OpenNext();
-  Status Parse(std::string&& line, Record* rec);
-
-  InputFlags flags_;
-  bool keep_raw_;
-  size_t file_index_ = 0;
-  std::string current_name_;
-  std::unique_ptr<std::ifstream> file_;
-  std::istream* in_ = nullptr;
-  uint64_t line_ = 0;
+  JsonlReader reader_;
+  bool skip_invalid_, quiet_;
   uint64_t skipped_ = 0;
-  uint64_t bytes_read_ = 0;
-  uint64_t total_bytes_ = 0;
 };
 
-// Engine ids are strings: the id's JSON serialization, so 1 and "1" differ.
+// JSON ids (of --groups and truth files) as the reader keys them: the
+// canonical JSON text, so 1 and "1" differ (neardup/jsonl.h).
 inline std::string IdKey(const nlohmann::json& id) { return id.dump(); }
-// The one id order (neardup/ids.h) on JSON ids: integers numerically first.
-inline bool JsonIdLess(const nlohmann::json& a, const nlohmann::json& b) {
-  return IdLess(IdKey(a), IdKey(b));
-}
 
 // Output to a file (-o) or stdout.
 class Output {

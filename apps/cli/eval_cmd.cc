@@ -146,13 +146,13 @@ struct Corpus {
 
 Result<Corpus> ReadCorpus(const InputFlags& input) {
   Corpus c;
-  JsonlReader reader(input, false);
+  RecordBatches reader(input);
   std::vector<Record> batch;
   while (true) {
     NEARDUP_ASSIGN_OR_RETURN(bool more, reader.Next(4096, &batch));
     if (!more) break;
     for (auto& r : batch) {
-      std::string key = IdKey(r.id);
+      std::string key = std::move(r.id);
       if (!c.index.emplace(key, static_cast<uint32_t>(c.docs.size())).second) {
         return Status::InvalidArgument(r.file + ":" + std::to_string(r.line) + ": duplicate id " +
                                        key);

@@ -24,7 +24,7 @@ int RunFingerprint(const FingerprintFlags& f) {
   if (!out.ok()) return Fail("fingerprint", out.status());
   InputFlags input = f.input;
   input.replace_invalid_utf8 = f.pipeline.replace_invalid_utf8;
-  JsonlReader reader(input, false);
+  RecordBatches reader(input);
   Progress progress("fingerprint", !f.input.quiet);
   std::vector<Record> batch;
   std::vector<Result<uint64_t>> fps;
@@ -42,9 +42,8 @@ int RunFingerprint(const FingerprintFlags& f) {
         if (!SkipOrFail("fingerprint", f.input, batch[i], fps[i].status())) return kExitBadInput;
         continue;
       }
-      (*out)->stream()
-          << nlohmann::json{{"id", batch[i].id}, {"simhash", FingerprintHex(*fps[i])}}.dump()
-          << '\n';
+      (*out)->stream() << "{\"id\":" << batch[i].id << ",\"simhash\":\"" << FingerprintHex(*fps[i])
+                       << "\"}\n";
     }
     done += batch.size();
     progress.Update(reader.bytes_read(), reader.total_bytes(), done);

@@ -63,7 +63,7 @@ int RunTruth(const TruthFlags& f) {
 
   InputFlags input = f.input;
   input.replace_invalid_utf8 = f.replace_invalid_utf8;
-  JsonlReader reader(input, false);
+  RecordBatches reader(input);
   std::vector<Record> docs, batch;
   std::unordered_set<std::string> seen;
   while (true) {
@@ -71,9 +71,9 @@ int RunTruth(const TruthFlags& f) {
     if (!more.ok()) return Fail("truth", more.status());
     if (!*more) break;
     for (auto& r : batch) {
-      if (!seen.insert(IdKey(r.id)).second) {
+      if (!seen.insert(r.id).second) {
         return Fail("truth", Status::InvalidArgument(r.file + ":" + std::to_string(r.line) +
-                                                     ": duplicate id " + r.id.dump()));
+                                                     ": duplicate id " + r.id));
       }
       docs.push_back(std::move(r));
     }
@@ -84,21 +84,19 @@ int RunTruth(const TruthFlags& f) {
   auto pairs = eval::AllPairsJaccard(sets, f.threshold, threads);
   if (!pairs.ok()) return Fail("truth", pairs.status());
   for (auto& p : *pairs) {
-    if (JsonIdLess(docs[p.b].id, docs[p.a].id)) std::swap(p.a, p.b);
+    if (IdLess(docs[p.b].id, docs[p.a].id)) std::swap(p.a, p.b);
   }
   std::sort(pairs->begin(), pairs->end(), [&](const auto& p, const auto& q) {
-    if (p.a != q.a) return JsonIdLess(docs[p.a].id, docs[q.a].id);
-    return JsonIdLess(docs[p.b].id, docs[q.b].id);
+    if (p.a != q.a) return IdLess(docs[p.a].id, docs[q.a].id);
+    return IdLess(docs[p.b].id, docs[q.b].id);
   });
 
   auto out = Output::Open(f.output);
   if (!out.ok()) return Fail("truth", out.status());
   for (const auto& p : *pairs) {
-    (*out)->stream() << nlohmann::json{{"a", docs[p.a].id},
-                                       {"b", docs[p.b].id},
-                                       {"jaccard", std::round(p.jaccard * 1e6) / 1e6}}
-                            .dump()
-                     << '\n';
+    (*out)->stream() << "{\"a\":" << docs[p.a].id << ",\"b\":" << docs[p.b].id
+                     << ",\"jaccard\":" << nlohmann::json(std::round(p.jaccard * 1e6) / 1e6).dump()
+                     << "}\n";
   }
   if (Status s = (*out)->Close(); !s.ok()) return Fail("truth", s);
   if (!f.input.quiet) {

@@ -204,15 +204,17 @@ GroupClustersT ClusterGroups(GroupsArg groups, TextMapArg texts, const std::stri
                              size_t max_group_size, std::optional<bool> drop_punctuation,
                              bool replace_invalid_utf8, double qbank_other_min, int threads) {
   GroupClusterOptions o;
-  o.verify = Take(ParseVerifyKind(verify));
-  o.threshold = threshold;
+  const VerifySpec spec = Take(ParseVerifySpec(verify));  // "KIND:T" sets the threshold
+  o.verify = spec.kind;
+  o.threshold = spec.threshold.value_or(threshold);
   if (shingles) o.shingles = Take(ParseShingles(*shingles));
+  if (spec.shingles) o.shingles = *spec.shingles;
   o.max_cluster_size = max_cluster_size;
   o.keep = Take(ParseKeepPolicy(keep));
   o.max_group_size = max_group_size;
   o.drop_punctuation = drop_punctuation;
   o.replace_invalid_utf8 = replace_invalid_utf8;
-  o.qbank_other_min = qbank_other_min;
+  o.qbank_other_min = spec.other_min.value_or(qbank_other_min);
   o.threads = threads;
   auto gc = Take(GroupClusterer::Create(o));
   std::vector<std::vector<std::string>> all;
@@ -274,8 +276,9 @@ skip_invalid=True stay alone and are listed in DedupLabels.skipped.)");
 `groups` is an iterable of lists of ids that may be duplicates of each other
 (e.g. records sharing an LSH band, computed elsewhere); `texts` a dict
 {id: text} or an iterable of (id, text). Every pair inside a group is
-verified (`verify`: levenshtein, lcs, jaccard, similarity, qbank, ...;
-similarity >= `threshold`), passing pairs are joined best first under
+verified (`verify`: levenshtein, lcs, jaccard, similarity, qbank, ..., or a
+spec as the CLI's --verify, "qbank:0.9" or "jaccard:0.7,ngram=5", whose
+threshold wins over `threshold`; similarity >= the threshold), passing pairs are joined best first under
 `max_cluster_size`, and each cluster keeps one member by `keep`. Returns
 GroupClusters: per member with a text, positions in its `ids`.)");
 }

@@ -86,7 +86,10 @@ const std::map<std::string, Setter>& Setters() {
       ND_STR("spotsig_stop_words", spotsig.stop_words),
       ND_STR("imatch_idf_path", imatch.idf_path),
       // verification
-      ND_PARSE("verify", verify.kind, ParseVerifyKind),
+      {"verify",
+       [](EngineOptions& o, py::handle v) {
+         ApplyVerifySpec(Parsed(ParseVerifySpec(As<std::string>(v, "verify")), "verify"), &o);
+       }},
       ND_INT("short_chars", verify.short_chars),
       ND_FLOAT("qbank_other_min", verify.qbank_other_min),
       ND_PARSE("keep", keep, ParseKeepPolicy),
@@ -142,7 +145,9 @@ EngineOptions EngineOptionsOf(const std::string& profile, std::optional<double> 
     throw py::value_error(s.ok() ? "unknown profile '" + profile + "'" : s.message());
   }
   EngineOptions o = Take(EngineOptions::FromProfile(profile));
-  bool max_distance = false;
+  // First: verify="KIND:T" sets the threshold over it, as the CLI's --verify over -t.
+  if (threshold) o.threshold = *threshold;
+  bool max_distance = false, threshold_set = threshold.has_value();
   for (const auto& [key, value] : overrides) {
     const std::string name = key.cast<std::string>();
     auto it = Setters().find(name);
@@ -153,10 +158,10 @@ EngineOptions EngineOptionsOf(const std::string& profile, std::optional<double> 
     if (value.is_none()) continue;  // None keeps the profile's value
     it->second(o, value);
     max_distance |= name == "max_distance";
+    threshold_set |=
+        name == "verify" && ParseVerifySpec(value.cast<std::string>())->threshold.has_value();
   }
-  if (threshold) {
-    o.threshold = *threshold;
-  } else if (max_distance && o.verify.kind == VerifyKind::kNone) {
+  if (max_distance && !threshold_set && o.verify.kind == VerifyKind::kNone) {
     // As the CLI's -k: without a verifier the SimHash distance is the rule.
     o.threshold = 1.0 - o.simhash.max_distance / 64.0;
   }

@@ -16,8 +16,10 @@
 // definitions: star pairing, the canonical cap, the keep policies).
 //
 // Records are JSON objects, one per line, with a text field and an optional
-// id (a string or an integer; the line number when absent). A bad record is
-// an error naming file and line, or is skipped under skip_invalid.
+// id (a string or an integer; the line number when absent), read by the
+// parser of neardup/jsonl.h with its rules: ids are canonical JSON, so 7 and
+// "7" are different ids. A bad record is an error naming file and line, or
+// is skipped under skip_invalid.
 //
 // Thread safety: a BatchDedup is used from one thread; it runs its own
 // workers. Ownership: the result owns its temporary directory (removed when
@@ -122,9 +124,11 @@ struct BatchMatch {
   std::optional<double> verified;  // the verified similarity (none when a signal decided)
 };
 
+// One record of the result, passed to ForEachRecord's callback: the views
+// are valid during that call only.
 struct BatchRecord {
   uint64_t index = 0;        // line number over all input files, 0-based
-  std::string_view id;       // canonical JSON of the id: 7, "a"
+  std::string_view id;       // canonical JSON of the id: 7, "a" (neardup/jsonl.h)
   std::string_view cluster;  // JSON id of the cluster's first member
   uint64_t cluster_size = 1;
   std::string_view kept;  // JSON id of the member the cluster keeps
@@ -157,7 +161,11 @@ class BatchDedup {
   BatchDedup(const BatchDedup&) = delete;
   BatchDedup& operator=(const BatchDedup&) = delete;
 
-  // Every record in input order. Errors: the callback's, IOError.
+  // Every record in input order. The record's views (ids, line, matches)
+  // are valid during the callback only: copy what must outlive it. Without
+  // with_matches it may be called again (the records are re-read from the
+  // input); with with_matches the matches are streamed from their runs once,
+  // so a second call is FailedPrecondition. Errors: the callback's, IOError.
   Status ForEachRecord(const std::function<Status(const BatchRecord&)>& fn);
   // Every cluster of two or more, in order of its first member.
   Status ForEachCluster(const std::function<Status(const BatchCluster&)>& fn);
@@ -181,6 +189,7 @@ class BatchDedup {
                                               const BatchOptions& options);
   explicit BatchDedup(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+  bool matches_read_ = false;  // ForEachRecord ran with with_matches
 };
 
 // Clusters in-memory documents with the batch pipeline (a temporary JSONL

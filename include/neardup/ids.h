@@ -3,8 +3,15 @@
 // The one ordering of document ids, used by every "smallest id" rule (batch
 // dedup's --keep smallest-id, group clustering, the Python API): ids that are
 // integers (an optional '-' and decimal digits, of any length) come first, in
-// numeric order; all other ids follow in byte order. The integer 7 and the
-// string "7" are the same id.
+// numeric order; all other ids follow in byte order.
+//
+// The id rule: an id is its text, and two ids are the same id when their
+// texts are equal. Where ids come from JSON (JSONL records, neardup/jsonl.h;
+// the CLI) the text is the canonical JSON of the value, so the integer 7 is
+// `7` and the string "7" is `"7"` (quoted): two different ids, the integer
+// first in this order, the string among the strings. Where ids are given as
+// strings (Engine, GroupClusterer, Python, which writes an int in decimal),
+// the text is that string: 7 and "7" are then one id, an integer here.
 //
 // Thread safety: a pure function. Complexity: O(length).
 #ifndef NEARDUP_IDS_H_

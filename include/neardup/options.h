@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -217,6 +218,26 @@ Result<std::vector<SignalKind>> ParseSignals(std::string_view list);
 // "script:3", "char:5", "word:2"; for script, "script:3,2" sets both sizes.
 Result<ShingleOptions> ParseShingles(std::string_view spec);
 std::string ShinglesName(const ShingleOptions& s);
+
+// A verifier spec, "KIND[:T][,ngram=N][,word_ngram=N][,other=X]", as the
+// CLI's --verify, `neardup cluster --verify` and Python's verify= take it:
+// KIND is a VerifyKind name; T the threshold, in [0, 1]; ngram and
+// word_ngram the shingle sizes of the set verifiers (script shingles,
+// starting from script:3,1, so "jaccard,ngram=5" is script:5,1); X qbank's
+// minimum similarity of the non-Han parts, in [0, 1]. The parts given are
+// set, the others left unset.
+struct VerifySpec {
+  VerifyKind kind = VerifyKind::kSimilarity;
+  std::optional<double> threshold;
+  std::optional<ShingleOptions> shingles;
+  std::optional<double> other_min;
+};
+// Errors: InvalidArgument naming the bad part ("unknown verifier 'x' (known:
+// ...)", "bad threshold '2'", "verifier has no option 'k'", ...).
+Result<VerifySpec> ParseVerifySpec(std::string_view spec);
+// Sets options->verify.kind, and the threshold, shingles and
+// verify.qbank_other_min where the spec gives them.
+void ApplyVerifySpec(const VerifySpec& spec, EngineOptions* options);
 
 // The identity of a pipeline: every option that changes sketches or
 // similarities, the data files they read and a format version, as one line.

@@ -259,6 +259,47 @@ TEST_F(BatchDedupTest, RepeatedIdsAndBadLines) {
   }
 }
 
+TEST_F(BatchDedupTest, ForEachRecordRepeatsWithoutMatchesAndRunsOnceWithThem) {
+  BatchOptions o;
+  o.engine.threads = 2;
+  auto run = Run(o);
+  ASSERT_TRUE(run);
+  const auto first = Rows(run.get());
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(Rows(run.get()), first);  // the records are re-read
+  o.with_matches = true;
+  auto with = Run(o);
+  ASSERT_TRUE(with);
+  uint64_t matches = 0;
+  auto count = [&](const BatchRecord& r) {
+    matches += r.matches.size();
+    return Status::OK();
+  };
+  ASSERT_TRUE(with->ForEachRecord(count).ok());
+  EXPECT_GT(matches, 0u);
+  const Status again = with->ForEachRecord(count);
+  EXPECT_EQ(again.code(), StatusCode::kFailedPrecondition) << again.ToString();
+}
+
+// The id rule (neardup/ids.h): the integer 7 and the string "7" are two ids,
+// the integer smaller, whichever comes first.
+TEST_F(BatchDedupTest, IntegerIdsSortBeforeEqualStrings) {
+  const std::string path = dir_->File("ids.jsonl");
+  const std::string text = "\"text\":\"the same question text, copied word for word\"}\n";
+  std::ofstream(path) << "{\"id\":\"7\"," << text << "{\"id\":7," << text;
+  BatchOptions o;
+  o.engine.keep = KeepPolicy::kSmallestId;
+  auto run = BatchDedup::Run({path}, o);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  const auto rows = Rows(run->get());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].id, "\"7\"");
+  EXPECT_EQ(rows[1].id, "7");
+  EXPECT_EQ(rows[0].size, 2u);
+  EXPECT_EQ(rows[0].cluster, "\"7\"");  // the first member
+  EXPECT_EQ(rows[0].kept, "7");         // the smallest id
+}
+
 // qbank salts its band keys with the exact part (digits, letters, operators):
 // a question with another number is never a candidate, while the default
 // (no salt) still proposes it and lets the verifier decide.

@@ -8,20 +8,10 @@
 // parser's buffers grow to the longest line once, so steady-state parsing
 // allocates nothing.
 //
-// Errors keep the wording `neardup dedup` has always used (the caller adds
-// "file:line: "):
-//   ill-formed UTF-8          ValidateUtf8's message (or, with
-//                             replace_invalid_utf8, the line is repaired)
-//   "malformed JSON", "record is not a JSON object",
-//   "missing field 'text'", "field 'text' is not a string",
-//   "field 'id' must be a string or an integer"
-// A UTF-8 byte order mark at the start of a line is skipped; a trailing '\r'
-// is white space; unknown fields are ignored.
-//
-// Ids: the canonical JSON text of the id, as nlohmann::json::dump() writes it
-// (integers in decimal, strings quoted with ", \ and control characters
-// escaped), so 1 and "1" stay different ids and neardup/ids.h orders them.
-// An absent or null id is the line number.
+// The record rules (fields, ids, blank lines, BOM, '\r') and the error
+// wording are the public contract of neardup/jsonl.h; the caller adds
+// "file:line: " to errors. This is the one parser: batch dedup's phases and
+// JsonlReader both run it.
 //
 // Thread safety: one RecordParser per thread.
 #ifndef NEARDUP_BATCH_JSONL_H_
@@ -32,15 +22,14 @@
 #include <string>
 #include <string_view>
 
+#include "neardup/jsonl.h"
 #include "neardup/status.h"
 
 namespace neardup::batch {
 
-struct JsonlFields {
-  std::string text_field = "text";
-  std::string id_field = "id";
-  bool replace_invalid_utf8 = false;
-};
+// The fields and the UTF-8 rule (neardup/jsonl.h, whose JsonlReader runs
+// this parser).
+using JsonlFields = JsonlOptions;
 
 struct ParsedRecord {
   std::string_view text;     // unescaped; valid until the next Parse

@@ -122,6 +122,13 @@ Status BatchDedup::Impl::KeepPhase() {
 
 Status BatchDedup::ForEachRecord(const std::function<Status(const BatchRecord&)>& fn) {
   Impl& m = *impl_;
+  if (m.options.with_matches) {
+    if (matches_read_) {
+      return Status::FailedPrecondition(
+          "ForEachRecord with with_matches runs once: the matches were read");
+    }
+    matches_read_ = true;
+  }
   const auto start = std::chrono::steady_clock::now();
   batch::RecordParser own(m.fields), pa(m.fields), pf(m.fields), pk(m.fields);
   IdCache first_ids, kept_ids;

@@ -63,6 +63,20 @@ TEST(IdOrderKeyTest, AgreesWithIdLessWheneverKeysDiffer) {
   EXPECT_LT(IdOrderKey("99999999999999999999999"), IdOrderKey("\"\""));
 }
 
+// The id rule (ids.h, jsonl.h): ids from JSON are canonical JSON texts, so
+// the integer 7 and the string "7" are different ids, the integer first.
+TEST(IdLessTest, JsonIntegerAndStringIdsAreDifferent) {
+  EXPECT_TRUE(IsIntegerId("7"));
+  EXPECT_FALSE(IsIntegerId("\"7\""));
+  EXPECT_TRUE(IdLess("7", "\"7\""));
+  EXPECT_FALSE(IdLess("\"7\"", "7"));
+  EXPECT_TRUE(IdLess("100", "\"7\""));     // every integer before every string
+  EXPECT_TRUE(IdLess("\"10\"", "\"7\""));  // strings by bytes
+  EXPECT_LT(IdOrderKey("7"), IdOrderKey("\"7\""));
+  EXPECT_TRUE(IdLess("-2", "7"));
+  EXPECT_TRUE(IdLess("9", "10"));  // integers by value, not bytes
+}
+
 TEST(IdOrderKeyTest, IntegerIdsComeBackFromExactKeys) {
   std::string out;
   for (const char* id : {"0", "7", "-7", "123456789012345678", "-999999999999999999"}) {

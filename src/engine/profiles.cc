@@ -71,6 +71,40 @@ Result<int> ParseInt(std::string_view s, std::string_view what) {
   return v;
 }
 
+// A number in [0, 1] (a threshold or a similarity).
+Result<double> ParseFraction(std::string_view s, std::string_view what) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || !(v >= 0 && v <= 1)) {
+    return Status::InvalidArgument("bad " + std::string(what) + " '" + std::string(s) +
+                                   "' (a number in [0, 1])");
+  }
+  return v;
+}
+
+// One ",key=value" part of a verifier spec.
+Status ParseVerifyOption(std::string_view part, VerifySpec* o) {
+  const size_t eq = part.find('=');
+  if (eq == std::string_view::npos) {
+    return Status::InvalidArgument("bad verifier option '" + std::string(part) +
+                                   "' (ngram=N, word_ngram=N or other=X)");
+  }
+  const std::string_view key = part.substr(0, eq), value = part.substr(eq + 1);
+  if (key == "other") {
+    NEARDUP_ASSIGN_OR_RETURN(o->other_min, ParseFraction(value, "other"));
+    return Status::OK();
+  }
+  if (key != "ngram" && key != "word_ngram") {
+    return Status::InvalidArgument("verifier has no option '" + std::string(key) +
+                                   "' (ngram, word_ngram, other)");
+  }
+  NEARDUP_ASSIGN_OR_RETURN(const int n, ParseInt(value, key));
+  ShingleOptions sh = o->shingles.value_or(ShingleOptions{ShingleKind::kScript, 3, 1});
+  (key == "ngram" ? sh.char_ngram : sh.word_ngram) = n;
+  o->shingles = sh;
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string_view Name(T2S v) { return NameOf(kT2S, v); }
@@ -131,6 +165,30 @@ Result<ShingleOptions> ParseShingles(std::string_view spec) {
     NEARDUP_ASSIGN_OR_RETURN(s.word_ngram, ParseInt(nums.substr(comma + 1), "shingle size"));
   }
   return s;
+}
+
+Result<VerifySpec> ParseVerifySpec(std::string_view spec) {
+  VerifySpec o;
+  const size_t comma = spec.find(',');
+  std::string_view head = spec.substr(0, comma);
+  if (const size_t colon = head.find(':'); colon != std::string_view::npos) {
+    NEARDUP_ASSIGN_OR_RETURN(o.threshold, ParseFraction(head.substr(colon + 1), "threshold"));
+    head = head.substr(0, colon);
+  }
+  NEARDUP_ASSIGN_OR_RETURN(o.kind, ParseVerifyKind(head));
+  for (size_t start = comma; start != std::string_view::npos;) {
+    const size_t next = spec.find(',', start + 1);
+    NEARDUP_RETURN_IF_ERROR(ParseVerifyOption(spec.substr(start + 1, next - start - 1), &o));
+    start = next;
+  }
+  return o;
+}
+
+void ApplyVerifySpec(const VerifySpec& spec, EngineOptions* options) {
+  options->verify.kind = spec.kind;
+  if (spec.threshold) options->threshold = *spec.threshold;
+  if (spec.shingles) options->shingles = *spec.shingles;
+  if (spec.other_min) options->verify.qbank_other_min = *spec.other_min;
 }
 
 std::string ShinglesName(const ShingleOptions& s) {

@@ -103,6 +103,60 @@ TEST(ProfilesTest, NamesParseAndPrint) {
   EXPECT_TRUE(ParseKeepPolicy("biggest").status().IsInvalidArgument());
 }
 
+TEST(ProfilesTest, VerifySpecs) {
+  auto kind = ParseVerifySpec("levenshtein");
+  ASSERT_TRUE(kind.ok()) << kind.status().ToString();
+  EXPECT_EQ(kind->kind, VerifyKind::kLevenshtein);
+  EXPECT_FALSE(kind->threshold || kind->shingles || kind->other_min);
+  auto t = ParseVerifySpec("jaccard:0.7");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->kind, VerifyKind::kJaccard);
+  EXPECT_EQ(t->threshold, 0.7);
+  auto full = ParseVerifySpec("qbank:0.9,ngram=2,word_ngram=3,other=0.5");
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_EQ(full->kind, VerifyKind::kQbank);
+  EXPECT_EQ(full->threshold, 0.9);
+  ASSERT_TRUE(full->shingles);
+  EXPECT_EQ(ShinglesName(*full->shingles), "script:2,3");
+  EXPECT_EQ(full->other_min, 0.5);
+  EXPECT_EQ(ShinglesName(*ParseVerifySpec("jaccard,ngram=5")->shingles), "script:5,1");
+  EXPECT_EQ(ParseVerifySpec("none:1")->kind, VerifyKind::kNone);
+  EXPECT_EQ(ParseVerifySpec("lcs:0")->threshold, 0.0);
+
+  // Errors name the bad part.
+  auto message = [](std::string_view spec) {
+    auto r = ParseVerifySpec(spec);
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << spec;
+    return r.status().message();
+  };
+  EXPECT_EQ(message("soundex"),
+            "unknown verifier 'soundex' (known: none, similarity, jaccard, containment, cosine, "
+            "levenshtein, lcs, qbank)");
+  EXPECT_NE(message("").find("unknown verifier ''"), std::string::npos);
+  EXPECT_EQ(message("jaccard:1.5"), "bad threshold '1.5' (a number in [0, 1])");
+  EXPECT_EQ(message("jaccard:-0.1"), "bad threshold '-0.1' (a number in [0, 1])");
+  EXPECT_EQ(message("jaccard:nan"), "bad threshold 'nan' (a number in [0, 1])");
+  EXPECT_EQ(message("jaccard:"), "bad threshold '' (a number in [0, 1])");
+  EXPECT_EQ(message("jaccard:0.7x"), "bad threshold '0.7x' (a number in [0, 1])");
+  EXPECT_EQ(message("jaccard,ngram=2.5"), "bad ngram '2.5'");
+  EXPECT_EQ(message("jaccard,ngram"),
+            "bad verifier option 'ngram' (ngram=N, word_ngram=N or other=X)");
+  EXPECT_EQ(message("jaccard,"), "bad verifier option '' (ngram=N, word_ngram=N or other=X)");
+  EXPECT_EQ(message("jaccard,size=3"), "verifier has no option 'size' (ngram, word_ngram, other)");
+  EXPECT_EQ(message("qbank,other=2"), "bad other '2' (a number in [0, 1])");
+
+  // Applied: the kind always, the other parts where given.
+  EngineOptions o = *EngineOptions::FromProfile("qbank");
+  ApplyVerifySpec(*ParseVerifySpec("levenshtein"), &o);
+  EXPECT_EQ(o.verify.kind, VerifyKind::kLevenshtein);
+  EXPECT_EQ(o.threshold, 0.8);  // the profile's
+  EXPECT_EQ(ShinglesName(o.shingles), "script:2,1");
+  ApplyVerifySpec(*ParseVerifySpec("qbank:0.95,ngram=4,other=0.9"), &o);
+  EXPECT_EQ(o.threshold, 0.95);
+  EXPECT_EQ(ShinglesName(o.shingles), "script:4,1");
+  EXPECT_EQ(o.verify.qbank_other_min, 0.9);
+}
+
 TEST(ProfilesTest, BadFeatureOptions) {
   EngineOptions o;
   o.features.kind = FeatureKind::kLongestSentence;

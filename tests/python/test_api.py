@@ -121,6 +121,31 @@ def test_options_reach_the_engine():
     assert "default" in neardup.profiles()
 
 
+def test_verify_takes_the_cli_spec():
+    # "KIND:T" as the CLI's --verify: the kind, and the threshold over threshold=.
+    assert neardup.Engine(verify="levenshtein:0.9").threshold == pytest.approx(0.9)
+    assert neardup.Engine(threshold=0.5, verify="jaccard:0.7").threshold == pytest.approx(0.7)
+    assert neardup.Engine(threshold=0.5, verify="jaccard").threshold == pytest.approx(0.5)
+    assert neardup.Engine("simhash", max_distance=5, verify="none:0.99").threshold == \
+        pytest.approx(0.99)
+    near = POEM[:-6] + "望故乡。"
+    for spec, duplicate in (("levenshtein:0.5", True), ("levenshtein:0.99", False)):
+        e = neardup.Engine(signals="exact,minhash", candidate_threshold=0.3, verify=spec)
+        e.add("a", POEM)
+        assert e.add("b", near).duplicate == duplicate, spec
+    groups, texts = [["a", "b"]], {"a": POEM, "b": near}
+    assert neardup.cluster_groups(groups, texts, verify="levenshtein:0.5",
+                                  threshold=0.99).cluster_size == [2, 2]
+    assert neardup.cluster_groups(groups, texts, verify="levenshtein:0.99",
+                                  threshold=0.1).cluster_size == [1, 1]
+    with pytest.raises(ValueError, match=r"option 'verify': bad threshold '1.5'"):
+        neardup.Engine(verify="jaccard:1.5")
+    with pytest.raises(ValueError, match="verifier has no option 'size'"):
+        neardup.Engine(verify="jaccard,size=2")
+    with pytest.raises(ValueError, match="unknown verifier 'fuzzy'"):
+        neardup.cluster_groups(groups, texts, verify="fuzzy:0.5")
+
+
 def test_sketch_functions():
     sig = neardup.minhash(POEM)
     assert len(sig) == 128 and all(0 <= v < 2 ** 32 for v in sig)
