@@ -218,7 +218,9 @@ class DocStore {
   };
 
   DocStore() = default;
-  Status OpenDb(bool read_only);
+  Status Create();        // a new store in an empty or missing dir_
+  Status OpenExisting();  // the checks of Open
+  Status OpenDb(bool read_only, bool create = false);
   Status CheckCommitted();  // the recovered store against the commit record
   Status CountNodes(uint64_t* n) const;
   // Every row of a family in key order; stops at the first error of `fn`.

@@ -108,54 +108,62 @@ Result<std::unique_ptr<DocStore>> DocStore::Open(const std::string& dir,
   NEARDUP_ASSIGN_OR_RETURN(const bool exists, HasStore(dir));
   if (!exists) {
     if (!options.create_if_missing) return Status::NotFound("no store in " + dir);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    NEARDUP_RETURN_IF_ERROR(store->OpenDb(/*read_only=*/false));
-    store->writable_ = true;
-    store->node_rows_ = 0;
-    NEARDUP_RETURN_IF_ERROR(store->commit_record_.Open(dir));
-    Batch b;
-    store->Prepare(&b);
-    b.PutMeta("format", kFormat);
-    b.PutMeta(kNodeCountKey, "0");
-    NEARDUP_RETURN_IF_ERROR(store->Write(&b, true));
-    return store;
+    NEARDUP_RETURN_IF_ERROR(store->Create());
+  } else {
+    NEARDUP_RETURN_IF_ERROR(store->OpenExisting());
   }
-  // The record is read before the store: a store open elsewhere may only
-  // have moved further.
-  if (!options.skip_checks) {
-    NEARDUP_ASSIGN_OR_RETURN(store->committed_, CommitRecord::Read(dir));
-  }
-  // Repair opens its copy for writing at once: that creates a column family
-  // that RocksDB's repair found no table of.
-  const bool write_now = options.skip_checks && !options.read_only;
-  NEARDUP_RETURN_IF_ERROR(store->OpenDb(/*read_only=*/!write_now));
-  store->writable_ = write_now;
-  if (write_now) NEARDUP_RETURN_IF_ERROR(store->commit_record_.Open(dir));
-  auto format = store->GetMeta("format");
-  if (format.ok() && *format != kFormat) {
-    return Status::FailedPrecondition("store " + dir + " has format '" + *format + "', expected '" +
-                                      kFormat + "'");
-  }
-  if (!format.ok() && !(format.status().IsNotFound() && options.skip_checks)) {
-    if (!format.status().IsNotFound()) return format.status();
-    return Status::Corruption("store " + dir + " has no format record: damaged, or not a store");
-  }
-  if (!options.skip_checks) NEARDUP_RETURN_IF_ERROR(store->CheckCommitted());
-  NEARDUP_ASSIGN_OR_RETURN(store->next_node_, store->NextSeq());
-  if (store->committed_)
-    store->next_node_ = std::max(store->next_node_, store->committed_->next_node);
-  if (options.read_only) return store;
-  if (!options.skip_checks) {
-    uint64_t n = 0;
-    NEARDUP_RETURN_IF_ERROR(store->CountNodes(&n));
-    NEARDUP_RETURN_IF_ERROR(store->VerifyNodeCount(n));
-  }
-  NEARDUP_RETURN_IF_ERROR(store->OpenForWriting());
   return store;
 }
 
-Status DocStore::OpenDb(bool read_only) {
+Status DocStore::Create() {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  NEARDUP_RETURN_IF_ERROR(OpenDb(/*read_only=*/false, /*create=*/true));
+  writable_ = true;
+  node_rows_ = 0;
+  NEARDUP_RETURN_IF_ERROR(commit_record_.Open(dir_));
+  Batch b;
+  Prepare(&b);
+  b.PutMeta("format", kFormat);
+  b.PutMeta(kNodeCountKey, "0");
+  return Write(&b, true);
+}
+
+Status DocStore::OpenExisting() {
+  const bool checks = !options_.skip_checks;
+  // The record is read before the store: a store open elsewhere may only
+  // have moved further.
+  if (checks) {
+    NEARDUP_ASSIGN_OR_RETURN(committed_, CommitRecord::Read(dir_));
+  }
+  // Repair opens its copy for writing at once: that creates a column family
+  // that RocksDB's repair found no table of.
+  const bool write_now = !checks && !options_.read_only;
+  NEARDUP_RETURN_IF_ERROR(OpenDb(/*read_only=*/!write_now));
+  writable_ = write_now;
+  if (write_now) NEARDUP_RETURN_IF_ERROR(commit_record_.Open(dir_));
+  auto format = GetMeta("format");
+  if (format.ok() && *format != kFormat) {
+    return Status::FailedPrecondition("store " + dir_ + " has format '" + *format +
+                                      "', expected '" + kFormat + "'");
+  }
+  if (!format.ok() && (checks || !format.status().IsNotFound())) {
+    if (!format.status().IsNotFound()) return format.status();
+    return Status::Corruption("store " + dir_ + " has no format record: damaged, or not a store");
+  }
+  if (checks) NEARDUP_RETURN_IF_ERROR(CheckCommitted());
+  NEARDUP_ASSIGN_OR_RETURN(next_node_, NextSeq());
+  if (committed_) next_node_ = std::max(next_node_, committed_->next_node);
+  if (options_.read_only) return Status::OK();
+  if (checks) {
+    uint64_t n = 0;
+    NEARDUP_RETURN_IF_ERROR(CountNodes(&n));
+    NEARDUP_RETURN_IF_ERROR(VerifyNodeCount(n));
+  }
+  return OpenForWriting();
+}
+
+Status DocStore::OpenDb(bool read_only, bool create) {
   DbConfig c = MakeDbConfig(options_.block_cache_bytes, options_.log);
   if (env_) c.db.env = env_.get();
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -164,7 +172,7 @@ Status DocStore::OpenDb(bool read_only) {
   if (read_only) {
     s = rocksdb::DB::OpenForReadOnly(c.db, dir_, c.families, &handles, &raw);
   } else {
-    c.db.create_if_missing = true;  // Open() decided that it may
+    c.db.create_if_missing = create;
     s = rocksdb::DB::Open(c.db, dir_, c.families, &handles, &raw);
   }
   if (!s.ok()) return Damaged(dir_, s);
