@@ -158,6 +158,12 @@ def case(name, tmp):
         assert "OK, %d documents" % (FIRST + SECOND) in c.stdout, c.stdout
         assert documents(data) == FIRST + SECOND
         run(["store", "repair", data], 0)
+        # A running service's store is neither checked nor repaired.
+        s = Server(data)
+        for args in (["store", "check", data], ["store", "repair", data, "--yes"]):
+            p = run(args, 1)
+            assert "open for writing" in p.stderr, p.stderr
+        s.stop(signal.SIGTERM)
         return
     if name == "disk_bytes":
         build(data)

@@ -146,7 +146,8 @@ struct StoreCheck {
 // the rows against each other, and the record of the last acknowledged
 // write. Open() makes the cheaper of these checks (all but the checksums of
 // blocks it does not read) and refuses a damaged store with Corruption.
-// Errors: NotFound (no store in dir), IOError.
+// Errors: FailedPrecondition (the store is open for writing: a running
+// service), NotFound (no store in dir), IOError.
 Result<StoreCheck> CheckStore(const std::string& dir);
 
 struct StoreRepair {
@@ -160,7 +161,8 @@ struct StoreRepair {
 // Repairs a damaged store on a copy beside it and reports what the repair
 // gives up; with `apply`, moves the damaged store to DIR.damaged-<time>
 // (kept) and puts the repaired copy in its place. A sound store is left
-// alone. Never changes the store in place. Errors: NotFound, IOError.
+// alone. Never changes the store in place. Errors: FailedPrecondition (the
+// store is open for writing), NotFound, IOError.
 Result<StoreRepair> RepairStore(const std::string& dir, bool apply);
 
 class DurableEngine {

@@ -5,10 +5,15 @@
 
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 #include "base/status_macros.h"
@@ -99,9 +104,34 @@ void CheckRows(DocStore& st, CheckReport* r) {
 
 }  // namespace
 
+Status NotInUse(const std::string& dir) {
+  // Read from /proc/locks rather than tried: opening and closing the LOCK
+  // file here would release a lock this process holds on it (POSIX locks
+  // belong to the process and go with any close of the file).
+  struct stat st = {};
+  if (::stat((dir + "/LOCK").c_str(), &st) != 0) return Status::OK();
+  char want[64];
+  std::snprintf(want, sizeof(want), "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino));
+  std::ifstream locks("/proc/locks");
+  std::string line;
+  while (std::getline(locks, line)) {
+    std::istringstream fields(line);
+    std::string field;
+    while (fields >> field) {
+      if (field != want) continue;
+      return Status::FailedPrecondition("store " + dir +
+                                        " is open for writing (a running `neardup serve`?): "
+                                        "stop it first");
+    }
+  }
+  return Status::OK();
+}
+
 Result<CheckReport> CheckStore(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return Status::NotFound("no store in " + dir);
+  NEARDUP_RETURN_IF_ERROR(NotInUse(dir));
   CheckReport r;
   const std::set<std::string> on_disk = ListFiles(dir, &r);
   if (r.files == 0) return Status::NotFound("no store in " + dir + " (no files)");

@@ -24,8 +24,9 @@
 // DIR.damaged-<unix time> (kept, never deleted) and the copy takes its
 // place; without, the copy is deleted.
 //
-// Both need the store not to be open for writing elsewhere. Errors:
-// NotFound (no store in DIR), IOError.
+// Both refuse a store open for writing (by a running service, in this
+// process or another) with FailedPrecondition. Other errors: NotFound (no
+// store in DIR), IOError.
 #ifndef NEARDUP_STORE_STORE_CHECK_H_
 #define NEARDUP_STORE_STORE_CHECK_H_
 
@@ -48,6 +49,10 @@ struct CheckReport {
 };
 
 Result<CheckReport> CheckStore(const std::string& dir);
+
+// OK unless another holder has the store open for writing (RocksDB's LOCK):
+// FailedPrecondition.
+Status NotInUse(const std::string& dir);
 
 struct RepairReport {
   CheckReport before;

@@ -193,6 +193,11 @@ TEST_F(StoreCorruptionTest, SoundStoreChecksAndReopensAfterACrash) {
   auto repair = RepairStore(crashed, true);
   ASSERT_TRUE(repair.ok());
   EXPECT_FALSE(repair->applied);  // nothing to repair
+  // A store open for writing is refused, in this process too.
+  auto st = DocStore::Open(crashed, {});
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(CheckStore(crashed).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(RepairStore(crashed, true).status().code(), StatusCode::kFailedPrecondition);
 }
 
 TEST_F(StoreCorruptionTest, TruncatedManifestIsRefusedAndItsTablesRecovered) {
