@@ -172,7 +172,17 @@ int Serve(const ServeFlags& f) {
   signal(SIGPIPE, SIG_IGN);
 
   auto engine = DurableEngine::Open(d);
-  if (!engine.ok()) return fail(engine.status(), kExitBadInput);
+  if (!engine.ok()) {
+    fail(engine.status(), kExitBadInput);
+    if (engine.status().code() == StatusCode::kCorruption) {
+      fmt::print(stderr,
+                 "neardup serve: the store was left as it is. `neardup store check {0}` reports "
+                 "what is damaged; `neardup store repair {0}` says what a repair recovers and "
+                 "loses, and with --yes repairs it.\n",
+                 f.data);
+    }
+    return kExitBadInput;
+  }
   const DurableStats st = (*engine)->Stats();
   server::HttpService service(engine->get(), so);
   if (Status s = service.Bind(); !s.ok()) return fail(s, kExitBadInput);

@@ -131,11 +131,48 @@ struct DurableStats {
   int64_t ttl_ms = 0;
 };
 
+// What a full check of a store found (`neardup store check`).
+struct StoreCheck {
+  std::vector<std::string> damage;  // one line each; empty: the store is sound
+  std::vector<std::string> notes;   // facts that are not damage
+  uint64_t documents = 0;           // live documents
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+  bool ok() const { return damage.empty(); }
+};
+
+// Reads the whole store in `dir` and changes nothing: RocksDB's strict
+// checks, every block of every table file against its checksum, every row,
+// the rows against each other, and the record of the last acknowledged
+// write. Open() makes the cheaper of these checks (all but the checksums of
+// blocks it does not read) and refuses a damaged store with Corruption.
+// Errors: FailedPrecondition (the store is open for writing: a running
+// service), NotFound (no store in dir), IOError.
+Result<StoreCheck> CheckStore(const std::string& dir);
+
+struct StoreRepair {
+  StoreCheck before;
+  std::vector<std::string> lost;  // what the repair gives up, one line each
+  uint64_t documents = 0;         // live documents after the repair
+  bool applied = false;
+  std::string kept;  // with apply: where the damaged store was moved
+};
+
+// Repairs a damaged store on a copy beside it and reports what the repair
+// gives up; with `apply`, moves the damaged store to DIR.damaged-<time>
+// (kept) and puts the repaired copy in its place. A sound store is left
+// alone. Never changes the store in place. Errors: FailedPrecondition (the
+// store is open for writing), NotFound, IOError.
+Result<StoreRepair> RepairStore(const std::string& dir, bool apply);
+
 class DurableEngine {
  public:
-  // Opens the store in options.dir and rebuilds the engine from it.
+  // Opens the store in options.dir and rebuilds the engine from it. The
+  // store is loaded read-only and checked first (CheckStore), and a damaged
+  // store is refused as it is, nothing written or deleted.
   // Errors: engine option errors; FailedPrecondition when the store was
-  // written with options that give other fingerprints; IOError, Corruption.
+  // written with options that give other fingerprints; Corruption naming
+  // the damage; IOError.
   static Result<std::unique_ptr<DurableEngine>> Open(const DurableOptions& options);
   ~DurableEngine();  // Close()
   DurableEngine(const DurableEngine&) = delete;

@@ -20,10 +20,12 @@ using engine::WriteOp;
 namespace {
 
 // A store only fits an engine whose pipeline makes the same sketches and
-// similarities: PipelineIdentity() is written on creation and checked on open.
-Status CheckStoreOptions(store::DocStore& st, const EngineOptions& o) {
+// similarities: PipelineIdentity() is written on creation and checked on
+// open. Sets *record when the store has none yet (a new store).
+Status CheckStoreOptions(const store::DocStore& st, const EngineOptions& o, bool* record) {
   const std::string want = PipelineIdentity(o);
   auto have = st.GetMeta("pipeline");
+  *record = false;
   if (have.ok()) {
     if (*have != want) {
       return Status::FailedPrecondition("the store was written by the pipeline '" + *have +
@@ -33,10 +35,21 @@ Status CheckStoreOptions(store::DocStore& st, const EngineOptions& o) {
     return Status::OK();
   }
   if (!have.status().IsNotFound()) return have.status();
+  *record = true;
+  return Status::OK();
+}
+
+Status RecordPipeline(store::DocStore& st, const EngineOptions& o) {
   store::DocStore::Batch b;
   st.Prepare(&b);
-  b.PutMeta("pipeline", want);
+  b.PutMeta("pipeline", PipelineIdentity(o));
   return st.Write(&b, true);
+}
+
+// Names the store in a corruption found while loading it.
+Status InStore(const std::string& dir, Status s) {
+  if (s.code() != StatusCode::kCorruption || s.message().rfind("store ", 0) == 0) return s;
+  return Status::Corruption("store " + dir + " is damaged: " + s.message());
 }
 
 // Rebuilds `engine` from the store: nodes in arrival order with their
@@ -143,11 +156,18 @@ Result<std::unique_ptr<DurableEngine>> engine::OpenDurable(
       return impl->LookupText(id, text);
     });
   }
-  NEARDUP_ASSIGN_OR_RETURN(impl->store,
-                           store::DocStore::Open(options.dir, WithLog(store_options, impl)));
-  NEARDUP_RETURN_IF_ERROR(CheckStoreOptions(*impl->store, options.engine));
+  // The store is loaded read-only and verified before anything is written
+  // to it: a damaged store is refused as it is (doc_store.h, Open).
+  store::StoreOptions so = WithLog(store_options, impl);
+  so.read_only = true;
+  NEARDUP_ASSIGN_OR_RETURN(impl->store, store::DocStore::Open(options.dir, so));
+  bool record_pipeline = false;
+  NEARDUP_RETURN_IF_ERROR(CheckStoreOptions(*impl->store, options.engine, &record_pipeline));
   const auto start = std::chrono::steady_clock::now();
-  NEARDUP_RETURN_IF_ERROR(Recover(*impl->store, *d->engine_, *impl));
+  NEARDUP_RETURN_IF_ERROR(InStore(options.dir, Recover(*impl->store, *d->engine_, *impl)));
+  NEARDUP_RETURN_IF_ERROR(impl->store->VerifyNodeCount(impl->restored_documents));
+  NEARDUP_RETURN_IF_ERROR(impl->store->OpenForWriting());
+  if (record_pipeline) NEARDUP_RETURN_IF_ERROR(RecordPipeline(*impl->store, options.engine));
   impl->restore_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - start)
                          .count();

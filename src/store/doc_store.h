@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include "neardup/status.h"
+#include "store/commit_record.h"
 
 namespace rocksdb {
 class DB;
@@ -72,6 +74,13 @@ class FaultInjection;  // store/fault_injection.h
 
 struct StoreOptions {
   bool create_if_missing = true;
+  // Open an existing store without writing to it: it is checked (see Open)
+  // and can be read, and Write fails until OpenForWriting(). DurableEngine
+  // loads and verifies a store this way, so that a damaged store is never
+  // written to.
+  bool read_only = false;
+  // Repair only (store_check.h): open a store whose content checks fail.
+  bool skip_checks = false;
   size_t block_cache_bytes = 64u << 20;
   // Tests only: every file of the store goes through these faults.
   std::shared_ptr<FaultInjection> faults = nullptr;
@@ -92,6 +101,10 @@ class DocStore {
     void PutTime(const TimeRow& row);
     void PutDoc(std::string_view id, const DocRow& row);
     void DeleteDocument(std::string_view id, uint64_t seq);  // all three rows
+    // One row only (repair).
+    void DeleteNodeRow(uint64_t seq);
+    void DeleteDocRow(std::string_view id);
+    void DeleteTimeRow(std::string_view id);
     void PutMeta(std::string_view key, std::string_view value);
     size_t count() const;
     void Clear();
@@ -100,16 +113,47 @@ class DocStore {
     friend class DocStore;
     DocStore* store_ = nullptr;
     std::unique_ptr<rocksdb::WriteBatch> wb_;
+    int64_t node_delta_ = 0;  // node rows added minus deleted
+    uint64_t next_node_ = 0;  // one past the largest node seq put
   };
 
-  // Opens or creates the store in `dir`. Errors: IOError, Corruption.
+  // Opens the store in `dir`, or creates it when `dir` is missing or empty.
+  // An existing store is first opened read-only and checked; nothing is
+  // written or deleted before every check passes:
+  //  - a directory with files but no CURRENT file is refused (RocksDB would
+  //    start an empty store over them);
+  //  - RocksDB's checks, strict: every table file the MANIFEST lists is
+  //    there with its size and readable metadata, and every write-ahead log
+  //    record is intact (only an incomplete last record, a write cut short
+  //    by a crash and never acknowledged, is dropped);
+  //  - the commit record (commit_record.h): the store recovers every
+  //    acknowledged write;
+  //  - unless read_only: the node count (VerifyNodeCount), by a key scan.
+  // Errors: Corruption naming the damage (nothing changed); NotFound (no
+  // store, !create_if_missing); FailedPrecondition (another format); IOError.
   static Result<std::unique_ptr<DocStore>> Open(const std::string& dir,
                                                 const StoreOptions& options);
   ~DocStore();  // flushes memtables and closes
 
+  // Reopens a read-only store for writing (no-op when writable). Call after
+  // VerifyNodeCount, or the count is dropped and adopted at the next open.
+  // Errors: those of Open.
+  Status OpenForWriting();
+  bool writable() const { return writable_; }
+
+  // Compares `scanned`, the node rows a full scan found, with the count the
+  // last write recorded (every write records it), and keeps it for the
+  // writes to come. A store without a recorded count adopts `scanned`.
+  // Errors: Corruption (rows lost: the MANIFEST lost track of table files).
+  Status VerifyNodeCount(uint64_t scanned);
+  // Records `count` as the node count (repair).
+  Status SetNodeCount(uint64_t count);
+
   // Binds a batch to this store (column family handles).
   void Prepare(Batch* batch);
-  // Applies a prepared batch; with `sync`, durable on return.
+  // Applies a prepared batch; with `sync`, durable on return. Each write
+  // also records the node count in the batch and, once applied, updates the
+  // commit record. Errors: FailedPrecondition while read-only.
   //
   // After a failure (a full disk, an I/O error) the batch is not applied,
   // but its record may have reached the write-ahead log, where a reopen
@@ -136,11 +180,25 @@ class DocStore {
   // For recovery: must not run while a Write may repair (reopen) the store.
   Status ScanNodes(const std::function<Status(const NodeRow&)>& fn) const;
   Status ScanTimes(const std::function<Status(const TimeRow&)>& fn) const;
+  Status ScanDocs(const std::function<Status(std::string_view id, const DocRow&)>& fn) const;
 
   // One past the largest seq in the nodes family (0 when empty).
   Result<uint64_t> NextSeq() const;
 
-  // Approximate bytes on disk (SST + WAL live files) and live keys in nodes.
+  // The table files the store lives in, and RocksDB's last sequence number.
+  struct TableFile {
+    std::string name;  // "000012.sst"
+    std::string family;
+    uint64_t bytes = 0;
+  };
+  std::vector<TableFile> Tables() const;
+  uint64_t LatestSequence() const;
+  // The commit record as read at open (nullopt: none, or skip_checks).
+  const std::optional<Committed>& committed() const { return committed_; }
+
+  // Bytes of every file in the store's directory (tables, logs, MANIFEST,
+  // and whatever else is there): what the store takes on disk. Approximate
+  // live keys in nodes.
   uint64_t DiskBytes() const;
   uint64_t EstimatedDocuments() const;
 
@@ -160,7 +218,15 @@ class DocStore {
   };
 
   DocStore() = default;
-  Status OpenDb();
+  Status Create();        // a new store in an empty or missing dir_
+  Status OpenExisting();  // the checks of Open
+  Status OpenDb(bool read_only, bool create = false);
+  Status CheckCommitted();  // the recovered store against the commit record
+  Status CountNodes(uint64_t* n) const;
+  // Every row of a family in key order; stops at the first error of `fn`.
+  Status ScanFamily(
+      rocksdb::ColumnFamilyHandle* cf, const char* what,
+      const std::function<Status(std::string_view key, std::string_view value)>& fn) const;
   void CloseDb();
   Status Available() const;                            // Unavailable while db_ is closed
   void RecordUndo(const rocksdb::WriteBatch& failed);  // doc_store_repair.cc
@@ -174,6 +240,13 @@ class DocStore {
   // Shared by every use of db_; exclusive while a repair reopens it.
   mutable std::shared_mutex mu_;
   std::atomic<bool> broken_{false};
+  bool writable_ = false;
+  // Writes are serialized: each records the node count that results.
+  std::mutex write_mu_;
+  std::optional<uint64_t> node_rows_;  // unknown until verified
+  uint64_t next_node_ = 0;
+  std::optional<Committed> committed_;  // the record as read at open
+  CommitRecord commit_record_;
   std::vector<Undo> undo_;  // writer thread only
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* cf_default_ = nullptr;

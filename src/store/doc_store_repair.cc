@@ -87,7 +87,7 @@ Status DocStore::Repair() {
     NEARDUP_RETURN_IF_ERROR(ProbeSpace());
     std::unique_lock lock(mu_);
     CloseDb();
-    NEARDUP_RETURN_IF_ERROR(OpenDb());
+    NEARDUP_RETURN_IF_ERROR(OpenDb(/*read_only=*/false));
   }
   std::shared_lock lock(mu_);
   rocksdb::WriteBatch undo;

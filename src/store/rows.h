@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The encodings of the store's rows (layout in doc_store.h), shared by
+// DocStore and the store check. Not a public header. Decoders return false
+// on bytes that do not decode; they never read past the value.
+#ifndef NEARDUP_STORE_ROWS_H_
+#define NEARDUP_STORE_ROWS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "store/doc_store.h"
+
+namespace neardup::store {
+
+inline constexpr char kFormat[] = "neardup-store-2";  // 2: node rows carry sketches
+inline constexpr char kNodeCountKey[] = "nodes";      // default family: node rows held
+
+std::string SeqKey(uint64_t seq);  // big-endian: keys sort by seq
+uint64_t DecodeSeqKey(std::string_view k);
+std::string EncodeNode(const NodeRow& r);
+bool DecodeNode(std::string_view key, std::string_view value, NodeRow* r);
+std::string EncodeTime(const TimeRow& r);
+bool DecodeTime(std::string_view key, std::string_view value, TimeRow* r);
+std::string EncodeDoc(const DocRow& r);
+bool DecodeDoc(std::string_view value, DocRow* r);
+
+}  // namespace neardup::store
+
+#endif  // NEARDUP_STORE_ROWS_H_
