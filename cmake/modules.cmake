@@ -5,7 +5,7 @@
 #   interface library when the module is headers only. Its include path is
 #   its own staging directory plus those of DEPS (linked PUBLIC), so
 #   `#include "other/x.h"` compiles only when `other` is a dependency.
-#   Every module sees neardup/status.h and neardup/utf8.h. With API the
+#   Every module sees neardup/status.h, neardup/utf8.h and neardup/signal_kind.h. With API the
 #   module implements the public API: it sees all of include/neardup, and
 #   exports only that (its own headers and DEPS are PRIVATE), so what links
 #   it cannot reach internal headers.
@@ -16,7 +16,7 @@
 set(NEARDUP_STAGE ${CMAKE_BINARY_DIR}/modules)
 set(NEARDUP_API_BASE ${NEARDUP_STAGE}/api_base)
 file(MAKE_DIRECTORY ${NEARDUP_API_BASE}/neardup)
-foreach(h status.h utf8.h)
+foreach(h status.h utf8.h signal_kind.h)
   file(CREATE_LINK ${CMAKE_SOURCE_DIR}/include/neardup/${h} ${NEARDUP_API_BASE}/neardup/${h} SYMBOLIC)
 endforeach()
 set(NEARDUP_MODULES "" CACHE INTERNAL "")

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "neardup/env.h"
+#include "neardup/signal_kind.h"
 #include "neardup/status.h"
 
 namespace neardup {
@@ -53,8 +54,7 @@ enum class ShingleKind {
   kWord,    // word n-grams everywhere (a Han character is a word)
 };
 
-// Candidate generators (docs/algorithms.md).
-enum class SignalKind { kExact, kSimHash, kMinHash, kSuperShingle, kIMatch, kSpotSig };
+// Candidate generators: SignalKind (neardup/signal_kind.h, docs/algorithms.md).
 
 // How a candidate pair is decided. Every verifier gives a similarity in
 // [0, 1]; the pair is a near-duplicate when it is >= EngineOptions::threshold.

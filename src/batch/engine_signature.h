@@ -1,25 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The BatchSignature of an EngineOptions: the engine's own pipeline
-// (engine::Pipeline: normalization, features, shingles) and verifier
-// (engine::BuildVerifier), with one key space per selected signal, in the
-// options' precedence order:
-//
-//   exact         1 key: the XXH3-128 text hash (low half)
-//   minhash       b keys: the LSH band keys (sketch::LshBandKey) of the
-//                 MinHash signature (no keys for a text without shingles)
-//   simhash       C(k+2, 2) keys: the 64-bit fingerprint cut into k+2 blocks,
-//                 one key per pair of blocks (two fingerprints within k bits
-//                 differ in at most k blocks, so they share a pair); the
-//                 fingerprint is the payload and pairs need distance <= k
-//   supershingle  C(6, min_equal) keys: one per set of min_equal positions
-//   imatch        one key per I-Match signature present
-//   spotsig       the 64 smallest spot-signature hashes (a bottom-k sample)
+// (engine::Pipeline: normalization, features, shingles), signals and
+// verifier (engine::BuildSignalSet), with one key space per selected
+// signal, in the options' precedence order. Each signal gives its own keys
+// and evidence (signal::Signal::Keys, key_space, Compare; see each
+// signal's file in src/signal for its keys), so batch and online agree.
 //
 // With a verifier every pair is verified on the two normalized texts. With
 // none (VerifyKind::kNone) every signal decides by itself as in the online
-// engine (any shared key; SimHash within k), except spotsig, whose pairs need
-// the Jaccard of the full signature sets >= SpotSigOptions::threshold.
+// engine (any shared key; SimHash within k), except those whose key space
+// does not decide (SpotSig): their pairs need the signal's own estimate
+// (the Jaccard of the full signature sets) >= the threshold.
 //
 // Thread safety: const methods are safe from many threads (one scratch each).
 #ifndef NEARDUP_BATCH_ENGINE_SIGNATURE_H_

@@ -30,7 +30,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   impl->options = options;
   impl->clock = options.clock ? options.clock.get() : &SystemClock();
   NEARDUP_ASSIGN_OR_RETURN(impl->signals, engine::BuildSignalSet(options));
-  impl->simhash_pos = impl->signals->IndexOf(signal::Algorithm::kSimHash);
+  impl->simhash_pos = impl->signals->IndexOf(SignalKind::kSimHash);
   impl->k = options.SimHashDistance();
   const engine::PipelineNeeds needs = engine::NeedsOf(options);
   NEARDUP_ASSIGN_OR_RETURN(impl->pipeline,

@@ -55,21 +55,16 @@ uint64_t SimHashOf(const engine::Pipeline& p, const std::string& normalized,
   return sketch::SimHash(feats);
 }
 
-// Would the signals propose b for a? A one-document signal set answers.
-Result<bool> Proposes(const EngineOptions& o, const engine::Pipeline& pipeline,
-                      const engine::Processed& a, const engine::Processed& b) {
-  EngineOptions plain = o;
-  plain.verify.kind = VerifyKind::kNone;
-  NEARDUP_ASSIGN_OR_RETURN(auto set, engine::BuildSignalSet(plain));
-  auto input = [](const engine::Processed& p) {
-    return signal::SignalInput{p.normalized, p.features, p.shingles, p.key_salt};
-  };
-  NEARDUP_ASSIGN_OR_RETURN(auto sa, set->Compute(input(a)));
-  NEARDUP_ASSIGN_OR_RETURN(auto sb, set->Compute(input(b)));
-  NEARDUP_RETURN_IF_ERROR(set->Insert(0, sa));
-  std::vector<signal::Evidence> found;
-  NEARDUP_RETURN_IF_ERROR(set->Candidates(input(b), sb, {}, nullptr, &found));
-  return !found.empty();
+// Would the signals propose b for a? Each signal's own Compare(), which
+// agrees with its index (signal_test.cc checks it).
+bool Proposes(const signal::SignalSet& set, const engine::Processed& a,
+              const engine::Processed& b) {
+  const signal::SignalInput ia{a.normalized, a.features, a.shingles, a.key_salt};
+  const signal::SignalInput ib{b.normalized, b.features, b.shingles, b.key_salt};
+  for (size_t i = 0; i < set.size(); ++i) {
+    if (set.signal(i).Compare(ia, ib).proposed) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -122,7 +117,7 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
   }
   x.simhash_distance = std::popcount(SimHashOf(*m.pipeline, a.normalized, ha) ^
                                      SimHashOf(*m.pipeline, b.normalized, hb));
-  NEARDUP_ASSIGN_OR_RETURN(x.candidate, Proposes(m.options, *m.pipeline, a, b));
+  x.candidate = Proposes(*m.signals, a, b);
 
   const verify::Verifier* v = m.signals->verifier();
   if (v != nullptr) {

@@ -7,6 +7,7 @@
 
 #include "base/status_macros.h"
 #include "neardup/options.h"
+#include "signal/registry.h"
 
 namespace neardup {
 namespace {
@@ -30,10 +31,6 @@ constexpr NameTable<IdfSource> kIdf[] = {{IdfSource::kJieba, "jieba"},
                                          {IdfSource::kLearned, "learned"}};
 constexpr NameTable<ShingleKind> kShingles[] = {
     {ShingleKind::kScript, "script"}, {ShingleKind::kChar, "char"}, {ShingleKind::kWord, "word"}};
-constexpr NameTable<SignalKind> kSignals[] = {
-    {SignalKind::kExact, "exact"},     {SignalKind::kSimHash, "simhash"},
-    {SignalKind::kMinHash, "minhash"}, {SignalKind::kSuperShingle, "supershingle"},
-    {SignalKind::kIMatch, "imatch"},   {SignalKind::kSpotSig, "spotsig"}};
 constexpr NameTable<VerifyKind> kVerify[] = {
     {VerifyKind::kNone, "none"},       {VerifyKind::kSimilarity, "similarity"},
     {VerifyKind::kJaccard, "jaccard"}, {VerifyKind::kContainment, "containment"},
@@ -112,7 +109,7 @@ std::string_view Name(FeatureKind v) { return NameOf(kFeatures, v); }
 std::string_view Name(Weights v) { return NameOf(kWeights, v); }
 std::string_view Name(IdfSource v) { return NameOf(kIdf, v); }
 std::string_view Name(ShingleKind v) { return NameOf(kShingles, v); }
-std::string_view Name(SignalKind v) { return NameOf(kSignals, v); }
+std::string_view Name(SignalKind v) { return signal::SignalName(v); }
 std::string_view Name(VerifyKind v) { return NameOf(kVerify, v); }
 std::string_view Name(KeepPolicy v) { return NameOf(kKeep, v); }
 Result<KeepPolicy> ParseKeepPolicy(std::string_view s) {
@@ -124,7 +121,7 @@ Result<FeatureKind> ParseFeatureKind(std::string_view s) {
 }
 Result<Weights> ParseWeights(std::string_view s) { return ParseName(kWeights, s, "weights"); }
 Result<IdfSource> ParseIdfSource(std::string_view s) { return ParseName(kIdf, s, "idf source"); }
-Result<SignalKind> ParseSignalKind(std::string_view s) { return ParseName(kSignals, s, "signal"); }
+Result<SignalKind> ParseSignalKind(std::string_view s) { return signal::ParseSignalName(s); }
 Result<VerifyKind> ParseVerifyKind(std::string_view s) { return ParseName(kVerify, s, "verifier"); }
 
 Result<std::vector<SignalKind>> ParseSignals(std::string_view list) {

@@ -14,24 +14,6 @@ bool Has(const EngineOptions& o, SignalKind k) {
   return std::find(o.signals.begin(), o.signals.end(), k) != o.signals.end();
 }
 
-signal::Algorithm ToAlgorithm(SignalKind k) {
-  switch (k) {
-    case SignalKind::kExact:
-      return signal::Algorithm::kExact;
-    case SignalKind::kSimHash:
-      return signal::Algorithm::kSimHash;
-    case SignalKind::kMinHash:
-      return signal::Algorithm::kMinHash;
-    case SignalKind::kSuperShingle:
-      return signal::Algorithm::kSuperShingle;
-    case SignalKind::kIMatch:
-      return signal::Algorithm::kIMatch;
-    case SignalKind::kSpotSig:
-      return signal::Algorithm::kSpotSig;
-  }
-  return signal::Algorithm::kExact;
-}
-
 verify::VerifierSpec::Kind ToVerifierKind(VerifyKind k) {
   using V = verify::VerifierSpec::Kind;
   switch (k) {
@@ -161,7 +143,7 @@ Result<std::unique_ptr<signal::SignalSet>> BuildSignalSet(const EngineOptions& o
   NEARDUP_ASSIGN_OR_RETURN(signal::SignalOptions so, MakeSignalOptions(o));
   std::vector<std::unique_ptr<signal::Signal>> list;
   for (SignalKind k : o.signals) {
-    NEARDUP_ASSIGN_OR_RETURN(auto s, signal::CreateSignal(ToAlgorithm(k), so));
+    NEARDUP_ASSIGN_OR_RETURN(auto s, signal::CreateSignal(k, so));
     list.push_back(std::move(s));
   }
   NEARDUP_ASSIGN_OR_RETURN(auto verifier, BuildVerifier(o));

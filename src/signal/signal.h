@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Signals: one candidate generator per near-duplicate algorithm behind a
-// single interface (a sketch from sketch/ and its index from index/), so the
-// engine runs one candidate path whatever it is configured with.
+// single interface (a sketch from sketch/ and its index from index/), with
+// both of its sides, so the online engine, batch dedup and `explain` run the
+// same object and agree by construction:
+//
+//   online   Compute() a sketch; Insert/Remove/Query the signal's index.
+//   batch    Keys(): bucket keys of one document (documents sharing a key
+//            become candidate pairs), described by key_space().
+//   a pair   Compare(): would the signal propose the pair, and its estimate
+//            of their similarity (the same figure Query() reports).
 //
 //   exact         XXH3-128 of the normalized text; equal hashes.
 //   simhash       SimHash-64 of the features; Hamming distance <= k, in the
@@ -12,11 +19,14 @@
 //   imatch        I-Match signatures (a lexicon from an IDF table); any equal.
 //   spotsig       SpotSig signature sets; exact Jaccard >= threshold.
 //
-// A signal is split in two so the engine can compute outside its lock:
-// Compute() is pure and thread-safe; Insert/Remove/Query touch the signal's
-// index and follow the engine's one-writer/many-readers discipline (Query is
-// const and may run concurrently with other Query calls, never with a write).
-// Documents are identified by the engine's slot number (uint32).
+// Every signal is registered once, in registry.cc (name, factory); adding a
+// signal is one file implementing this interface plus that registration.
+//
+// Compute(), Keys() and Compare() are pure and thread-safe; Insert/Remove/
+// Query touch the signal's index and follow the engine's one-writer/
+// many-readers discipline (Query is const and may run concurrently with
+// other Query calls, never with a write). Documents are identified by the
+// engine's slot number (uint32).
 #ifndef NEARDUP_SIGNAL_SIGNAL_H_
 #define NEARDUP_SIGNAL_SIGNAL_H_
 
@@ -28,16 +38,12 @@
 #include <vector>
 
 #include "features/feature.h"
+#include "neardup/signal_kind.h"
 #include "neardup/status.h"
 #include "sketch/imatch.h"
 #include "sketch/lsh.h"
 
 namespace neardup::signal {
-
-enum class Algorithm { kExact, kSimHash, kMinHash, kSuperShingle, kIMatch, kSpotSig };
-
-// "exact", "simhash", "minhash", "supershingle", "imatch", "spotsig".
-std::string_view AlgorithmName(Algorithm a);
 
 struct SignalOptions {
   int simhash_max_distance = 3;        // k
@@ -83,11 +89,52 @@ struct QueryParams {
   int max_distance = -1;  // simhash: k for this query; -1 = the signal's k
 };
 
+// How a signal's batch keys become candidate pairs (batch::KeySpace).
+struct KeySpaceSpec {
+  size_t max_keys = 0;  // the most keys Keys() adds for one document
+  // > 0: Keys() adds at most this many keys, always in the same slot order,
+  // and a key of slot i never equals a key of slot j != i (keys are seeded
+  // by slot). 0: a variable number of keys.
+  int slots = 0;
+  // >= 0: a pair also needs the two payloads (SimHash fingerprints) within
+  // this Hamming distance.
+  int max_distance = -1;
+  // Without a verifier, a pair sharing a key is a near-duplicate (false: the
+  // pair still needs Compare()'s similarity >= its threshold: SpotSig).
+  bool decides = true;
+};
+
+// Where Keys() writes: at most `capacity` keys (more is a bug: it aborts).
+class KeySink {
+ public:
+  KeySink(uint64_t* keys, size_t capacity) : keys_(keys), capacity_(capacity) {}
+  void Add(uint64_t key);
+  void SetPayload(uint64_t p) { payload_ = p, has_payload_ = true; }
+  size_t size() const { return size_; }
+  uint64_t key(size_t i) const { return keys_[i]; }
+  uint64_t payload() const { return payload_; }
+  bool has_payload() const { return has_payload_; }
+
+ private:
+  uint64_t* keys_;
+  size_t capacity_;
+  size_t size_ = 0;
+  uint64_t payload_ = 0;
+  bool has_payload_ = false;
+};
+
+// What a signal says of one pair.
+struct PairEstimate {
+  bool proposed = false;    // Query() of one would return the other
+  double similarity = 0.0;  // the signal's estimate, as Query() reports it
+  int distance = -1;        // Hamming bits, unequal super-shingles; -1 if none
+};
+
 class Signal {
  public:
   virtual ~Signal() = default;
-  virtual Algorithm algorithm() const = 0;
-  std::string_view name() const { return AlgorithmName(algorithm()); }
+  virtual SignalKind kind() const = 0;
+  std::string_view name() const;  // the registered name
 
   // Pure and thread-safe. Errors: those of feature extraction.
   virtual Result<SignalSketch> Compute(const SignalInput& doc) const = 0;
@@ -103,11 +150,21 @@ class Signal {
                        std::vector<Candidate>* out) const = 0;
   // Approximate heap bytes of the signal's index.
   virtual size_t MemoryBytes() const = 0;
+
+  // Batch: how Keys() keys become pairs.
+  virtual KeySpaceSpec key_space() const = 0;
+  // Batch: the bucket keys of one document (none for a document without a
+  // usable sketch), and for SimHash its fingerprint as the payload. Pure:
+  // the same document gives the same keys in any run, thread or process.
+  virtual void Keys(const SignalInput& doc, KeySink* out) const = 0;
+  // Whether this signal proposes the pair (a, b), and its estimate: what
+  // Query() of b would report after Insert() of a. Pure and thread-safe.
+  virtual PairEstimate Compare(const SignalInput& a, const SignalInput& b) const = 0;
 };
 
 // Errors: InvalidArgument for bad options (imatch without a lexicon, ...);
 // NotFound / IOError when the SpotSig stop-word file cannot be read.
-Result<std::unique_ptr<Signal>> CreateSignal(Algorithm algorithm, const SignalOptions& options);
+Result<std::unique_ptr<Signal>> CreateSignal(SignalKind kind, const SignalOptions& options);
 
 // An I-Match lexicon from an IDF table file of "term idf" lines (the format of
 // cppjieba's idf.utf8); terms are hashed with features::HashFeature so they

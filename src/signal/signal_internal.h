@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Pieces shared by the signal implementations (not a public header).
+// Pieces shared by the signal implementations, and their factories (the
+// registry, registry.cc, lists them). Not for other modules.
 #ifndef NEARDUP_SIGNAL_SIGNAL_INTERNAL_H_
 #define NEARDUP_SIGNAL_SIGNAL_INTERNAL_H_
 
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
+#include "base/status_macros.h"
 #include "signal/signal.h"
 
 namespace neardup::signal {
@@ -40,8 +44,26 @@ class Skipped {
 // Sorts (*out)[first, end) by similarity, best first, ties by slot.
 void SortBestFirst(std::vector<Candidate>* out, size_t first);
 
+// XXH3-64 of (seed, v): batch keys seeded by their slot.
+uint64_t Mix(uint64_t seed, uint64_t v);
+
+// Every subset of `m` of the positions 0..n-1, as bit masks, in increasing order.
+std::vector<uint32_t> Subsets(int n, int m);
+
+// Inserts a sketch into `index` unless it is not indexable (then noted in
+// `skipped`). Errors: AlreadyExists; the index's.
+template <typename Index>
+Status InsertUnlessSkipped(uint32_t slot, const SignalSketch& s, Skipped* skipped, Index* index) {
+  NEARDUP_RETURN_IF_ERROR(skipped->Add(slot, s.indexable));
+  return s.indexable ? index->Insert(slot, s.u64) : Status::OK();
+}
+
+// The factories, one per file (exact_signal.cc, ...).
+Result<std::unique_ptr<Signal>> CreateExactSignal(const SignalOptions& o);
+Result<std::unique_ptr<Signal>> CreateSimHashSignal(const SignalOptions& o);
 Result<std::unique_ptr<Signal>> CreateMinHashSignal(const SignalOptions& o);
 Result<std::unique_ptr<Signal>> CreateSuperShingleSignal(const SignalOptions& o);
+Result<std::unique_ptr<Signal>> CreateIMatchSignal(const SignalOptions& o);
 Result<std::unique_ptr<Signal>> CreateSpotSigSignal(const SignalOptions& o);
 
 }  // namespace neardup::signal

@@ -30,9 +30,9 @@ Result<std::unique_ptr<SignalSet>> SignalSet::Create(std::vector<std::unique_ptr
   return set;
 }
 
-int SignalSet::IndexOf(Algorithm a) const {
+int SignalSet::IndexOf(SignalKind kind) const {
   for (size_t i = 0; i < signals_.size(); ++i) {
-    if (signals_[i]->algorithm() == a) return static_cast<int>(i);
+    if (signals_[i]->kind() == kind) return static_cast<int>(i);
   }
   return -1;
 }

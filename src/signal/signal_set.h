@@ -73,7 +73,7 @@ class SignalSet {
 
   size_t size() const { return signals_.size(); }
   const Signal& signal(size_t i) const { return *signals_[i]; }
-  int IndexOf(Algorithm a) const;  // position of a signal, -1 if absent
+  int IndexOf(SignalKind kind) const;  // position of a signal, -1 if absent
   const verify::Verifier* verifier() const { return verifier_.get(); }
   size_t MemoryBytes() const;
 

@@ -55,10 +55,10 @@ class Texts final : public TextSource {
   std::map<uint32_t, std::string> texts_;
 };
 
-std::unique_ptr<SignalSet> Make(const std::vector<Algorithm>& algs, const SignalOptions& o,
+std::unique_ptr<SignalSet> Make(const std::vector<SignalKind>& algs, const SignalOptions& o,
                                 std::unique_ptr<verify::Verifier> verifier = nullptr) {
   std::vector<std::unique_ptr<Signal>> list;
-  for (Algorithm a : algs) list.push_back(CreateSignal(a, o).value());
+  for (SignalKind a : algs) list.push_back(CreateSignal(a, o).value());
   return SignalSet::Create(std::move(list), std::move(verifier)).value();
 }
 
@@ -93,7 +93,7 @@ std::vector<Evidence> Find(const SignalSet& set, std::string_view text) {
 TEST(SignalSetTest, FirstSignalInTheListGivesTheEvidence) {
   SignalOptions o;
   o.minhash_lsh = {20, 5};
-  auto set = Make({Algorithm::kExact, Algorithm::kSimHash, Algorithm::kMinHash}, o);
+  auto set = Make({SignalKind::kExact, SignalKind::kSimHash, SignalKind::kMinHash}, o);
   Add(*set, 1, kStory);
   Add(*set, 2, kOther);
   auto same = Find(*set, std::string(kStory) + "  ");  // equal after normalization
@@ -114,9 +114,9 @@ TEST(SignalSetTest, FirstSignalInTheListGivesTheEvidence) {
 TEST(SignalSetTest, VerifierDropsCandidatesThatFail) {
   SignalOptions o;
   o.simhash_max_distance = o.simhash_index_max_distance = 24;  // loose on purpose
-  auto loose = Make({Algorithm::kSimHash}, o);
+  auto loose = Make({SignalKind::kSimHash}, o);
   auto checked = Make(
-      {Algorithm::kSimHash}, o,
+      {SignalKind::kSimHash}, o,
       verify::Verifier::Create({.kind = verify::VerifierSpec::Kind::kLevenshtein, .threshold = 0.9})
           .value());
   EXPECT_NE(checked->verifier(), nullptr);
@@ -135,8 +135,8 @@ TEST(SignalSetTest, VerifierDropsCandidatesThatFail) {
 
 TEST(SignalSetTest, SketchesRoundTripThroughBytes) {
   SignalOptions o;
-  auto set = Make({Algorithm::kExact, Algorithm::kSimHash, Algorithm::kMinHash,
-                   Algorithm::kSuperShingle, Algorithm::kSpotSig},
+  auto set = Make({SignalKind::kExact, SignalKind::kSimHash, SignalKind::kMinHash,
+                   SignalKind::kSuperShingle, SignalKind::kSpotSig},
                   o);
   const Doc d = Prepare(kStory);
   auto sk = set->Compute(d.input());
@@ -149,7 +149,7 @@ TEST(SignalSetTest, SketchesRoundTripThroughBytes) {
             StatusCode::kCorruption);
   EXPECT_EQ(set->Decode(bytes + "x").status().code(), StatusCode::kCorruption);
   // A candidate whose text is gone is skipped, not an error.
-  auto checked = Make({Algorithm::kExact}, o, verify::Verifier::Create({}).value());
+  auto checked = Make({SignalKind::kExact}, o, verify::Verifier::Create({}).value());
   ASSERT_TRUE(checked->Insert(7, *checked->Compute(d.input())).ok());
   std::vector<Evidence> out;
   Texts none;
@@ -159,10 +159,10 @@ TEST(SignalSetTest, SketchesRoundTripThroughBytes) {
 
 TEST(SignalSetTest, Errors) {
   EXPECT_FALSE(SignalSet::Create({}, nullptr).ok());
-  EXPECT_FALSE(CreateSignal(Algorithm::kIMatch, {}).ok());  // no lexicon
+  EXPECT_FALSE(CreateSignal(SignalKind::kIMatch, {}).ok());  // no lexicon
   SignalOptions o;
   o.minhash_lsh = {100, 2};  // 200 rows > 128 permutations
-  EXPECT_FALSE(CreateSignal(Algorithm::kMinHash, o).ok());
+  EXPECT_FALSE(CreateSignal(SignalKind::kMinHash, o).ok());
 }
 
 }  // namespace

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
 #include "features/char_ngram.h"
 #include "features/shingles.h"
 #include "normalize/normalizer.h"
+#include "signal/registry.h"
 
 namespace neardup::signal {
 namespace {
@@ -78,19 +80,24 @@ std::shared_ptr<const sketch::IMatcher> Lexicon() {
   return *m;
 }
 
-class SignalTest : public ::testing::TestWithParam<Algorithm> {};
+class SignalTest : public ::testing::TestWithParam<SignalKind> {};
 
-TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
+SignalOptions TestOptions() {
   SignalOptions o;
   o.imatch = Lexicon();
   o.spotsig_threshold = 0.4;
   // The edit is at distance 4; the unrelated story, full of the same function
   // words, is only 11 away (SimHash's weakness on short texts).
   o.simhash_max_distance = o.simhash_index_max_distance = 6;
-  auto sig = CreateSignal(GetParam(), o);
+  return o;
+}
+
+TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
+  auto sig = CreateSignal(GetParam(), TestOptions());
   ASSERT_TRUE(sig.ok()) << sig.status().ToString();
   Signal& s = **sig;
-  EXPECT_EQ(s.name(), AlgorithmName(GetParam()));
+  EXPECT_EQ(s.kind(), GetParam());
+  EXPECT_EQ(s.name(), SignalName(GetParam()));
   const auto story = s.Compute(Prepare(kStory).input());
   const auto other = s.Compute(Prepare(kUnrelated).input());
   const auto empty = s.Compute(Prepare("").input());
@@ -101,12 +108,12 @@ TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
   EXPECT_FALSE(s.Insert(1, *story).ok());
 
   const std::string query_text =
-      GetParam() == Algorithm::kExact ? std::string(kStory) + "!!" : Edited();
+      GetParam() == SignalKind::kExact ? std::string(kStory) + "!!" : Edited();
   auto q = s.Compute(Prepare(query_text).input());
   ASSERT_TRUE(q.ok());
   std::vector<Candidate> cands;
   ASSERT_TRUE(s.Query(*q, {}, &cands).ok());
-  ASSERT_EQ(cands.size(), 1u) << AlgorithmName(GetParam());
+  ASSERT_EQ(cands.size(), 1u) << SignalName(GetParam());
   EXPECT_EQ(cands[0].slot, 1u);
   EXPECT_GT(cands[0].similarity, 0.0);  // I-Match: 1 of 4 lexicons agrees
   EXPECT_LE(cands[0].similarity, 1.0);
@@ -119,16 +126,81 @@ TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
   EXPECT_TRUE(cands.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(AllSignals, SignalTest,
-                         ::testing::Values(Algorithm::kExact, Algorithm::kSimHash,
-                                           Algorithm::kMinHash, Algorithm::kSuperShingle,
-                                           Algorithm::kIMatch, Algorithm::kSpotSig),
-                         [](const auto& info) { return std::string(AlgorithmName(info.param)); });
+// Both sides of every signal agree: Compare() proposes exactly the pairs
+// Query() returns, with the same estimate, and the batch keys (Keys())
+// pair the edit with the story and not the unrelated text.
+TEST_P(SignalTest, BatchKeysAndCompareAgreeWithTheIndex) {
+  auto sig = CreateSignal(GetParam(), TestOptions());
+  ASSERT_TRUE(sig.ok()) << sig.status().ToString();
+  const Signal& s = **sig;
+  const KeySpaceSpec spec = s.key_space();
+  ASSERT_GT(spec.max_keys, 0u);
+  const Prepared story = Prepare(kStory);
+  const std::string dup_text =
+      GetParam() == SignalKind::kExact ? std::string(kStory) + "!!" : Edited();
+  for (const auto& [text, expect] :
+       {std::pair<std::string, bool>{dup_text, true},
+        std::pair<std::string, bool>{std::string(kUnrelated), false}}) {
+    const Prepared other = Prepare(text);
+    // Online: insert the story, query the other.
+    auto online = CreateSignal(GetParam(), TestOptions());
+    ASSERT_TRUE(online.ok());
+    ASSERT_TRUE((*online)->Insert(1, (*online)->Compute(story.input()).value()).ok());
+    std::vector<Candidate> found;
+    ASSERT_TRUE((*online)->Query((*online)->Compute(other.input()).value(), {}, &found).ok());
+    const PairEstimate e = s.Compare(story.input(), other.input());
+    EXPECT_EQ(e.proposed, expect) << s.name();
+    ASSERT_EQ(found.size(), expect ? 1u : 0u) << s.name();
+    if (expect) {
+      EXPECT_DOUBLE_EQ(e.similarity, found[0].similarity) << s.name();
+      EXPECT_EQ(e.distance, found[0].distance) << s.name();
+    }
+    // Batch: the keys of both, within max_keys, and whether they pair.
+    std::vector<uint64_t> ka(spec.max_keys), kb(spec.max_keys);
+    KeySink sa(ka.data(), ka.size()), sb(kb.data(), kb.size());
+    s.Keys(story.input(), &sa);
+    s.Keys(other.input(), &sb);
+    ka.resize(sa.size());
+    kb.resize(sb.size());
+    if (spec.slots > 0) {
+      EXPECT_LE(ka.size(), static_cast<size_t>(spec.slots));
+    }
+    bool shared = false;
+    for (uint64_t k : ka) shared |= std::find(kb.begin(), kb.end(), k) != kb.end();
+    if (spec.max_distance >= 0) {
+      ASSERT_TRUE(sa.has_payload() && sb.has_payload());
+      shared &= __builtin_popcountll(sa.payload() ^ sb.payload()) <= spec.max_distance;
+    }
+    const bool paired = shared && (spec.decides || e.proposed);
+    EXPECT_EQ(paired, expect) << s.name();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSignals, SignalTest, ::testing::ValuesIn([] {
+                           std::vector<SignalKind> kinds;
+                           for (const auto& r : RegisteredSignals()) kinds.push_back(r.kind);
+                           return kinds;
+                         }()),
+                         [](const auto& info) { return std::string(SignalName(info.param)); });
+
+TEST(SignalRegistryTest, NamesRoundTripAndUnknownNamesListTheKnown) {
+  ASSERT_EQ(RegisteredSignals().size(), 6u);
+  for (const auto& r : RegisteredSignals()) {
+    EXPECT_EQ(SignalName(r.kind), r.name);
+    auto k = ParseSignalName(r.name);
+    ASSERT_TRUE(k.ok());
+    EXPECT_EQ(*k, r.kind);
+  }
+  auto bad = ParseSignalName("minhsah");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("minhash, supershingle"), std::string::npos);
+}
 
 TEST(SignalTest, EvidenceCarriesDistances) {
   SignalOptions o;
   o.simhash_max_distance = o.simhash_index_max_distance = 6;
-  auto sim = CreateSignal(Algorithm::kSimHash, o);
+  auto sim = CreateSignal(SignalKind::kSimHash, o);
   ASSERT_TRUE(sim.ok());
   const auto a = (*sim)->Compute(Prepare(kStory).input());
   const auto b = (*sim)->Compute(Prepare(Edited()).input());
@@ -141,10 +213,10 @@ TEST(SignalTest, EvidenceCarriesDistances) {
 }
 
 TEST(SignalTest, BadOptions) {
-  EXPECT_FALSE(CreateSignal(Algorithm::kIMatch, {}).ok());  // no lexicon
+  EXPECT_FALSE(CreateSignal(SignalKind::kIMatch, {}).ok());  // no lexicon
   SignalOptions o;
   o.spotsig_stop_words = "/nonexistent/stop_words.utf8";
-  EXPECT_FALSE(CreateSignal(Algorithm::kSpotSig, o).ok());
+  EXPECT_FALSE(CreateSignal(SignalKind::kSpotSig, o).ok());
   EXPECT_FALSE(LoadIMatchLexicon("/nonexistent", {}).ok());
 }
 

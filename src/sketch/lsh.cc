@@ -69,6 +69,11 @@ uint64_t SaltedBandKey(uint64_t key, uint64_t salt) {
   return XXH3_64bits(in, sizeof in);
 }
 
+double LshBandEstimate(int equal_bands, const LshParams& params) {
+  if (equal_bands <= 0 || params.bands <= 0) return 0.0;
+  return std::pow(static_cast<double>(equal_bands) / params.bands, 1.0 / params.rows);
+}
+
 void LshBandKeys(std::span<const uint32_t> signature, const LshParams& params,
                  std::vector<uint64_t>* out) {
   out->resize(static_cast<size_t>(params.bands));

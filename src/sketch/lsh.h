@@ -34,6 +34,10 @@ struct LshParams {
 // 1 - (1 - s^r)^b.
 double LshCollisionProbability(double s, const LshParams& params);
 
+// The similarity that `equal_bands` equal bands of `params.bands` estimate:
+// a band is equal with probability s^r, so s = (equal / bands)^(1/r).
+double LshBandEstimate(int equal_bands, const LshParams& params);
+
 // Errors: InvalidArgument unless 0 < threshold < 1, num_perm >= 1 and both
 // weights >= 0 with a positive sum.
 Result<LshParams> OptimalLshParams(double threshold, int num_perm, double fp_weight = 0.5,

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// exact: XXH3-128 of the normalized text; documents with equal hashes are
+// candidates (and, without a verifier, duplicates). Batch: one key, the
+// hash's low half.
+#include "index/hash_buckets.h"
+#include "signal/signal_internal.h"
+#include "sketch/exact_hash.h"
+
+namespace neardup::signal {
+namespace {
+
+class ExactSignal final : public Signal {
+ public:
+  SignalKind kind() const override { return SignalKind::kExact; }
+  Result<SignalSketch> Compute(const SignalInput& doc) const override {
+    const sketch::Hash128 h = sketch::ExactHash(doc.normalized);
+    return SignalSketch{{}, {h.lo, h.hi}, true};
+  }
+  Status Insert(uint32_t slot, const SignalSketch& s) override {
+    if (s.u64.size() != 2) return Status::InvalidArgument("exact: bad sketch");
+    NEARDUP_RETURN_IF_ERROR(slots_.Add(slot, s));
+    buckets_.Insert(slot, {s.u64[0], s.u64[1]});
+    return Status::OK();
+  }
+  Status Remove(uint32_t slot) override {
+    NEARDUP_ASSIGN_OR_RETURN(SignalSketch s, slots_.Take(slot));
+    buckets_.Remove(slot, {s.u64[0], s.u64[1]});
+    return Status::OK();
+  }
+  Status Query(const SignalSketch& s, const QueryParams&,
+               std::vector<Candidate>* out) const override {
+    if (s.u64.size() != 2) return Status::InvalidArgument("exact: bad sketch");
+    if (const auto* b = buckets_.Find({s.u64[0], s.u64[1]})) {
+      for (uint32_t slot : *b) out->push_back({slot, 1.0, 0});
+    }
+    return Status::OK();
+  }
+  size_t MemoryBytes() const override { return slots_.MemoryBytes() + buckets_.MemoryBytes(); }
+
+  KeySpaceSpec key_space() const override { return {.max_keys = 1, .slots = 1}; }
+  void Keys(const SignalInput& doc, KeySink* out) const override {
+    out->Add(sketch::ExactHash(doc.normalized).lo);
+  }
+  PairEstimate Compare(const SignalInput& a, const SignalInput& b) const override {
+    if (sketch::ExactHash(a.normalized) != sketch::ExactHash(b.normalized)) return {};
+    return {true, 1.0, 0};
+  }
+
+ private:
+  SlotSketches slots_;
+  index::HashBuckets buckets_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Signal>> CreateExactSignal(const SignalOptions&) {
+  return std::unique_ptr<Signal>(new ExactSignal());
+}
+
+}  // namespace neardup::signal

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// minhash: MinHash of the shingle set (Broder, SEQUENCES 1997) cut into b
+// bands of r rows (LSH banding; Leskovec, Rajaraman and Ullman, "Mining of
+// Massive Datasets", ch. 3.4). Documents sharing at least min_bands band
+// keys are candidates; k equal bands of b estimate the similarity s from
+// s^r = k/b (sketch::LshBandEstimate). The sketch is the band keys (one per
+// band); the signature itself is not kept: candidates are verified on
+// texts, and without a verifier any equal band decides (as text-dedup,
+// datatrove and NeMo Curator do). Batch keys are the same band keys.
+#include <vector>
+
+#include "index/lsh_index.h"
+#include "signal/signal_internal.h"
+#include "sketch/lsh.h"
+#include "sketch/minhash.h"
+
+namespace neardup::signal {
+namespace {
+
+class MinHashSignal final : public Signal {
+ public:
+  MinHashSignal(sketch::MinHasher h, sketch::LshParams p, int min_bands)
+      : hasher_(std::move(h)), params_(p), min_bands_(min_bands), index_(p.bands) {}
+  SignalKind kind() const override { return SignalKind::kMinHash; }
+  Result<SignalSketch> Compute(const SignalInput& doc) const override {
+    SignalSketch s{{}, {}, !doc.shingles.empty()};
+    BandKeys(doc, &s.u64);
+    return s;
+  }
+  Status Insert(uint32_t slot, const SignalSketch& s) override {
+    return InsertUnlessSkipped(slot, s, &skipped_, &index_);
+  }
+  Status Remove(uint32_t slot) override {
+    return skipped_.Take(slot) ? Status::OK() : index_.Remove(slot);
+  }
+  Status Query(const SignalSketch& s, const QueryParams&,
+               std::vector<Candidate>* out) const override {
+    if (!s.indexable) return Status::OK();
+    thread_local std::vector<index::LshIndex::Hit> hits;
+    hits.clear();
+    NEARDUP_RETURN_IF_ERROR(index_.Query(s.u64, &hits));
+    for (const auto& h : hits) {
+      const auto bands = static_cast<int>(h.bands);
+      if (bands >= min_bands_)
+        out->push_back({h.slot, sketch::LshBandEstimate(bands, params_), -1});
+    }
+    return Status::OK();
+  }
+  size_t MemoryBytes() const override { return index_.MemoryBytes(); }
+
+  KeySpaceSpec key_space() const override {
+    // LshBandKey is seeded by the band: one slot per band.
+    return {.max_keys = static_cast<size_t>(params_.bands), .slots = params_.bands};
+  }
+  void Keys(const SignalInput& doc, KeySink* out) const override {
+    if (doc.shingles.empty()) return;
+    thread_local std::vector<uint32_t> sig;
+    sig.resize(static_cast<size_t>(hasher_.num_perm()));
+    hasher_.Sketch(doc.shingles, sig);
+    for (int b = 0; b < params_.bands; ++b) {
+      out->Add(sketch::SaltedBandKey(sketch::LshBandKey(sig, params_, b), doc.key_salt));
+    }
+  }
+  PairEstimate Compare(const SignalInput& a, const SignalInput& b) const override {
+    if (a.shingles.empty() || b.shingles.empty()) return {};
+    std::vector<uint64_t> ka, kb;
+    BandKeys(a, &ka);
+    BandKeys(b, &kb);
+    int equal = 0;
+    for (size_t i = 0; i < ka.size(); ++i) equal += ka[i] == kb[i];
+    return {equal >= min_bands_, sketch::LshBandEstimate(equal, params_), -1};
+  }
+
+ private:
+  // The salted band keys of a document.
+  void BandKeys(const SignalInput& doc, std::vector<uint64_t>* out) const {
+    thread_local std::vector<uint32_t> sig;
+    sig.resize(static_cast<size_t>(hasher_.num_perm()));
+    hasher_.Sketch(doc.shingles, sig);
+    sketch::LshBandKeys(sig, params_, out);
+    for (uint64_t& key : *out) key = sketch::SaltedBandKey(key, doc.key_salt);
+  }
+
+  sketch::MinHasher hasher_;
+  sketch::LshParams params_;
+  int min_bands_;
+  index::LshIndex index_;
+  Skipped skipped_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Signal>> CreateMinHashSignal(const SignalOptions& o) {
+  const sketch::LshParams p = o.minhash_lsh;
+  if (p.bands < 1 || p.rows < 1 || p.bands * p.rows > o.minhash_num_perm) {
+    return Status::InvalidArgument("minhash needs bands x rows <= permutations, got " +
+                                   std::to_string(p.bands) + " x " + std::to_string(p.rows) +
+                                   " for " + std::to_string(o.minhash_num_perm));
+  }
+  NEARDUP_ASSIGN_OR_RETURN(sketch::MinHasher h,
+                           sketch::MinHasher::Create({.num_perm = o.minhash_num_perm}));
+  return std::unique_ptr<Signal>(new MinHashSignal(std::move(h), p, o.minhash_min_bands));
+}
+
+}  // namespace neardup::signal
