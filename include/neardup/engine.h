@@ -156,8 +156,10 @@ struct Explanation {
 class Engine {
  public:
   // Errors: InvalidArgument for inconsistent options (an unknown algorithm,
-  // a bad verifier spec); NotFound / IOError when data a profile or a signal
-  // needs cannot be loaded.
+  // a bad verifier spec, more threads than the machine allows: 4 per core,
+  // at least 64, at most 1024, below RLIMIT_NPROC); NotFound / IOError when
+  // data a profile or a signal needs cannot be loaded; ResourceExhausted
+  // when memory runs out.
   static Result<std::unique_ptr<Engine>> Create(const EngineOptions& options);
   ~Engine();
   Engine(const Engine&) = delete;
