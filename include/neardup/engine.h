@@ -137,8 +137,13 @@ struct QueryOptions {
 
 // Why two texts are or are not near-duplicates (Engine::Explain).
 struct Explanation {
-  bool duplicate = false;   // the verdict of this engine's rule
-  std::string rule;         // the rule that decided, in words
+  bool duplicate = false;  // the verdict of this engine's rule
+  std::string rule;        // the rule that decided, in words
+  // How the verifier reached `similarity`, one step a line: each measure,
+  // how they combine (the default: max(jaccard, 1 - edit_weight x (1 - edit
+  // similarity)) for texts up to short_chars), the comparison with the
+  // threshold; for qbank, which part differs. Empty without a verifier.
+  std::vector<std::string> steps;
   double similarity = 0.0;  // the verified similarity the rule compared
   double threshold = 0.0;
   std::string normalized_a, normalized_b;
