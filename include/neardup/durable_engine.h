@@ -209,6 +209,7 @@ class DurableEngine {
   Result<ClusterInfo> GetCluster(const std::string& cluster_id, size_t limit) const;
   std::vector<ClusterSummary> ListClusters(const ListOptions& page) const;
   Result<Explanation> Explain(std::string_view a, std::string_view b) const;
+  Status FoldCharacters(std::string_view text, std::string* out) const;
 
   DurableStats Stats() const;
   const DurableOptions& options() const { return options_; }

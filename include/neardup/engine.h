@@ -207,6 +207,14 @@ class Engine {
   // pipeline (pure, no state). Errors: as Add for bad text.
   Result<Explanation> Explain(std::string_view a, std::string_view b) const;
 
+  // `text` with each character folded on its own by this engine's
+  // normalization (NFKC, case, Traditional to Simplified characters), one
+  // code point out per code point in; a character whose fold is not one
+  // code point (dropped punctuation) stays as it is. Two texts' characters
+  // at aligned positions that fold equal are equal to the engine: the
+  // console's diff compares these. Pure; O(text). Errors: as Add.
+  Status FoldCharacters(std::string_view text, std::string* out) const;
+
   // One page of clusters, ordered by (size or time, then id), descending or
   // ascending, strictly after `after`. O(clusters) per call.
   std::vector<ClusterSummary> ListClusters(const ListOptions& page) const;

@@ -333,6 +333,10 @@ Result<Explanation> DurableEngine::Explain(std::string_view a, std::string_view 
   return engine_->Explain(a, b);
 }
 
+Status DurableEngine::FoldCharacters(std::string_view text, std::string* out) const {
+  return engine_->FoldCharacters(text, out);
+}
+
 DurableStats DurableEngine::Stats() const {
   DurableStats s;
   s.engine = engine_->Stats();

@@ -46,6 +46,10 @@ Result<uint64_t> Engine::Fingerprint(std::string_view text) const {
   return impl_->pipeline->Fingerprint(text);
 }
 
+Status Engine::FoldCharacters(std::string_view text, std::string* out) const {
+  return impl_->pipeline->FoldCharacters(text, out);
+}
+
 Result<AddResult> Engine::Add(const Document& doc) {
   if (doc.id.empty()) return Status::InvalidArgument("document id must not be empty");
   if (impl_->options.features.learn_idf) {

@@ -83,6 +83,18 @@ TEST(TextPipelineTest, MinHashIsTheEnginesSignature) {
   EXPECT_TRUE((*p)->MinHash("\xC0\xAF", &sa).IsInvalidArgument());
 }
 
+// The console compares characters as the engine folds them: one out per
+// one in, Traditional to Simplified, width and case folded, punctuation
+// (which normalization drops) as it is.
+TEST(EngineTest, FoldCharactersKeepsOneCodePointPerCharacter) {
+  auto engine = Engine::Create(EngineOptions{});
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  std::string folded;
+  ASSERT_TRUE((*engine)->FoldCharacters("國家統計局發佈，ＡＢＣ! 😀", &folded).ok());
+  EXPECT_EQ(folded, "国家统计局发布，abc! 😀");
+  EXPECT_TRUE((*engine)->FoldCharacters("\xC0\xAF", &folded).IsInvalidArgument());
+}
+
 // Explain spells out the arithmetic of the default's decision.
 TEST(EngineTest, ExplainShowsHowTheSimilarityIsMade) {
   auto engine = Engine::Create(EngineOptions{});
