@@ -1,6 +1,6 @@
 # neardup top-level Makefile. `make demo` and `make test` work on a fresh Debian 12 machine as root.
 # `make demo` installs only what the demo runs and builds only the `neardup` binary
-# (scripts/demo: output in $(BUILD)/demo.log behind a progress line); `make test`
+# (scripts/demo: output in $(DEMO_OUT)/demo.log behind a progress line); `make test`
 # installs everything and builds everything, the tests with it.
 BUILD ?= build
 DEMO_OUT ?= $(BUILD)/demo
