@@ -153,7 +153,6 @@ def test_index_build_and_against():
         assert "changed since" in p.stderr and old in p.stderr, p.stderr
         p = run(["dedup", "--against", d, new, "-q"], code=1)
         assert "index build" in p.stderr, p.stderr
-        run(["index", "build", "-", "-o", idx, "-q"], code=1, stdin="{}\n")
         run(["dedup", "--against", idx, new, "--emit", "clusters"], code=2)
 
 
@@ -232,6 +231,21 @@ def test_signals_leave_no_temporary_files():
             assert open(out).read() == "earlier output\n", sig
             assert os.listdir(tmp) == [], (sig, os.listdir(tmp))
             assert not [f for f in os.listdir(d) if ".tmp-" in f], (sig, os.listdir(d))
+
+
+def test_index_build_needs_files():
+    """An index refers to its corpus by path: --help offers files only, and
+    standard input or no file is a usage error."""
+    help = run(["index", "build", "--help"]).stdout
+    files = [l for l in help.splitlines() if l.strip().startswith("files ")]
+    assert len(files) == 1 and "not standard input" in files[0], help
+    assert "stdin" not in files[0] and "'-'" not in files[0], files[0]
+    with tempfile.TemporaryDirectory() as d:
+        idx = os.path.join(d, "idx")
+        for files in (["-"], []):
+            p = run(["index", "build"] + files + ["-o", idx, "-q"], code=2, stdin="{}\n")
+            assert "by path" in p.stderr, p.stderr
+        assert not os.path.exists(idx)
 
 
 def test_address_space_limit():
