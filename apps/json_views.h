@@ -14,6 +14,7 @@ namespace neardup::apps {
 inline nlohmann::json ExplanationJson(const Explanation& x) {
   nlohmann::json j = {{"duplicate", x.duplicate},
                       {"rule", x.rule},
+                      {"steps", x.steps},
                       {"similarity", x.similarity},
                       {"threshold", x.threshold},
                       {"candidate", x.candidate},

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # End-to-end tests of the batch pipeline behind `neardup dedup` (tests/batch_cli_test.py).
 foreach(case spill_and_threads_identical odd_input_lines full_disk_is_a_clear_error
-        index_build_and_against usage_errors)
+        index_build_and_against usage_errors failed_runs_leave_outputs_untouched
+        signals_leave_no_temporary_files)
   add_test(NAME batch_cli.${case}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/batch_cli_test.py
             $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR} ${case})

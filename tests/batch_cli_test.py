@@ -157,6 +157,83 @@ def test_index_build_and_against():
         run(["dedup", "--against", idx, new, "--emit", "clusters"], code=2)
 
 
+def test_failed_runs_leave_outputs_untouched():
+    """-o is written beside the target and renamed at the end: a failed run
+    leaves an earlier output as it was and no temporary file; an output that
+    is one of the inputs is refused before anything is written."""
+    with tempfile.TemporaryDirectory() as d:
+        src = write(d, "c.jsonl", corpus(200))
+        out = os.path.join(d, "out.jsonl")
+        run(["dedup", src, "-q", "-o", out])
+        before = open(out).read()
+        bad = write(d, "bad.jsonl", '{"id":1,"text":"x"}\n{"id":2\n')
+        run(["dedup", os.path.join(d, "missing.jsonl"), "-q", "-o", out], code=1)
+        run(["dedup", bad, "-q", "-o", out], code=1)
+        run(["dedup", src, "-q", "-o", out, "--memory", "64T"], code=2)
+        assert open(out).read() == before
+        os.chmod(out, 0o640)
+        run(["dedup", src, "-q", "-o", out, "--emit", "clusters"])
+        assert open(out).read() != before and os.stat(out).st_mode & 0o777 == 0o640
+        # The output is the input, by any of its names: refused, input intact.
+        data = open(src).read()
+        os.link(src, os.path.join(d, "hard.jsonl"))
+        for name in [src, os.path.join(d, ".", "c.jsonl"), os.path.join(d, "hard.jsonl")]:
+            p = run(["dedup", src, "--emit", "unique", "-o", name, "-q"], code=2)
+            assert "is the input" in p.stderr, p.stderr
+        run(["fingerprint", src, "-o", src, "-q"], code=2)
+        run(["truth", src, "-o", src, "-q"], code=2)
+        groups = write(d, "g.jsonl", "[%d]\n" % json.loads(data.splitlines()[0])["id"])
+        run(["cluster", "--groups", groups, "--texts", src, "-o", groups, "-q"], code=2)
+        run(["cluster", "--groups", groups, "--texts", src, "--pairs", src, "-q"], code=2)
+        assert open(src).read() == data
+        run(["dedup", src, "-q", "-o", "/dev/null"])  # a device is written in place
+        # An index: a failed rebuild leaves it; a directory that holds no index
+        # is refused.
+        idx = os.path.join(d, "idx")
+        run(["index", "build", src, "-o", idx, "-q"])
+        first = open(os.path.join(idx, "index.json")).read()
+        run(["index", "build", os.path.join(d, "missing.jsonl"), "-o", idx, "-q"], code=1)
+        run(["index", "build", bad, "-o", idx, "-q"], code=1)
+        assert open(os.path.join(idx, "index.json")).read() == first
+        run(["dedup", "--against", idx, src, "-q"])
+        p = run(["index", "build", src, "-o", d, "-q"], code=2)
+        assert "holds no index" in p.stderr, p.stderr
+        run(["index", "build", src, "-o", idx, "-q", "--profile", "qbank"])
+        assert open(os.path.join(idx, "index.json")).read() != first
+        run(["dedup", "--against", idx, src, "-q", "--profile", "qbank"])
+        left = [f for f in os.listdir(d) if ".tmp-" in f]
+        assert not left, left
+
+
+def test_signals_leave_no_temporary_files():
+    """Killed mid-run (here: while reading stdin, the output and the spill
+    directory open), dedup dies of the signal and leaves neither its
+    temporary output nor its spill directory; the earlier output stays."""
+    import signal
+    import time
+    with tempfile.TemporaryDirectory() as d:
+        tmp = os.path.join(d, "tmp")
+        os.mkdir(tmp)
+        out = write(d, "out.jsonl", "earlier output\n")
+        for sig in [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGABRT]:
+            p = subprocess.Popen([BIN, "dedup", "-", "-o", out, "--tmp-dir", tmp, "-q"],
+                                 stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            p.stdin.write(corpus(50).encode())
+            p.stdin.flush()
+            deadline = time.time() + 60
+            while time.time() < deadline and not (
+                    os.listdir(tmp) and any(".tmp-" in f for f in os.listdir(d))):
+                time.sleep(0.05)
+            assert os.listdir(tmp), "no spill directory appeared"
+            p.send_signal(sig)
+            p.wait()
+            p.stdin.close()
+            assert p.returncode == -sig, (sig, p.returncode)
+            assert open(out).read() == "earlier output\n", sig
+            assert os.listdir(tmp) == [], (sig, os.listdir(tmp))
+            assert not [f for f in os.listdir(d) if ".tmp-" in f], (sig, os.listdir(d))
+
+
 def test_address_space_limit():
     """Memory is mapped by need, not by budget: under `ulimit -v` 1 GiB (a
     shared HPC node, Slurm) a small dedup runs with the default budget, and
@@ -168,8 +245,13 @@ def test_address_space_limit():
 
     with tempfile.TemporaryDirectory() as d:
         path = write(d, "c.jsonl", corpus(1500))
+        # Half the machine's memory: a budget far above the limit, and one the
+        # machine has (a budget past the RAM is a usage error).
+        ram_kb = next(int(l.split()[1]) for l in open("/proc/meminfo")
+                      if l.startswith("MemTotal:"))
+        assert ram_kb // 2 > 2 << 20, ram_kb
         for extra in [[], ["--profile", "qbank", "--with-matches"], ["--emit", "clusters"],
-                      ["--memory", "16G", "-j", "2"]]:
+                      ["--memory", "%dK" % (ram_kb // 2), "-j", "2"]]:
             args = [BIN, "dedup", path, "-q"] + extra
             free = subprocess.run(args, capture_output=True, text=True, check=True)
             p = subprocess.run(args, capture_output=True, text=True, preexec_fn=limited)
@@ -180,6 +262,20 @@ def test_address_space_limit():
 def test_usage_errors():
     run(["dedup", "--memory", "lots", os.path.join(SRC, "testdata", "reprints.jsonl")], code=2)
     run(["dedup", "--memory", "10K", os.path.join(SRC, "testdata", "reprints.jsonl")], code=2)
+    # Options past the machine are usage errors naming the limit, not an abort
+    # (std::bad_alloc, std::system_error: exit 134).
+    fixture = os.path.join(SRC, "testdata", "reprints.jsonl")
+    ram_kb = next(int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal:"))
+    sizes = ["64T"] + (["1000G"] if ram_kb < 1000 << 20 else [])
+    for size in sizes:
+        for cmd in [["dedup", fixture], ["index", "build", fixture, "-o", "/nonexistent/idx"]]:
+            p = run(cmd + ["-q", "--memory", size], code=2)
+            assert "--memory" in p.stderr and "machine's memory" in p.stderr, p.stderr
+    for cmd in [["dedup", fixture], ["fingerprint", fixture], ["explain", "--text", "a", "b"],
+                ["cluster", "--groups", fixture, "--texts", fixture]]:
+        p = run(cmd + ["-q" if cmd[0] != "explain" else "--json", "-j", "100000"], code=2)
+        assert "100000" in p.stderr and "limit" in p.stderr, (cmd, p.stderr)
+    run(["dedup", fixture, "-q", "-j", "16"])  # a few threads per core are fine
     p = run(["dedup", "--tmp-dir", "/nonexistent-dir", "-q",
              os.path.join(SRC, "testdata", "reprints.jsonl")], code=1)
     assert "/nonexistent-dir" in p.stderr, p.stderr

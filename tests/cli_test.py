@@ -73,6 +73,41 @@ def test_explain():
     assert j["duplicate"] and j["similarity"] == 1.0, j
 
 
+def test_explain_shows_its_arithmetic():
+    # The default decides on max(jaccard, 1 - edit_weight x (1 - edit
+    # similarity)) for short texts: explain prints each number and the rule.
+    a, b = "已知函数的最大值是多少呢", "已知函数的最小值是多少呢"
+    j = json.loads(run(["explain", "--text", a, b, "--json"]).stdout)
+    steps = j["steps"]
+    assert steps[0].startswith("jaccard = shared / union = "), steps
+    assert any("edit similarity = 1 - 1 edit / 12 characters = 0.917" in s for s in steps), steps
+    assert any(s.startswith("weighted edit similarity = max(0, 1 - edit_weight 3.000") for s in
+               steps), steps
+    assert any(s.startswith("similarity = max(jaccard, weighted edit similarity) = 0.750") for s in
+               steps), steps
+    assert steps[-1] == "similarity 0.750 >= threshold 0.600: passes", steps
+    assert abs(j["similarity"] - max(j["jaccard"], 1 - 3 * (1 - j["edit_similarity"]))) < 1e-9, j
+    p = run(["explain", "--text", a, b])
+    assert "arithmetic: jaccard = shared / union" in p.stdout, p.stdout
+    # The question bank: a changed digit is another question, and explain says
+    # so instead of quoting the Han edit similarity.
+    p = run(["explain", "--profile", "qbank", "--text", "计算3+5的值", "计算3+6的值"], code=3)
+    rule = [l for l in p.stdout.splitlines() if "decided by:" in l][0]
+    assert "the digits differ ('3+5' vs '3+6')" in rule, p.stdout
+    assert "other similarity = 1 - 1 edit / 3 characters = 0.667, needs >= 1.000" in p.stdout
+
+
+def test_unknown_commands_are_named():
+    p = run(["dedu", "x"], code=2)
+    assert "unknown command 'dedu'; did you mean 'dedup'?" in p.stderr, p.stderr
+    p = run(["index", "buld", "x"], code=2)
+    assert "neardup index: unknown command 'buld'; did you mean 'build'?" in p.stderr, p.stderr
+    p = run(["frobnicate"], code=2)
+    assert "unknown command 'frobnicate'; the commands are dedup," in p.stderr, p.stderr
+    p = run(["expl", "--text", "a", "a"], code=2)  # a prefix
+    assert "did you mean 'explain'?" in p.stderr, p.stderr
+
+
 def test_emit_all_and_keep_policies():
     rows = jsonl(run(["dedup", FIXTURE, "-q"]).stdout)
     assert [r["id"] for r in rows] == list(range(1, 13))  # input order

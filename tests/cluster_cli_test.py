@@ -83,6 +83,32 @@ def test_groups_from_stdin():
     assert sorted(sorted(c["members"]) for c in jsonl(p.stdout))[-1] == [20, 21, 22, 23, 24]
 
 
+def test_traditional_folds_as_in_dedup():
+    # A Traditional copy of a question is the same question after T2S, as
+    # `neardup dedup` sees it; --no-t2s compares the characters as given.
+    with tempfile.TemporaryDirectory() as d:
+        texts = os.path.join(d, "t.jsonl")
+        with open(texts, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"id": 1, "text": "已知三角形的面积为12，底边长为6，求这条边上的高。"},
+                               ensure_ascii=False) + "\n")
+            f.write(json.dumps({"id": 2, "text": "已知三角形的面積為12，底邊長為6，求這條邊上的高。"},
+                               ensure_ascii=False) + "\n")
+        groups = os.path.join(d, "g.jsonl")
+        with open(groups, "w") as f:
+            f.write("[1, 2]\n")
+        for verify in ["levenshtein:0.9", "qbank:0.9", "similarity:0.9"]:
+            out = run(["--groups", groups, "--texts", texts, "--verify", verify, "--emit",
+                       "clusters", "-q"]).stdout
+            assert [sorted(c["members"]) for c in jsonl(out)] == [[1, 2]], (verify, out)
+            raw = run(["--groups", groups, "--texts", texts, "--verify", verify, "--emit",
+                       "clusters", "-q", "--no-t2s"]).stdout
+            assert jsonl(raw) == [], (verify, raw)
+        # The same pair through dedup, for comparison.
+        p = subprocess.run([BIN, "dedup", texts, "--emit", "clusters", "-q"], capture_output=True,
+                           text=True, check=True)
+        assert [sorted(c["members"]) for c in jsonl(p.stdout)] == [[1, 2]], p.stdout
+
+
 def test_errors():
     with tempfile.TemporaryDirectory() as d:
         bad = os.path.join(d, "g.jsonl")

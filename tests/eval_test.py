@@ -89,6 +89,33 @@ def case_labels_sweep(neardup, src, tmp):
         assert int(r["docs"]) == len(ids)
 
 
+def case_threshold_sweep(neardup, src, tmp):
+    # The README's example: the default's one knob, swept by values or by a
+    # range like k, with its plot.
+    corpus, labels = build_slice(src, tmp)
+    for sweep, values in [("threshold=0.5,0.6,0.7", ["0.5", "0.6", "0.7"]),
+                          ("threshold=0.5..0.8:0.1", ["0.5", "0.6", "0.7", "0.8"]),
+                          ("threshold=0.9..1:0.05", ["0.90", "0.95", "1.00"])]:
+        out = os.path.join(tmp, "ev-" + sweep)
+        p = run([neardup, "eval", corpus, "--truth", labels, "--sweep", sweep, "--out", out,
+                 "-j", "2"])
+        assert "warning" not in p.stderr, p.stderr
+        rows = read_csv(os.path.join(out, "metrics.csv"))
+        assert [r["value"] for r in rows] == values, rows
+        assert [float(r["threshold"]) for r in rows] == [float(v) for v in values], rows
+        with open(os.path.join(out, "precision_recall.png"), "rb") as fh:
+            assert fh.read(8) == b"\x89PNG\r\n\x1a\n", sweep
+        assert not [f for f in os.listdir(out) if ".tmp-" in f], os.listdir(out)
+    # Recall cannot rise with the threshold.
+    recall = [float(r["recall"]) for r in rows]
+    assert recall == sorted(recall, reverse=True), rows
+    p = run([neardup, "eval", corpus, "--truth", labels, "--sweep", "threshold=0.5..0.8",
+             "--out", tmp], 2)
+    assert "needs a step" in p.stderr, p.stderr
+    run([neardup, "eval", corpus, "--truth", labels, "--sweep", "threshold=0.8..0.5:0.1",
+         "--out", tmp], 2)
+
+
 def case_pairs_truth(neardup, src, tmp):
     corpus, _ = build_slice(src, tmp)
     pairs_file = os.path.join(tmp, "pairs.jsonl")
@@ -138,6 +165,8 @@ def case_usage_errors(neardup, src, tmp):
     with open(truth, "w") as fh:
         fh.write('{"a":"a","b":"b"}\n')
     run([neardup, "eval", corpus, "--truth", truth, "--sweep", "zzz=1..2", "--out", tmp], 2)
+    p = run([neardup, "eval", corpus, "--truth", truth, "--memory", "64T", "--out", tmp], 2)
+    assert "memory" in p.stderr, p.stderr
     run([neardup, "truth", corpus, "--shingle", "line:3"], 2)
     p = run([neardup, "truth", corpus], 1)
     assert "duplicate id" in p.stderr and "c.jsonl:2" in p.stderr, p.stderr

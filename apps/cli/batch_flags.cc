@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "base/machine.h"
+
 namespace neardup::cli {
 
 void AddBatchFlags(CLI::App* cmd, BatchFlags* f) {
@@ -65,6 +67,7 @@ Result<BatchOptions> MakeBatchOptions(const EngineOptions& engine, const InputFl
     auto m = ParseSize(batch.memory);
     if (!m.ok()) return m.status().WithContext("--memory");
     if (*m < (1 << 20)) return Status::InvalidArgument("--memory must be at least 1M");
+    NEARDUP_RETURN_IF_ERROR(base::CheckMemory(*m, "--memory"));
     o.memory_bytes = *m;
   }
   o.tmp_dir = batch.tmp_dir;

@@ -22,6 +22,7 @@ struct ClusterFlags {
   std::string verify = "levenshtein:0.8";
   std::string keep = "first";
   bool keep_punctuation = false;
+  bool no_t2s = false, no_t2s_taiwan = false;
   std::string emit = "all";
   std::string output;
   std::string pairs;
@@ -184,6 +185,8 @@ Status RunPasses(const ClusterFlags& f, GroupClusterer* gc) {
 int RunCluster(ClusterFlags f) {
   const auto start = std::chrono::steady_clock::now();
   if (f.keep_punctuation) f.options.drop_punctuation = false;
+  if (f.no_t2s_taiwan) f.options.t2s = T2S::kPhrases;
+  if (f.no_t2s) f.options.t2s = T2S::kOff;
   auto spec = ParseVerifySpec(f.verify);
   if (!spec.ok()) return Fail("cluster", spec.status()), kExitUsage;
   const VerifySpec& v = *spec;
@@ -195,12 +198,16 @@ int RunCluster(ClusterFlags f) {
   f.options.replace_invalid_utf8 = f.texts.replace_invalid_utf8;
   auto gc = GroupClusterer::Create(f.options);
   if (!gc.ok()) return Fail("cluster", gc.status()), kExitUsage;
-  auto out = Output::Open(f.output);
-  if (!out.ok()) return Fail("cluster", out.status());
+  std::vector<std::string> inputs = f.texts.files;
+  inputs.push_back(f.groups);
+  int code = kExitOk;
+  auto out = OpenOutput("cluster", f.output, inputs, &code);
+  if (!out) return code;
+  if (Status s = CheckNotAnInput(f.pairs, inputs); !s.ok()) return Fail("cluster", s), kExitUsage;
   if (Status s = RunPasses(f, gc->get()); !s.ok()) return Fail("cluster", s);
   const GroupClustering r = (*gc)->Finish();
-  if (Status s = WriteResults(f, r, (*out)->stream()); !s.ok()) return Fail("cluster", s);
-  if (Status s = (*out)->Close(); !s.ok()) return Fail("cluster", s);
+  if (Status s = WriteResults(f, r, out->stream()); !s.ok()) return Fail("cluster", s);
+  if (Status s = out->Close(); !s.ok()) return Fail("cluster", s);
   if (f.stats || (!f.texts.quiet && isatty(STDERR_FILENO))) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -220,7 +227,8 @@ void SetupCluster(CLI::App* app, int* exit_code) {
       "Verify external candidate groups and cluster them under a size cap.\n"
       "--groups: JSONL, each line a JSON array of ids (or an object with --group-field).\n"
       "--texts: JSONL records with a text field and an id field, as for dedup.\n"
-      "Every pair inside a group is verified (--verify); passing pairs are joined by union-find,\n"
+      "Every pair inside a group is verified (--verify) on the normalized texts (Traditional\n"
+      "folded to Simplified, as dedup); passing pairs are joined by union-find,\n"
       "most similar first, never letting a cluster grow past --max-cluster-size. Output:\n"
       "  --emit all       one line per id that has a text and occurs in a group, text order:\n"
       "                   {\"id\":..,\"cluster\":..,\"cluster_size\":N,\"duplicate_of\":null|id}\n"
@@ -257,6 +265,11 @@ void SetupCluster(CLI::App* app, int* exit_code) {
   cmd->add_option("--pairs", f->pairs, "Write pair evidence to this file");
   cmd->add_flag("--keep-punctuation", f->keep_punctuation,
                 "Keep punctuation and symbols for verification (default: dropped, kept for qbank)");
+  cmd->add_flag("--no-t2s", f->no_t2s,
+                "Compare the characters as given (default: Traditional folded to Simplified, "
+                "as dedup)");
+  cmd->add_flag("--no-t2s-taiwan", f->no_t2s_taiwan,
+                "Plain t2s, without mapping Taiwan usage to mainland usage first");
   cmd->add_flag("--replace-invalid-utf8", f->texts.replace_invalid_utf8,
                 "Replace ill-formed UTF-8 with U+FFFD instead of rejecting the record");
   cmd->add_flag("--skip-invalid", f->texts.skip_invalid, "Skip bad text records with a warning");

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "base/machine.h"
 #include "cli/command.h"
 #include "neardup/utf8.h"
 
@@ -121,6 +122,7 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.word_ngram) o.features.word_ngram = *f.word_ngram;
   if (f.keep_punctuation) o.normalize.drop_punctuation = false;
   if (f.replace_invalid_utf8) o.normalize.replace_invalid_utf8 = true;
+  NEARDUP_RETURN_IF_ERROR(base::CheckThreads(f.threads, "-j"));
   o.threads = f.threads;
   if (!f.data_dir.empty()) o.data_dir = f.data_dir;
   if (f.features) {
@@ -200,16 +202,31 @@ Result<bool> RecordBatches::Next(size_t max, std::vector<Record>* batch) {
   return !batch->empty();
 }
 
-Result<std::unique_ptr<Output>> Output::Open(const std::string& path) {
+Status CheckNotAnInput(const std::string& output, const std::vector<std::string>& inputs) {
+  if (output.empty() || output == "-") return Status::OK();
+  for (const auto& in : inputs) {
+    if (in != "-" && base::SameFile(output, in)) {
+      return Status::InvalidArgument("the output " + output + " is the input " + in +
+                                     "; writing it would destroy the input: give another -o");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<Output>> Output::Open(const std::string& path,
+                                             const std::vector<std::string>& inputs) {
+  NEARDUP_RETURN_IF_ERROR(CheckNotAnInput(path, inputs));
   auto o = std::make_unique<Output>();
   o->path_ = path;
   if (path.empty() || path == "-") {
     o->out_ = &std::cout;
-  } else {
-    o->file_ = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-    if (!*o->file_) return Status::IOError(path + ": cannot create file");
-    o->out_ = o->file_.get();
+    return o;
   }
+  NEARDUP_ASSIGN_OR_RETURN(o->atomic_, base::AtomicFile::Create(path));
+  o->file_ =
+      std::make_unique<std::ofstream>(o->atomic_->write_path(), std::ios::binary | std::ios::trunc);
+  if (!*o->file_) return Status::IOError(path + ": cannot create file");
+  o->out_ = o->file_.get();
   return o;
 }
 
@@ -220,7 +237,16 @@ Status Output::Close() {
     return Status::IOError((path_.empty() || path_ == "-" ? "<stdout>" : path_) +
                            ": write failed (disk full?)");
   }
-  return Status::OK();
+  return atomic_ ? atomic_->Commit() : Status::OK();
+}
+
+std::unique_ptr<Output> OpenOutput(const std::string& cmd, const std::string& path,
+                                   const std::vector<std::string>& inputs, int* exit_code) {
+  auto out = Output::Open(path, inputs);
+  if (out.ok()) return std::move(out).value();
+  Fail(cmd, out.status());
+  *exit_code = out.status().IsInvalidArgument() ? kExitUsage : kExitBadInput;
+  return nullptr;
 }
 
 Progress::Progress(std::string label, bool enabled)

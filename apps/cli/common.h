@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/atomic_file.h"
 #include "base/status_macros.h"
 #include "neardup/engine.h"
 #include "neardup/ids.h"
@@ -113,20 +114,37 @@ class RecordBatches {
 // canonical JSON text, so 1 and "1" differ (neardup/jsonl.h).
 inline std::string IdKey(const nlohmann::json& id) { return id.dump(); }
 
-// Output to a file (-o) or stdout.
+// Output to a file (-o) or stdout. A file is written beside its target as
+// PATH.tmp-XXXXXX (base/atomic_file.h) and renamed over it by Close(), after
+// an fsync: a run that fails, is interrupted or fills the disk leaves an
+// earlier file untouched, and its temporary file is removed (also on
+// SIGINT, SIGTERM, SIGHUP: main installs base::InstallSignalCleanup).
 class Output {
  public:
-  // Errors: IOError if the file cannot be created.
-  static Result<std::unique_ptr<Output>> Open(const std::string& path);
+  // Errors: InvalidArgument when `path` is one of `inputs` (the same file:
+  // device and inode); IOError if the file cannot be created.
+  static Result<std::unique_ptr<Output>> Open(const std::string& path,
+                                              const std::vector<std::string>& inputs = {});
   std::ostream& stream() { return *out_; }
-  // Errors: IOError if any write failed (e.g. disk full).
+  // Makes the file appear. Errors: IOError if any write failed (e.g. disk
+  // full); the target is then left as it was.
   Status Close();
 
  private:
   std::string path_;
+  std::unique_ptr<base::AtomicFile> atomic_;
   std::unique_ptr<std::ofstream> file_;
   std::ostream* out_ = nullptr;
 };
+
+// InvalidArgument when `output` names the same file as one of `inputs`:
+// writing it would destroy the input before it is read.
+Status CheckNotAnInput(const std::string& output, const std::vector<std::string>& inputs);
+
+// Output::Open for a command: on failure prints the error and sets
+// *exit_code (kExitUsage for an output that is an input, else kExitBadInput).
+std::unique_ptr<Output> OpenOutput(const std::string& cmd, const std::string& path,
+                                   const std::vector<std::string>& inputs, int* exit_code);
 
 // A progress line on stderr, shown only when stderr is a terminal.
 class Progress {

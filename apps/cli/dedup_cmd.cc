@@ -117,11 +117,7 @@ int RunDistributedDedup(const DedupFlags& f, const BatchOptions& bo, BatchProgre
   int code = kExitOk;
   {
     std::unique_ptr<Output> out;
-    if (*rank == 0) {
-      auto opened = Output::Open(f.output);
-      if (!opened.ok()) code = Fail("dedup", opened.status());
-      if (opened.ok()) out = std::move(*opened);
-    }
+    if (*rank == 0) out = OpenOutput("dedup", f.output, f.input.files, &code);
     // Every rank takes part even when rank 0 cannot write (collectives).
     DistributedOptions d;
     d.work_dir = f.work_dir;
@@ -157,7 +153,6 @@ int RunDedup(const DedupFlags& f) {
     std::cerr << "neardup dedup: --against writes --emit all or unique\n";
     return kExitUsage;
   }
-  InstallBatchCleanupHandlers();
   auto options = MakeEngineOptions(f.pipeline);
   if (options.ok()) {
     // Validates the options the way every command does (exit 2 when bad).
@@ -189,13 +184,14 @@ int RunDedup(const DedupFlags& f) {
     return kExitUsage;
   }
   if (f.distributed) return RunDistributedDedup(f, *bo, &bar);
-  auto out = Output::Open(f.output);
-  if (!out.ok()) return Fail("dedup", out.status());
+  int code = kExitOk;
+  auto out = OpenOutput("dedup", f.output, f.input.files, &code);
+  if (!out) return code;
 
   auto run = BatchDedup::Run(f.input.files, *bo);
   bar.Finish();
   if (!run.ok()) return Fail("dedup", run.status());
-  return Finish(f, run->get(), out->get());
+  return Finish(f, run->get(), out.get());
 }
 
 void SetupDedup(CLI::App* app, int* exit_code) {

@@ -3,14 +3,20 @@
 // configuration or a sweep of one parameter, and report pair precision,
 // recall, F1, adjusted Rand index, wall time and peak memory (src/eval).
 // Writes DIR/metrics.csv and, for numeric sweeps, a gnuplot PNG.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <unordered_map>
 
+#include "base/atomic_file.h"
+#include "base/file_util.h"
+#include "base/machine.h"
 #include "cli/batch_flags.h"
 #include "cli/command.h"
 #include "cli/common.h"
@@ -33,11 +39,14 @@ struct EvalFlags {
   uint64_t min_shared_keys = 0;  // batch mode; 0 = the profile's
 };
 
-// One swept parameter: how a value string changes the options.
+// One swept parameter: how a value string changes the options. Numeric
+// parameters take ranges (A..B[:STEP]) and get a plot.
+enum class SweepKind { kInteger, kReal, kText };
 struct SweepParam {
   const char* name;
-  bool numeric;
+  SweepKind kind;
   std::function<Status(const std::string&, PipelineFlags*)> apply;
+  bool numeric() const { return kind != SweepKind::kText; }
 };
 
 Result<int> ParseInt(const std::string& v) {
@@ -52,32 +61,32 @@ Result<int> ParseInt(const std::string& v) {
 
 const std::vector<SweepParam>& SweepParams() {
   static const std::vector<SweepParam> params = {
-      {"k", true,
+      {"k", SweepKind::kInteger,
        [](const std::string& v, PipelineFlags* f) {
          NEARDUP_ASSIGN_OR_RETURN(f->max_distance, ParseInt(v));
          return Status::OK();
        }},
-      {"ngram", true,
+      {"ngram", SweepKind::kInteger,
        [](const std::string& v, PipelineFlags* f) {
          NEARDUP_ASSIGN_OR_RETURN(f->ngram, ParseInt(v));
          return Status::OK();
        }},
-      {"word-ngram", true,
+      {"word-ngram", SweepKind::kInteger,
        [](const std::string& v, PipelineFlags* f) {
          NEARDUP_ASSIGN_OR_RETURN(f->word_ngram, ParseInt(v));
          return Status::OK();
        }},
-      {"threshold", false,
+      {"threshold", SweepKind::kReal,
        [](const std::string& v, PipelineFlags* f) {
          NEARDUP_ASSIGN_OR_RETURN(f->threshold, ParseDouble(v, "threshold"));
          return Status::OK();
        }},
-      {"shingles", false,
+      {"shingles", SweepKind::kText,
        [](const std::string& v, PipelineFlags* f) {
          f->shingles = v;
          return Status::OK();
        }},
-      {"profile", false,
+      {"profile", SweepKind::kText,
        [](const std::string& v, PipelineFlags* f) {
          f->profile = v;
          return Status::OK();
@@ -91,8 +100,56 @@ struct Sweep {
   std::vector<std::string> values;
 };
 
-// "k=0..12", "k=0..12:2", "ngram=2,3,4", "threshold=0.5,0.6", "profile=default,zh-news",
-// "shingles=script:3,2;char:5".
+// Decimals written in a number ("0.05" has 2), so range values print as given.
+int Decimals(const std::string& s) {
+  const size_t dot = s.find('.');
+  return dot == std::string::npos ? 0 : static_cast<int>(s.size() - dot - 1);
+}
+
+// "A..B[:STEP]" of a numeric parameter: every value from A to B by STEP (1
+// for integers; reals need one). At most 1001 values.
+Result<std::vector<std::string>> ParseRange(const std::string& spec, const std::string& range,
+                                            SweepKind kind) {
+  const size_t dots = range.find("..");
+  const size_t colon = range.find(':', dots);
+  const std::string lo_s = range.substr(0, dots);
+  const std::string hi_s =
+      range.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2);
+  const std::string step_s = colon == std::string::npos ? "" : range.substr(colon + 1);
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("--sweep '" + spec + "': " + why +
+                                   " (e.g. k=0..12, k=0..12:2, threshold=0.5..0.8:0.1)");
+  };
+  if (kind == SweepKind::kReal && step_s.empty()) return bad("a range of reals needs a step");
+  const bool integer = kind == SweepKind::kInteger;
+  auto parse = [&](const std::string& v) -> Result<double> {
+    if (integer) {
+      NEARDUP_ASSIGN_OR_RETURN(int x, ParseInt(v));
+      return static_cast<double>(x);
+    }
+    return ParseDouble(v, "range bound");
+  };
+  NEARDUP_ASSIGN_OR_RETURN(const double lo, parse(lo_s));
+  NEARDUP_ASSIGN_OR_RETURN(const double hi, parse(hi_s));
+  double step = 1;
+  if (!step_s.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(step, parse(step_s));
+  }
+  if (!(step > 0) || hi < lo || (hi - lo) / step > 1000) return bad("bad range");
+  const int decimals = integer ? 0 : std::max(Decimals(lo_s), Decimals(step_s));
+  // A little slack so that 0.5 + 3 * 0.1 still counts as 0.8.
+  const auto count = static_cast<int>(std::floor((hi - lo) / step + 1e-9)) + 1;
+  std::vector<std::string> values;
+  for (int i = 0; i < count; ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, lo + i * step);
+    values.push_back(buf);
+  }
+  return values;
+}
+
+// "k=0..12", "k=0..12:2", "ngram=2,3,4", "threshold=0.5,0.6", "threshold=0.5..0.8:0.1",
+// "profile=default,zh-news", "shingles=script:3,2;char:5".
 Result<Sweep> ParseSweep(const std::string& spec) {
   Sweep s;
   s.values.push_back("");
@@ -113,18 +170,8 @@ Result<Sweep> ParseSweep(const std::string& spec) {
   }
   const std::string range = spec.substr(eq + 1);
   s.values.clear();
-  if (size_t dots = range.find(".."); dots != std::string::npos && s.param->numeric) {
-    const size_t colon = range.find(':', dots);
-    NEARDUP_ASSIGN_OR_RETURN(int lo, ParseInt(range.substr(0, dots)));
-    NEARDUP_ASSIGN_OR_RETURN(int hi, ParseInt(range.substr(dots + 2, colon - dots - 2)));
-    int step = 1;
-    if (colon != std::string::npos) {
-      NEARDUP_ASSIGN_OR_RETURN(step, ParseInt(range.substr(colon + 1)));
-    }
-    if (step <= 0 || hi < lo || (hi - lo) / step > 1000) {
-      return Status::InvalidArgument("--sweep '" + spec + "': bad range");
-    }
-    for (int v = lo; v <= hi; v += step) s.values.push_back(std::to_string(v));
+  if (range.find("..") != std::string::npos && s.param->numeric()) {
+    NEARDUP_ASSIGN_OR_RETURN(s.values, ParseRange(spec, range, s.param->kind));
   } else {
     // Values are separated by ',' or, when one contains a comma, by ';'.
     const char sep = range.find(';') != std::string::npos ? ';' : ',';
@@ -260,7 +307,7 @@ Result<eval::Labels> Cluster(const EngineOptions& options, const Corpus& c, bool
 
 Status WriteCsv(const std::string& path, const std::string& name, const std::string& param,
                 size_t docs, const std::vector<Row>& rows) {
-  std::ofstream out(path, std::ios::trunc);
+  std::ostringstream out;
   out << "dataset,param,value,profile,threshold,docs,truth_pairs,predicted_pairs,true_positives,"
          "precision,recall,f1,ari,seconds,peak_rss_mb\n";
   for (const Row& r : rows) {
@@ -271,15 +318,16 @@ Status WriteCsv(const std::string& path, const std::string& name, const std::str
         << docs << ',' << r.q.truth_pairs << ',' << r.q.predicted_pairs << ',' << r.q.true_positives
         << ',' << buf << '\n';
   }
-  out.close();
-  if (!out) return Status::IOError(path + ": write failed");
-  return Status::OK();
+  return base::AtomicWrite(path, out.str());
 }
 
-// Precision, recall and F1 against the swept parameter, with gnuplot.
+// Precision, recall and F1 against the swept parameter, with gnuplot. The
+// PNG is written beside its place and renamed there when gnuplot succeeds.
 Status Plot(const std::string& dir, const std::string& name, const std::string& param) {
-  const std::string script = dir + "/plot.gp", png = dir + "/precision_recall.png";
-  std::ofstream gp(script, std::ios::trunc);
+  const std::string script = dir + "/plot.gp";
+  NEARDUP_ASSIGN_OR_RETURN(auto png_file, base::AtomicFile::Create(dir + "/precision_recall.png"));
+  const std::string& png = png_file->write_path();
+  std::ostringstream gp;
   gp << "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
         "  set terminal pngcairo size 800,500\n} else {\n  set terminal png size 800,500\n}\n"
      << "set output '" << png << "'\nset datafile separator ','\n"
@@ -288,11 +336,10 @@ Status Plot(const std::string& dir, const std::string& name, const std::string& 
      << "plot '" << dir << "/metrics.csv' every ::1 using 3:10 with linespoints title 'precision',"
      << " '' every ::1 using 3:11 with linespoints title 'recall',"
      << " '' every ::1 using 3:12 with linespoints dashtype 2 title 'F1'\n";
-  gp.close();
-  if (!gp) return Status::IOError(script + ": write failed");
+  NEARDUP_RETURN_IF_ERROR(base::AtomicWrite(script, gp.str()));
   const std::string cmd = "gnuplot '" + script + "' 2>&1";
   if (std::system(cmd.c_str()) != 0) return Status::Unavailable("gnuplot failed on " + script);
-  return Status::OK();
+  return png_file->Commit();
 }
 
 void PrintRow(const std::string& param, const Row& r) {
@@ -307,6 +354,15 @@ void PrintRow(const std::string& param, const Row& r) {
 int RunEval(const EvalFlags& f) {
   auto sweep = ParseSweep(f.sweep);
   if (!sweep.ok()) return Fail("eval", sweep.status()), kExitUsage;
+  uint64_t memory = 0;
+  if (!f.memory.empty()) {
+    auto m = ParseSize(f.memory);
+    if (m.ok()) {
+      if (Status s = base::CheckMemory(*m, "--memory"); !s.ok()) m = s;
+    }
+    if (!m.ok()) return Fail("eval", m.status()), kExitUsage;
+    memory = *m;
+  }
   std::error_code ec;
   std::filesystem::create_directories(f.out_dir, ec);
   if (ec) {
@@ -340,12 +396,6 @@ int RunEval(const EvalFlags& f) {
     auto options = MakeEngineOptions(pf);
     if (!options.ok()) return Fail("eval", options.status()), kExitUsage;
     const auto start = std::chrono::steady_clock::now();
-    uint64_t memory = 0;
-    if (!f.memory.empty()) {
-      auto m = ParseSize(f.memory);
-      if (!m.ok()) return Fail("eval", m.status()), kExitUsage;
-      memory = *m;
-    }
     auto labels = f.mode == "batch" ? ClusterBatch(*options, *corpus, f.input.skip_invalid, memory,
                                                    f.min_shared_keys)
                                     : Cluster(*options, *corpus, f.input.skip_invalid);
@@ -363,7 +413,7 @@ int RunEval(const EvalFlags& f) {
   const std::string csv = f.out_dir + "/metrics.csv";
   if (Status s = WriteCsv(csv, name, param, corpus->docs.size(), rows); !s.ok())
     return Fail("eval", s);
-  if (!f.no_plot && sweep->param && sweep->param->numeric && rows.size() > 1) {
+  if (!f.no_plot && sweep->param && sweep->param->numeric() && rows.size() > 1) {
     if (Status s = Plot(f.out_dir, name, param); !s.ok()) {
       std::cerr << "neardup eval: warning: " << s.message() << " (metrics.csv is written)\n";
     }
@@ -388,8 +438,9 @@ void SetupEval(CLI::App* app, int* exit_code) {
   cmd->add_option("--truth-min-jaccard", flags->truth_min_jaccard,
                   "Ignore truth pairs whose \"jaccard\" is below this");
   cmd->add_option("--sweep", flags->sweep,
-                  "Parameter sweep: k=0..12[:STEP], ngram=2,3,4, word-ngram=1..3, "
-                  "profile=default,...");
+                  "Parameter sweep: threshold=0.5,0.6,0.7 or threshold=0.5..0.8:0.1, "
+                  "k=0..12[:STEP], ngram=2,3,4, word-ngram=1..3, shingles=char:3;char:5, "
+                  "profile=default,... (numeric ones get a plot)");
   cmd->add_option("--out", flags->out_dir, "Directory for metrics.csv and the plot")->required();
   cmd->add_option("--name", flags->name, "Dataset name for the table, CSV and plot");
   cmd->add_flag("--no-plot", flags->no_plot, "Do not run gnuplot");

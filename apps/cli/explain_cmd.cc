@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `neardup explain A B`: why two texts are or are not near-duplicates under
-// a pipeline (Engine::Explain): the rule that decided, the similarity it
-// compared, the shared shingles and the other measures.
+// a pipeline (Engine::Explain): the rule that decided, its arithmetic (how
+// the measures make the similarity it compared), the shared shingles and the
+// other measures.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -39,8 +40,11 @@ std::string Pct(double v) {
 void Print(const Explanation& x, const EngineOptions& o) {
   std::cout << (x.duplicate ? "NEAR-DUPLICATES" : "NOT near-duplicates") << " under profile "
             << o.profile << " (threshold " << Pct(x.threshold) << ")\n"
-            << "  decided by: " << x.rule << "\n"
-            << "  candidate:  " << (x.candidate ? "yes" : "no") << " (LSH bands equal "
+            << "  decided by: " << x.rule << "\n";
+  for (size_t i = 0; i < x.steps.size(); ++i) {
+    std::cout << (i == 0 ? "  arithmetic: " : "              ") << x.steps[i] << "\n";
+  }
+  std::cout << "  candidate:  " << (x.candidate ? "yes" : "no") << " (LSH bands equal "
             << x.lsh_equal_bands << " of " << x.lsh_bands << ")\n"
             << "  shingles:   " << x.shingles_a << " and " << x.shingles_b << ", "
             << x.shared_shingles << " shared\n"
@@ -80,7 +84,8 @@ void SetupExplain(CLI::App* app, int* exit_code) {
   CLI::App* cmd = app->add_subcommand(
       "explain",
       "Explain why two texts are or are not near-duplicates: the rule that decided, the\n"
-      "verified similarity against the threshold, whether a signal proposes the pair, the\n"
+      "verified similarity against the threshold and its arithmetic, whether a signal proposes the "
+      "pair, the\n"
       "shared shingles, Jaccard, containment, edit similarity, the MinHash estimate and the\n"
       "SimHash distance. A and B are files (or the texts themselves with --text).\n"
       "Exit codes: 0 near-duplicates, 3 not, 1 bad input, 2 usage.");

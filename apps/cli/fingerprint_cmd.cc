@@ -20,8 +20,8 @@ int RunFingerprint(const FingerprintFlags& f) {
   int code = kExitOk;
   auto engine = OpenEngine("fingerprint", f.pipeline, &code);
   if (!engine) return code;
-  auto out = Output::Open(f.output);
-  if (!out.ok()) return Fail("fingerprint", out.status());
+  auto out = OpenOutput("fingerprint", f.output, f.input.files, &code);
+  if (!out) return code;
   InputFlags input = f.input;
   input.replace_invalid_utf8 = f.pipeline.replace_invalid_utf8;
   RecordBatches reader(input);
@@ -42,14 +42,14 @@ int RunFingerprint(const FingerprintFlags& f) {
         if (!SkipOrFail("fingerprint", f.input, batch[i], fps[i].status())) return kExitBadInput;
         continue;
       }
-      (*out)->stream() << "{\"id\":" << batch[i].id << ",\"simhash\":\"" << FingerprintHex(*fps[i])
-                       << "\"}\n";
+      out->stream() << "{\"id\":" << batch[i].id << ",\"simhash\":\"" << FingerprintHex(*fps[i])
+                    << "\"}\n";
     }
     done += batch.size();
     progress.Update(reader.bytes_read(), reader.total_bytes(), done);
   }
   progress.Finish();
-  if (Status s = (*out)->Close(); !s.ok()) return Fail("fingerprint", s);
+  if (Status s = out->Close(); !s.ok()) return Fail("fingerprint", s);
   return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 // corpus, for `neardup dedup --against DIR NEW.jsonl` (docs/batch.md).
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/batch_flags.h"
@@ -19,8 +20,21 @@ struct IndexFlags {
   std::string dir;
 };
 
+// An index is written to a directory beside DIR and put in its place at
+// the end (base::AtomicDir): a failed build leaves an earlier index as it
+// was. DIR may be absent, empty or an index; anything else is refused.
+Result<std::unique_ptr<base::AtomicDir>> OpenIndexDir(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec) &&
+      !std::filesystem::exists(std::filesystem::path(dir) / "index.json", ec)) {
+    return Status::InvalidArgument(dir +
+                                   " is a directory that holds no index (no index.json); "
+                                   "give a new directory or an index to replace");
+  }
+  return base::AtomicDir::Create(dir);
+}
+
 int RunIndexBuild(const IndexFlags& f) {
-  InstallBatchCleanupHandlers();
   auto options = MakeEngineOptions(f.pipeline);
   if (options.ok()) {
     auto engine = Engine::Create(*options);
@@ -37,9 +51,15 @@ int RunIndexBuild(const IndexFlags& f) {
   bo->idf_load = f.pipeline.idf_load;
   BatchProgressBar bar("index", !f.input.quiet, 0);
   bo->progress = [&bar](const BatchProgress& p) { bar.Update(p); };
+  auto dir = OpenIndexDir(f.dir);
+  if (!dir.ok()) {
+    Fail("index build", dir.status());
+    return dir.status().IsInvalidArgument() ? kExitUsage : kExitBadInput;
+  }
   BatchStats stats;
-  Status s = BuildBatchIndex(f.input.files, f.dir, *bo, &stats);
+  Status s = BuildBatchIndex(f.input.files, (*dir)->write_path(), *bo, &stats);
   bar.Finish();
+  if (s.ok()) s = (*dir)->Commit();
   if (!s.ok()) return Fail("index build", s);
   if (f.batch.stats) {
     PrintBatchStats("index build", stats, std::cerr);
@@ -65,7 +85,10 @@ void SetupIndex(CLI::App* app, int* exit_code) {
   AddInputFlags(build, &flags->input);
   AddPipelineFlags(build, &flags->pipeline);
   AddBatchFlags(build, &flags->batch);
-  build->add_option("-o,--output", flags->dir, "The index directory (created)")->required();
+  build
+      ->add_option("-o,--output", flags->dir,
+                   "The index directory (created, or an index replaced when the build succeeds)")
+      ->required();
   build->callback([flags, exit_code] { *exit_code = RunIndexBuild(*flags); });
 }
 

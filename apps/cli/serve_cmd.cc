@@ -17,6 +17,7 @@
 #include <thread>
 #include <tuple>
 
+#include "base/machine.h"
 #include "cli/command.h"
 #include "neardup/durable_engine.h"
 #include "server/server.h"
@@ -47,19 +48,28 @@ struct ServeFlags {
   double threshold = -1;
 };
 
-// "48h", "30m", "90s", "2d", "1500ms" or "0" (never) -> milliseconds.
+// "48h", "30m", "90s", "2d", "1500ms" or "0" (never) -> milliseconds, at
+// most 100 years (a longer one is an error, not an overflow).
 Result<int64_t> ParseDuration(const std::string& s) {
   size_t i = 0;
   while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
   if (i == 0 || i > 12) return Status::InvalidArgument("bad duration '" + s + "'");
   const int64_t n = std::stoll(s.substr(0, i));
   const std::string unit = s.substr(i);
-  if (unit == "ms") return n;
-  if (unit == "s") return n * 1000;
-  if (unit == "m") return n * 60 * 1000;
-  if (unit == "h" || (unit.empty() && n == 0)) return n * 3600 * 1000;
-  if (unit == "d") return n * 24 * 3600 * 1000;
-  return Status::InvalidArgument("bad duration '" + s + "' (use ms, s, m, h or d)");
+  int64_t ms_per_unit = 0;
+  if (unit == "ms") ms_per_unit = 1;
+  if (unit == "s") ms_per_unit = 1000;
+  if (unit == "m") ms_per_unit = 60 * 1000;
+  if (unit == "h" || (unit.empty() && n == 0)) ms_per_unit = 3600 * 1000;
+  if (unit == "d") ms_per_unit = 24 * 3600 * 1000;
+  if (ms_per_unit == 0) {
+    return Status::InvalidArgument("bad duration '" + s + "' (use ms, s, m, h or d)");
+  }
+  constexpr int64_t kMaxMs = int64_t{36500} * 24 * 3600 * 1000;
+  if (n > kMaxMs / ms_per_unit) {
+    return Status::InvalidArgument("duration '" + s + "' is too long (at most 36500d)");
+  }
+  return n * ms_per_unit;
 }
 
 Result<std::pair<std::string, int>> ParseListen(const std::string& s) {
@@ -146,6 +156,7 @@ int Serve(const ServeFlags& f) {
     return fail(Status::InvalidArgument("--threads and --max-connections must be positive"),
                 kExitUsage);
   }
+  if (Status s = base::CheckThreads(f.threads, "--threads"); !s.ok()) return fail(s, kExitUsage);
   RaiseFileLimit(f.max_connections);
   so.limits.max_body_bytes = f.max_body;
   so.limits.max_doc_bytes = f.max_doc;

@@ -91,14 +91,15 @@ int RunTruth(const TruthFlags& f) {
     return IdLess(docs[p.b].id, docs[q.b].id);
   });
 
-  auto out = Output::Open(f.output);
-  if (!out.ok()) return Fail("truth", out.status());
+  int code = kExitOk;
+  auto out = OpenOutput("truth", f.output, f.input.files, &code);
+  if (!out) return code;
   for (const auto& p : *pairs) {
-    (*out)->stream() << "{\"a\":" << docs[p.a].id << ",\"b\":" << docs[p.b].id
-                     << ",\"jaccard\":" << nlohmann::json(std::round(p.jaccard * 1e6) / 1e6).dump()
-                     << "}\n";
+    out->stream() << "{\"a\":" << docs[p.a].id << ",\"b\":" << docs[p.b].id
+                  << ",\"jaccard\":" << nlohmann::json(std::round(p.jaccard * 1e6) / 1e6).dump()
+                  << "}\n";
   }
-  if (Status s = (*out)->Close(); !s.ok()) return Fail("truth", s);
+  if (Status s = out->Close(); !s.ok()) return Fail("truth", s);
   if (!f.input.quiet) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

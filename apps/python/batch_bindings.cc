@@ -172,6 +172,12 @@ DedupResultT Dedup(RecordsArg records, const std::string& profile, std::optional
   if (emit != "labels" && emit != "unique" && emit != "clusters") {
     throw py::value_error("emit must be 'labels', 'unique' or 'clusters', not '" + emit + "'");
   }
+  if (PyUnicode_Check(records.ptr()) || PyBytes_Check(records.ptr())) {
+    // Iterating a str would dedup its characters.
+    throw py::type_error(
+        "records must be an iterable of records (texts, (id, text) pairs or dicts), not a " +
+        std::string(Py_TYPE(records.ptr())->tp_name) + "; for one text pass [text]");
+  }
   BatchOptions o;
   o.engine = EngineOptionsOf(profile, threshold, kwargs);
   if (keep) o.engine.keep = Take(ParseKeepPolicy(*keep));
@@ -181,8 +187,9 @@ DedupResultT Dedup(RecordsArg records, const std::string& profile, std::optional
   o.max_cluster_size = max_cluster_size;
   o.min_shared_keys = min_shared_keys;
   o.skip_invalid = skip_invalid;
-  // Validate the options the way `neardup dedup` does.
+  // Validate the options the way `neardup dedup` does, before reading.
   Take(Engine::Create(o.engine), NotFoundAs::kFile);
+  Check(ValidateBatchOptions(o));
   Input in = ReadRecords(records, Fields{text_field, id_field}, skip_invalid);
   // Records the library skips (ill-formed UTF-8 in bytes) join in.skipped.
   // Called from this thread during the run, without Python.
@@ -202,7 +209,8 @@ GroupClustersT ClusterGroups(GroupsArg groups, TextMapArg texts, const std::stri
                              double threshold, std::optional<std::string> shingles,
                              size_t max_cluster_size, const std::string& keep,
                              size_t max_group_size, std::optional<bool> drop_punctuation,
-                             bool replace_invalid_utf8, double qbank_other_min, int threads) {
+                             bool replace_invalid_utf8, double qbank_other_min, int threads,
+                             const std::string& t2s) {
   GroupClusterOptions o;
   const VerifySpec spec = Take(ParseVerifySpec(verify));  // "KIND:T" sets the threshold
   o.verify = spec.kind;
@@ -216,7 +224,8 @@ GroupClustersT ClusterGroups(GroupsArg groups, TextMapArg texts, const std::stri
   o.replace_invalid_utf8 = replace_invalid_utf8;
   o.qbank_other_min = spec.other_min.value_or(qbank_other_min);
   o.threads = threads;
-  auto gc = Take(GroupClusterer::Create(o));
+  o.t2s = Take(ParseT2S(t2s));
+  auto gc = Take(GroupClusterer::Create(o), NotFoundAs::kFile);
   std::vector<std::vector<std::string>> all;
   for (py::handle g : groups) {
     std::vector<std::string> ids;
@@ -270,13 +279,15 @@ skip_invalid=True stay alone and are listed in DedupLabels.skipped.)");
         py::arg("shingles") = py::none(), py::arg("max_cluster_size") = 1000,
         py::arg("keep") = "first", py::arg("max_group_size") = 64,
         py::arg("drop_punctuation") = py::none(), py::arg("replace_invalid_utf8") = false,
-        py::arg("qbank_other_min") = 1.0, py::arg("threads") = 0,
+        py::arg("qbank_other_min") = 1.0, py::arg("threads") = 0, py::arg("t2s") = "taiwan",
         R"(Clusters external candidate groups, as `neardup cluster` (group_cluster.h).
 
 `groups` is an iterable of lists of ids that may be duplicates of each other
 (e.g. records sharing an LSH band, computed elsewhere); `texts` a dict
-{id: text} or an iterable of (id, text). Every pair inside a group is
-verified (`verify`: levenshtein, lcs, jaccard, similarity, qbank, ..., or a
+{id: text} or an iterable of (id, text). Texts are normalized as dedup's
+(`t2s`: off, characters, phrases, taiwan folds Traditional to Simplified;
+punctuation dropped unless `drop_punctuation=False` or qbank). Every pair
+inside a group is verified (`verify`: levenshtein, lcs, jaccard, similarity, qbank, ..., or a
 spec as the CLI's --verify, "qbank:0.9" or "jaccard:0.7,ngram=5", whose
 threshold wins over `threshold`; similarity >= the threshold), passing pairs are joined best first under
 `max_cluster_size`, and each cluster keeps one member by `keep`. Returns

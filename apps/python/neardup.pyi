@@ -83,6 +83,7 @@ class Explanation(NamedTuple):
     lsh_equal_bands: int
     candidate: bool
     simhash_distance: int
+    steps: list[str]
 
 class DocumentRecord(NamedTuple):
     id: str
@@ -238,7 +239,8 @@ def cluster_groups(groups: Iterable[Iterable[Id]],
                    shingles: str | None = None, max_cluster_size: int = 1000,
                    keep: str = "first", max_group_size: int = 64,
                    drop_punctuation: bool | None = None, replace_invalid_utf8: bool = False,
-                   qbank_other_min: float = 1.0, threads: int = 0) -> GroupClusters: ...
+                   qbank_other_min: float = 1.0, threads: int = 0,
+                   t2s: str = "taiwan") -> GroupClusters: ...
 
 def fingerprint(text: Text, *, profile: str = "default", **options: Any) -> int: ...
 def minhash(text: Text, *, profile: str = "default", num_perm: int | None = None,

@@ -93,7 +93,8 @@ const std::vector<TypeDoc>& TypeDocs() {
         {"lsh_bands", "LSH bands"},
         {"lsh_equal_bands", "bands whose keys are equal"},
         {"candidate", "some signal proposes the pair"},
-        {"simhash_distance", "Hamming distance of the SimHash-64 fingerprints"}}},
+        {"simhash_distance", "Hamming distance of the SimHash-64 fingerprints"},
+        {"steps", "how the verifier reached the similarity, one step a line"}}},
       {"DocumentRecord",
        "The stored record of a live document of a DurableEngine.",
        {{"id", "the document's id"},
@@ -226,7 +227,8 @@ py::object ToPython(const Explanation& x) {
   return Make("Explanation", x.duplicate, x.rule, x.similarity, x.threshold, x.normalized_a,
               x.normalized_b, x.shingles_a, x.shingles_b, x.shared_shingles,
               py::cast(x.shared_examples), x.jaccard, x.containment, Optional(x.edit_similarity),
-              x.minhash_estimate, x.lsh_bands, x.lsh_equal_bands, x.candidate, x.simhash_distance);
+              x.minhash_estimate, x.lsh_bands, x.lsh_equal_bands, x.candidate, x.simhash_distance,
+              py::cast(x.steps));
 }
 
 }  // namespace neardup::python

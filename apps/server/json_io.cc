@@ -63,8 +63,14 @@ Result<IncomingDocument> ParseDocument(const Json& j, const Limits& limits) {
   if (!j.is_object()) return Status::InvalidArgument("a document must be a JSON object");
   IncomingDocument d;
   auto id = j.find("id");
-  if (id == j.end() || !id->is_string()) return Status::InvalidArgument("'id' must be a string");
-  d.id = id->get<std::string>();
+  // An integer is its decimal text, as the CLI and Python read ids: 7 is "7".
+  if (id != j.end() && id->is_number_integer()) {
+    d.id = id->dump();
+  } else if (id != j.end() && id->is_string()) {
+    d.id = id->get<std::string>();
+  } else {
+    return Status::InvalidArgument("'id' must be a string or an integer");
+  }
   NEARDUP_RETURN_IF_ERROR(CheckId(d.id, limits));
   auto text = j.find("text");
   if (text == j.end() || !text->is_string()) {

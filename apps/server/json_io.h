@@ -33,8 +33,10 @@ struct Limits {
 // UTF-8) or nesting deeper than limits.max_depth.
 Result<Json> ParseBody(std::string_view body, const Limits& limits);
 
-// A document object {id, text, time?, meta?}. Errors: InvalidArgument for
-// a missing or mistyped field, OutOfRange for sizes over the limits.
+// A document object {id, text, time?, meta?}. The id is a string or an
+// integer, which becomes its decimal text (7 and "7" are one id, as in
+// Python and neardup/ids.h). Errors: InvalidArgument for a missing or
+// mistyped field, OutOfRange for sizes over the limits.
 Result<IncomingDocument> ParseDocument(const Json& j, const Limits& limits);
 
 // The documents of a batch body: a JSON array or NDJSON (one object per

@@ -62,7 +62,9 @@ void Fail(httplib::Response& res, int status, std::string_view code, std::string
 // The value of query parameter `name` as a count in [0, max], or `def`
 // when absent. Errors: InvalidArgument.
 Result<size_t> CountParam(const httplib::Request& req, const char* name, size_t def, size_t max);
-// True for ?upsert, ?upsert=true or ?upsert=1.
+// True for ?NAME, ?NAME=true or ?NAME=1.
+bool FlagParam(const httplib::Request& req, const char* name);
+// FlagParam(req, "upsert").
 bool WantsUpsert(const httplib::Request& req);
 
 }  // namespace neardup::server

@@ -31,10 +31,12 @@ Result<size_t> CountParam(const httplib::Request& req, const char* name, size_t 
   return ParseCount(req.get_param_value(name), name, max);
 }
 
-bool WantsUpsert(const httplib::Request& req) {
-  if (!req.has_param("upsert")) return false;
-  const std::string v = req.get_param_value("upsert");
+bool FlagParam(const httplib::Request& req, const char* name) {
+  if (!req.has_param(name)) return false;
+  const std::string v = req.get_param_value(name);
   return v == "true" || v == "1" || v.empty();
 }
+
+bool WantsUpsert(const httplib::Request& req) { return FlagParam(req, "upsert"); }
 
 }  // namespace neardup::server

@@ -78,6 +78,12 @@ void GetDocument(const RouteContext& ctx, const Req& req, Res& res) {
             {"meta", MetaJson(r->meta)}};
   j["title"] = MakeDocView(j["meta"], r->text).title;
   if (r->text) j["text"] = *r->text;
+  if (r->text && FlagParam(req, "folded")) {
+    // Each character as the engine folds it (T2S, NFKC, case), for diffs.
+    std::string folded;
+    if (Status s = ctx.engine.FoldCharacters(*r->text, &folded); !s.ok()) return Fail(res, s);
+    j["folded"] = std::move(folded);
+  }
   Reply(res, 200, j);
 }
 

@@ -152,9 +152,10 @@ uint64_t EffectiveMinSharedKeys(const BatchOptions& options);
 class BatchDedup {
  public:
   // Runs the whole pipeline over JSONL files ("-" or none = stdin, spooled
-  // to tmp_dir). Errors: InvalidArgument (bad options, or a bad record:
-  // "file:line: reason", the first in input order; format errors before
-  // repeated ids), NotFound / IOError naming a file (input, full disk).
+  // to tmp_dir). Errors: InvalidArgument (bad options, ValidateBatchOptions,
+  // or a bad record: "file:line: reason", the first in input order; format
+  // errors before repeated ids), NotFound / IOError naming a file (input,
+  // full disk), ResourceExhausted when memory or threads run out.
   static Result<std::unique_ptr<BatchDedup>> Run(const std::vector<std::string>& files,
                                                  const BatchOptions& options);
   ~BatchDedup();
@@ -209,8 +210,18 @@ Status BuildBatchIndex(const std::vector<std::string>& files, const std::string&
 // Half of MemAvailable (/proc/meminfo), at least 64 MiB.
 uint64_t DefaultBatchMemory();
 
-// Removes temporary files when the process dies of SIGINT, SIGTERM, SIGHUP or
-// SIGPIPE (programs call it once; the library installs no handler itself).
+// Checks the options against the machine: memory_bytes no more than its
+// physical memory (or its cgroup's limit), engine.threads no more than 4 per
+// core (at least 64, at most 1024, below RLIMIT_NPROC). Run, BuildBatchIndex
+// and BatchClusterDocuments call it first; front ends call it to report a
+// usage error before any work. Errors: InvalidArgument naming the limit.
+Status ValidateBatchOptions(const BatchOptions& options);
+
+// Removes temporary files and directories when the process dies of a signal
+// that can be caught (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGABRT,
+// SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ; one the process ignores stays
+// ignored), then dies of it (programs call it once; the library installs no
+// handler itself).
 void InstallBatchCleanupHandlers();
 
 }  // namespace neardup

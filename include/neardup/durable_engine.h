@@ -57,7 +57,7 @@ class DurableAccess;  // src/engine/durable_access.h (the library's own code)
 struct DurableOptions {
   std::string dir;  // the store; created when missing
   EngineOptions engine;
-  int64_t ttl_ms = 48LL * 3600 * 1000;  // 0 keeps documents forever
+  int64_t ttl_ms = 48LL * 3600 * 1000;  // 0 keeps documents forever; negative is an error
   bool store_text = false;   // keep the text in the store (forced on when the pipeline verifies)
   bool sync = true;          // fsync each group commit (off only for tests and bulk loads)
   size_t max_group = 1024;   // documents per group commit
@@ -164,9 +164,10 @@ class DurableEngine {
   // Opens the store in options.dir and rebuilds the engine from it. The
   // store is loaded read-only and checked first (CheckStore), and a damaged
   // store is refused as it is, nothing written or deleted.
-  // Errors: engine option errors; FailedPrecondition when the store was
-  // written with options that give other fingerprints; Corruption naming
-  // the damage; IOError.
+  // Errors: engine option errors, InvalidArgument for a negative ttl_ms;
+  // FailedPrecondition when the store was written with options that give
+  // other fingerprints; Corruption naming the damage; IOError;
+  // ResourceExhausted when memory or threads run out.
   static Result<std::unique_ptr<DurableEngine>> Open(const DurableOptions& options);
   ~DurableEngine();  // Close()
   DurableEngine(const DurableEngine&) = delete;
@@ -202,6 +203,7 @@ class DurableEngine {
   Result<ClusterInfo> GetCluster(const std::string& cluster_id, size_t limit) const;
   std::vector<ClusterSummary> ListClusters(const ListOptions& page) const;
   Result<Explanation> Explain(std::string_view a, std::string_view b) const;
+  Status FoldCharacters(std::string_view text, std::string* out) const;
 
   DurableStats Stats() const;
   const DurableOptions& options() const { return options_; }

@@ -137,8 +137,13 @@ struct QueryOptions {
 
 // Why two texts are or are not near-duplicates (Engine::Explain).
 struct Explanation {
-  bool duplicate = false;   // the verdict of this engine's rule
-  std::string rule;         // the rule that decided, in words
+  bool duplicate = false;  // the verdict of this engine's rule
+  std::string rule;        // the rule that decided, in words
+  // How the verifier reached `similarity`, one step a line: each measure,
+  // how they combine (the default: max(jaccard, 1 - edit_weight x (1 - edit
+  // similarity)) for texts up to short_chars), the comparison with the
+  // threshold; for qbank, which part differs. Empty without a verifier.
+  std::vector<std::string> steps;
   double similarity = 0.0;  // the verified similarity the rule compared
   double threshold = 0.0;
   std::string normalized_a, normalized_b;
@@ -156,8 +161,10 @@ struct Explanation {
 class Engine {
  public:
   // Errors: InvalidArgument for inconsistent options (an unknown algorithm,
-  // a bad verifier spec); NotFound / IOError when data a profile or a signal
-  // needs cannot be loaded.
+  // a bad verifier spec, more threads than the machine allows: 4 per core,
+  // at least 64, at most 1024, below RLIMIT_NPROC); NotFound / IOError when
+  // data a profile or a signal needs cannot be loaded; ResourceExhausted
+  // when memory runs out.
   static Result<std::unique_ptr<Engine>> Create(const EngineOptions& options);
   ~Engine();
   Engine(const Engine&) = delete;
@@ -199,6 +206,14 @@ class Engine {
   // Why `a` and `b` are or are not near-duplicates under this engine's
   // pipeline (pure, no state). Errors: as Add for bad text.
   Result<Explanation> Explain(std::string_view a, std::string_view b) const;
+
+  // `text` with each character folded on its own by this engine's
+  // normalization (NFKC, case, Traditional to Simplified characters), one
+  // code point out per code point in; a character whose fold is not one
+  // code point (dropped punctuation) stays as it is. Two texts' characters
+  // at aligned positions that fold equal are equal to the engine: the
+  // console's diff compares these. Pure; O(text). Errors: as Add.
+  Status FoldCharacters(std::string_view text, std::string* out) const;
 
   // One page of clusters, ordered by (size or time, then id), descending or
   // ascending, strictly after `after`. O(log clusters + limit) per call: the

@@ -48,11 +48,13 @@ struct GroupClusterOptions {
   size_t max_cluster_size = 1000;                // the cap; 0 means no cap
   KeepPolicy keep = KeepPolicy::kFirst;
   size_t max_group_size = 64;  // later members of a larger group are ignored
-  // Normalization before verification; default: punctuation dropped, except
-  // for qbank, whose rule needs operators.
+  // Normalization before verification, as dedup's default profile: Traditional
+  // folded to Simplified (T2S::kOff compares the characters as given), and
+  // punctuation dropped, except for qbank, whose rule needs operators.
+  T2S t2s = T2S::kTaiwan;
   std::optional<bool> drop_punctuation = std::nullopt;
   bool replace_invalid_utf8 = false;
-  int threads = 0;  // verification threads; 0 = all cores
+  int threads = 0;  // verification threads; 0 = all cores (at most 4 per core, min 64, max 1024)
 };
 
 enum class PairOutcome { kJoined, kSameCluster, kCapExceeded };
@@ -83,7 +85,8 @@ struct GroupClustering {
 
 class GroupClusterer {
  public:
-  // Errors: InvalidArgument for a bad verifier spec, keep policy or size.
+  // Errors: InvalidArgument for a bad verifier spec, keep policy, size or
+  // thread count; NotFound / IOError when the T2S tables cannot be loaded.
   static Result<std::unique_ptr<GroupClusterer>> Create(const GroupClusterOptions& options);
   ~GroupClusterer();
   GroupClusterer(const GroupClusterer&) = delete;
@@ -95,7 +98,7 @@ class GroupClusterer {
   // InvalidArgument (empty id, ill-formed UTF-8), AlreadyExists (id repeated).
   Status AddText(const std::string& id, std::string_view text);
   // Verifies every pair of each group (pass 3). Ids without a text are skipped.
-  // Errors: those of the verifier.
+  // Errors: those of the verifier; ResourceExhausted when memory runs out.
   Status AddGroups(std::span<const std::vector<std::string>> groups);
   // Joins the passing pairs under the cap and applies the keep policy.
   GroupClustering Finish();

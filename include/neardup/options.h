@@ -181,10 +181,10 @@ struct EngineOptions {
   // --- limits and resources ---
   size_t max_matches = 100;               // matches returned per Add/Query, best first
   size_t max_document_bytes = 64u << 20;  // larger texts are OutOfRange
-  int threads = 0;                        // AddBatch threads; 0 = all cores
-  std::string data_dir;                   // dictionaries; empty = the built-in default
-  std::shared_ptr<const Clock> clock;     // null = the system clock
-  InfoLog info_log;                       // null = silent
+  int threads = 0;       // AddBatch threads; 0 = all cores; at most 4 per core (min 64, max 1024)
+  std::string data_dir;  // dictionaries; empty = the built-in default
+  std::shared_ptr<const Clock> clock;  // null = the system clock
+  InfoLog info_log;                    // null = silent
 
   // The SimHash k in effect (see SimHashOptions::max_distance).
   int SimHashDistance() const;

@@ -4,12 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+
+#include "base/atomic_file.h"
 
 namespace neardup::base {
 
@@ -32,24 +33,12 @@ Status ReadWholeFile(const std::string& path, std::string* out) {
 }
 
 Status AtomicWrite(const std::string& path, std::string_view data) {
-  static std::atomic<uint64_t> counter{0};
   std::error_code ec;
   const std::filesystem::path p(path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  const std::string tmp =
-      path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter.fetch_add(1));
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return Status::IOError(tmp + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
-  if (std::fclose(f) != 0 || !ok) {
-    std::remove(tmp.c_str());
-    return Status::IOError(tmp + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::IOError(path + ": rename failed");
-  }
-  return Status::OK();
+  NEARDUP_ASSIGN_OR_RETURN(auto file, AtomicFile::Create(path));
+  NEARDUP_RETURN_IF_ERROR(file->Append(data));
+  return file->Commit();
 }
 
 Result<std::string> FileIdentity(const std::string& path) {

@@ -20,8 +20,9 @@ namespace neardup::base {
 // IOError (other failures), both naming the path.
 Status ReadWholeFile(const std::string& path, std::string* out);
 
-// Writes `data` to `path` through a temporary file and rename(2), creating the
-// parent directory if needed. Errors: IOError.
+// Writes `data` to `path` through a temporary file, fsync and rename(2)
+// (base/atomic_file.h), creating the parent directory if needed.
+// Errors: IOError.
 Status AtomicWrite(const std::string& path, std::string_view data);
 
 // "absolute-path|size|mtime-ns" of `path`. Errors: IOError when stat fails.

@@ -5,7 +5,9 @@
 // uneven items balance) to up to `threads` workers; the calling thread is
 // worker 0. fn(worker, begin, end) gets the worker's index in
 // [0, NumWorkers(n, threads, chunk)) for per-worker scratch or results.
-// Returns when every item is done.
+// Returns when every item is done. A worker thread that cannot start
+// (std::system_error: the process is at its thread limit) is done without:
+// the workers that did start take its share.
 //
 // Thread safety: `fn` runs concurrently with itself on disjoint ranges.
 // Complexity: one thread start per extra worker.
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -45,7 +48,13 @@ void ParallelFor(size_t n, int threads, size_t chunk, Fn&& fn) {
   };
   std::vector<std::thread> pool;
   pool.reserve(workers - 1);
-  for (int w = 1; w < workers; ++w) pool.emplace_back(run, w);
+  for (int w = 1; w < workers; ++w) {
+    try {
+      pool.emplace_back(run, w);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   run(0);
   for (auto& th : pool) th.join();
 }

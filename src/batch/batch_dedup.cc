@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/machine.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "batch/batch_run.h"
@@ -47,6 +48,11 @@ uint64_t DefaultBatchMemory() {
 }
 
 void InstallBatchCleanupHandlers() { batch::InstallCleanupHandlers(); }
+
+Status ValidateBatchOptions(const BatchOptions& options) {
+  NEARDUP_RETURN_IF_ERROR(base::CheckMemory(options.memory_bytes, "memory budget"));
+  return base::CheckThreads(options.engine.threads, "threads");
+}
 
 void BatchDedup::Impl::RecordError(uint64_t line, Status s) {
   std::lock_guard<std::mutex> lock(err_mu);
@@ -123,6 +129,7 @@ Status BatchDedup::Impl::ParseId(uint64_t line, batch::RecordParser* parser,
 }
 
 Status BatchDedup::Impl::Setup(const std::vector<std::string>& names) {
+  NEARDUP_RETURN_IF_ERROR(ValidateBatchOptions(options));
   threads = base::ResolveThreads(options.engine.threads);
   budget = options.memory_bytes > 0 ? options.memory_bytes : DefaultBatchMemory();
   stats.memory_budget = budget;
@@ -250,7 +257,7 @@ uint64_t EffectiveMinSharedKeys(const BatchOptions& options) {
 
 Result<std::unique_ptr<BatchDedup>> BatchDedup::Run(const std::vector<std::string>& names,
                                                     const BatchOptions& options) {
-  return RunWithSignature(names, options, nullptr);
+  return base::CatchResourceErrors([&] { return RunWithSignature(names, options, nullptr); });
 }
 
 Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::string>& names,
@@ -286,7 +293,8 @@ Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::stri
 }
 
 Result<BatchDedup::Labels> BatchClusterDocuments(std::span<const Document> docs,
-                                                 const BatchOptions& options) {
+                                                 const BatchOptions& options) try {
+  NEARDUP_RETURN_IF_ERROR(ValidateBatchOptions(options));
   NEARDUP_ASSIGN_OR_RETURN(auto tmp, batch::TempDir::Create(options.tmp_dir));
   const std::string path = tmp->File("documents.jsonl");
   {
@@ -316,6 +324,8 @@ Result<BatchDedup::Labels> BatchClusterDocuments(std::span<const Document> docs,
   NEARDUP_ASSIGN_OR_RETURN(auto run, BatchDedup::Run({path}, o));
   // Every document is one line: labels by line, skipped documents alone.
   return LabelsOf(*run->impl_, /*by_line=*/true);
+} catch (...) {
+  return base::ResourceErrorOrRethrow();
 }
 
 }  // namespace neardup

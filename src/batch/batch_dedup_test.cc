@@ -406,5 +406,22 @@ TEST_F(BatchDedupTest, InMemoryDocuments) {
   EXPECT_EQ(odd->cluster, (std::vector<uint32_t>{0, 0, 2}));
 }
 
+// Options past the machine are refused before any work, by every entry
+// point, instead of aborting in an allocation or a thread start.
+TEST_F(BatchDedupTest, OptionsPastTheMachineAreInvalidArguments) {
+  BatchOptions huge;
+  huge.memory_bytes = uint64_t{64} << 40;  // 64 TiB
+  BatchOptions threads;
+  threads.engine.threads = 100000;
+  for (const BatchOptions& o : {huge, threads}) {
+    EXPECT_TRUE(ValidateBatchOptions(o).IsInvalidArgument());
+    EXPECT_TRUE(BatchDedup::Run({path_}, o).status().IsInvalidArgument());
+    const std::vector<Document> docs = {{"1", "a text", 0}};
+    EXPECT_TRUE(BatchClusterDocuments(docs, o).status().IsInvalidArgument());
+    EXPECT_TRUE(BuildBatchIndex({path_}, dir_->File("index"), o).IsInvalidArgument());
+  }
+  EXPECT_TRUE(ValidateBatchOptions(BatchOptions{}).ok());
+}
+
 }  // namespace
 }  // namespace neardup

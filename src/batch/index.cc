@@ -25,6 +25,7 @@
 #include <filesystem>
 
 #include "base/file_util.h"
+#include "base/machine.h"
 #include "base/status_macros.h"
 #include "batch/batch_run.h"
 #include "batch/jsonl.h"
@@ -62,7 +63,7 @@ std::string IndexJson(const BatchDedup::Impl& m, uint64_t keys) {
 }  // namespace
 
 Status BuildBatchIndex(const std::vector<std::string>& names, const std::string& dir,
-                       const BatchOptions& options, BatchStats* stats) {
+                       const BatchOptions& options, BatchStats* stats) try {
   for (const auto& n : names) {
     if (n == "-") return Status::InvalidArgument("an index refers to its corpus files: give files");
   }
@@ -133,6 +134,8 @@ Status BuildBatchIndex(const std::vector<std::string>& names, const std::string&
   m->monitor->Finish(&m->stats);
   if (stats != nullptr) *stats = m->stats;
   return Status::OK();
+} catch (...) {
+  return base::ResourceErrorOrRethrow();
 }
 
 Status BatchDedup::Impl::OpenIndex() {

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "batch/input.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "batch/run_file.h"
 
@@ -146,6 +150,77 @@ TEST(TempDirTest, RemovedWhenTheProcessIsKilled) {
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
   EXPECT_NE(stat(path.c_str(), &st), 0) << path << " survived SIGTERM";
+}
+
+// A child process creates a TempDir, starts `writers` threads that keep
+// creating files in it, reports its path and waits; the parent sends `sig`
+// (0: the child aborts itself, as std::terminate does). Returns the path and
+// how the child died.
+std::pair<std::string, int> KillChildWithTempDir(int sig, int writers) {
+  int fds[2];
+  if (pipe(fds) != 0) return {"", -1};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    InstallCleanupHandlers();
+    auto dir = TempDir::Create("");
+    if (!dir.ok()) _exit(3);
+    // Workers that keep spilling files into the directory, as the sketch
+    // phase does, while the signal arrives.
+    std::atomic<int> created{0};
+    for (int w = 0; w < writers; ++w) {
+      std::thread([&created, p = (*dir)->path(), w] {
+        for (int i = 0;; ++i) {
+          const std::string f = p + "/keys-" + std::to_string(w) + "-" + std::to_string(i) + ".run";
+          const int fd = open(f.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+          if (fd >= 0) close(fd);
+          created.fetch_add(1);
+        }
+      }).detach();
+    }
+    while (created.load() < 100 * writers) std::this_thread::yield();
+    const std::string& p = (*dir)->path();
+    if (write(fds[1], p.data(), p.size()) < 0) _exit(4);
+    close(fds[1]);
+    if (sig == 0) abort();
+    for (;;) pause();  // killed below
+  }
+  close(fds[1]);
+  char buf[4096];
+  const ssize_t n = read(fds[0], buf, sizeof buf);
+  close(fds[0]);
+  if (n > 0 && sig != 0) kill(pid, sig);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {n > 0 ? std::string(buf, static_cast<size_t>(n)) : "", status};
+}
+
+// Spill files created by other threads while the handler empties the
+// directory must not keep it alive (3 in about 70 kills did).
+TEST(TempDirTest, RemovedWhenKilledWhileWorkersSpill) {
+  for (int round = 0; round < 12; ++round) {
+    for (int sig : {SIGTERM, SIGHUP, SIGINT}) {
+      const auto [path, status] = KillChildWithTempDir(sig, 3);
+      ASSERT_FALSE(path.empty());
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+      struct stat st;
+      EXPECT_NE(stat(path.c_str(), &st), 0) << path << " survived signal " << sig;
+      if (stat(path.c_str(), &st) == 0) {
+        EXPECT_TRUE(RemoveFlatDir(path).ok());
+      }
+    }
+  }
+}
+
+// An abort (std::terminate after an uncaught exception) removes it too.
+TEST(TempDirTest, RemovedWhenTheProcessAborts) {
+  const auto [path, status] = KillChildWithTempDir(0, 1);
+  ASSERT_FALSE(path.empty());
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) << status;
+  struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0) << path << " survived abort()";
+  if (stat(path.c_str(), &st) == 0) {
+    EXPECT_TRUE(RemoveFlatDir(path).ok());
+  }
 }
 
 }  // namespace

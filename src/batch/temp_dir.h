@@ -2,15 +2,14 @@
 //
 // TempDir: a private directory for one batch run's spill files, removed with
 // everything in it when the TempDir is destroyed (success, error or
-// exception unwinding), and also when the process dies of SIGINT, SIGTERM,
-// SIGHUP or SIGPIPE after InstallCleanupHandlers(): the handler removes every
-// live TempDir with async-signal-safe system calls (openat, getdents64,
-// unlinkat, rmdir), then re-raises the signal with its default action.
-// Spill directories are flat (no subdirectories), which keeps the handler
-// simple.
+// exception unwinding), and also when the process dies of a signal after
+// InstallCleanupHandlers(): each live TempDir is registered with
+// base/signal_cleanup.h, whose handler removes it with async-signal-safe
+// system calls, then re-raises the signal with its default action. Spill
+// directories are flat (no subdirectories), which keeps the handler simple.
 //
-// Thread safety: Create/destroy from any thread; the registry is a fixed
-// array of slots claimed with atomics (at most kMaxLiveDirs live at once).
+// Thread safety: Create/destroy from any thread (at most kMaxLiveDirs live at
+// once).
 #ifndef NEARDUP_BATCH_TEMP_DIR_H_
 #define NEARDUP_BATCH_TEMP_DIR_H_
 
@@ -43,11 +42,12 @@ class TempDir {
  private:
   TempDir(std::string path, int slot) : path_(std::move(path)), slot_(slot) {}
   std::string path_;
-  int slot_;
+  int slot_;  // base::RegisterCleanupPath's handle
 };
 
-// Installs the signal handlers described above (idempotent). Programs call it
-// once at start-up; the library never installs handlers by itself.
+// Installs the signal handlers described above (base::InstallSignalCleanup;
+// idempotent). Programs call it once at start-up; the library never installs
+// handlers by itself.
 void InstallCleanupHandlers();
 
 // Removes every file in `dir` and then `dir` (flat directories only).

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/machine.h"
 #include "base/status_macros.h"
 #include "engine/durable_access.h"
 #include "engine/durable_impl.h"
@@ -122,7 +123,7 @@ Status DurableImpl::LookupText(std::string_view id, std::string* text) const {
 }  // namespace engine
 
 Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions& options) {
-  return engine::DurableAccess::Open(options, {});
+  return base::CatchResourceErrors([&] { return engine::DurableAccess::Open(options, {}); });
 }
 
 Result<std::unique_ptr<DurableEngine>> engine::DurableAccess::Open(
@@ -131,6 +132,7 @@ Result<std::unique_ptr<DurableEngine>> engine::DurableAccess::Open(
   if (options.max_group == 0 || options.expire_trees_per_step == 0) {
     return Status::InvalidArgument("max_group and expire_trees_per_step must be positive");
   }
+  if (options.ttl_ms < 0) return Status::InvalidArgument("ttl_ms must be >= 0 (0 = never expire)");
   if (options.engine.features.idf == IdfSource::kLearned) {
     return Status::FailedPrecondition(
         "the persisted store does not keep learned document frequencies yet; use idf=jieba "
@@ -328,6 +330,10 @@ std::vector<ClusterSummary> DurableEngine::ListClusters(const ListOptions& page)
 
 Result<Explanation> DurableEngine::Explain(std::string_view a, std::string_view b) const {
   return engine_->Explain(a, b);
+}
+
+Status DurableEngine::FoldCharacters(std::string_view text, std::string* out) const {
+  return engine_->FoldCharacters(text, out);
 }
 
 DurableStats DurableEngine::Stats() const {

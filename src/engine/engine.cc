@@ -9,6 +9,7 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "base/machine.h"
 #include "base/parallel.h"
 #include "engine/engine_impl.h"
 #include "engine/signals.h"
@@ -24,7 +25,8 @@ std::string FingerprintHex(uint64_t fp) {
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
-Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
+Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) try {
+  NEARDUP_RETURN_IF_ERROR(base::CheckThreads(options.threads, "threads"));
   auto impl = std::make_unique<Impl>();
   {
     base::WriterLock lock(impl->mu);  // not shared yet; the analysis asks for it
@@ -39,10 +41,16 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) {
   NEARDUP_ASSIGN_OR_RETURN(impl->pipeline,
                            engine::Pipeline::Create(options, needs.features, needs.shingles));
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+} catch (...) {
+  return base::ResourceErrorOrRethrow();
 }
 
 Result<uint64_t> Engine::Fingerprint(std::string_view text) const {
   return impl_->pipeline->Fingerprint(text);
+}
+
+Status Engine::FoldCharacters(std::string_view text, std::string* out) const {
+  return impl_->pipeline->FoldCharacters(text, out);
 }
 
 Result<AddResult> Engine::Add(const Document& doc) {

@@ -34,7 +34,7 @@ std::string_view Describe(VerifyKind k) {
     case VerifyKind::kLcs:
       return "LCS ratio";
     case VerifyKind::kQbank:
-      return "question-bank rule (other scripts equal, Han edit similarity)";
+      return "question-bank rule (digits, letters and operators equal; Han edit similarity)";
     default:
       return "similarity";
   }
@@ -121,12 +121,16 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
 
   const verify::Verifier* v = m.signals->verifier();
   if (v != nullptr) {
-    const verify::Verdict verdict =
-        v->Verify({a.normalized, a.shingles}, verify::Side{b.normalized});
+    const verify::Side sa{a.normalized, a.shingles}, sb{b.normalized};
+    const verify::Verdict verdict = v->Verify(sa, sb);
+    verify::VerdictSteps steps = v->Explain(sa, sb);
+    x.steps = std::move(steps.steps);
     x.similarity = verdict.similarity;
     x.duplicate = x.candidate && verdict.passed;
     x.rule = std::string(Describe(m.options.verify.kind)) + " " + Fmt(verdict.similarity) +
              (verdict.passed ? " >= " : " < ") + "threshold " + Fmt(x.threshold);
+    // The question-bank rule decides on its parts, not on that one number.
+    if (!steps.reason.empty()) x.rule = "question-bank rule: " + steps.reason;
     if (!x.candidate) x.rule += "; but no signal proposes the pair, so it is never verified";
   } else {
     x.similarity = 1.0 - x.simhash_distance / 64.0;

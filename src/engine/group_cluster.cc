@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/machine.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "cluster/union_find.h"
@@ -125,13 +126,14 @@ Result<std::unique_ptr<GroupClusterer>> GroupClusterer::Create(const GroupCluste
   impl->options = options;
   impl->keep = engine::ToClusterKeep(options.keep);
   if (options.max_group_size < 2) return Status::InvalidArgument("max_group_size must be >= 2");
+  NEARDUP_RETURN_IF_ERROR(base::CheckThreads(options.threads, "threads"));
   // The engine's own normalization and verifier, from options of the same shape.
   EngineOptions eo;
   eo.threshold = options.threshold;
   eo.shingles = options.shingles;
   eo.verify.kind = options.verify;
   eo.verify.qbank_other_min = options.qbank_other_min;
-  eo.normalize.t2s = T2S::kOff;
+  eo.normalize.t2s = options.t2s;
   eo.normalize.drop_punctuation =
       options.drop_punctuation.value_or(options.verify != VerifyKind::kQbank);
   eo.normalize.replace_invalid_utf8 = options.replace_invalid_utf8;
@@ -162,7 +164,7 @@ Status GroupClusterer::AddText(const std::string& id, std::string_view text) {
   return Status::OK();
 }
 
-Status GroupClusterer::AddGroups(std::span<const std::vector<std::string>> groups) {
+Status GroupClusterer::AddGroups(std::span<const std::vector<std::string>> groups) try {
   Impl& m = *impl_;
   std::unordered_set<uint64_t>().swap(m.wanted);  // the texts pass is over
   m.stats.groups += groups.size();
@@ -185,6 +187,8 @@ Status GroupClusterer::AddGroups(std::span<const std::vector<std::string>> group
     }
   }
   return Status::OK();
+} catch (...) {
+  return base::ResourceErrorOrRethrow();
 }
 
 GroupClustering GroupClusterer::Finish() {

@@ -98,9 +98,26 @@ TEST(GroupClusterTest, KeepPoliciesAndWantedTexts) {
   EXPECT_EQ(all.ids[all.kept[IndexOf(all, "9")]], "10");  // std::map order: "10" added first
 }
 
+// A Traditional reprint of a Simplified text is the same text after T2S, as
+// in dedup; without folding most characters differ.
+TEST(GroupClusterTest, FoldsTraditionalToSimplifiedAsDedup) {
+  const std::map<std::string, std::string> texts = {
+      {"s", "国务院总理在北京会见了来访的外国代表团成员"},
+      {"t", "國務院總理在北京會見了來訪的外國代表團成員"}};
+  const Groups groups = {{"s", "t"}};
+  auto folded = Cluster({.verify = VerifyKind::kLevenshtein, .threshold = 0.9}, texts, groups);
+  EXPECT_EQ(folded.cluster_size[IndexOf(folded, "t")], 2u);
+  ASSERT_EQ(folded.pairs.size(), 1u);
+  EXPECT_DOUBLE_EQ(folded.pairs[0].similarity, 1.0);
+  auto raw = Cluster({.verify = VerifyKind::kLevenshtein, .threshold = 0.9, .t2s = T2S::kOff},
+                     texts, groups);
+  EXPECT_EQ(raw.cluster_size[IndexOf(raw, "t")], 1u);
+}
+
 TEST(GroupClusterTest, ErrorsAndIdOrder) {
   EXPECT_FALSE(GroupClusterer::Create({.threshold = 1.5}).ok());
   EXPECT_FALSE(GroupClusterer::Create({.max_group_size = 1}).ok());
+  EXPECT_TRUE(GroupClusterer::Create({.threads = 100000}).status().IsInvalidArgument());
   auto gc = GroupClusterer::Create({});
   ASSERT_TRUE(gc.ok());
   EXPECT_TRUE((*gc)->AddText("a", "x").ok());

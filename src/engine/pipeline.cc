@@ -5,6 +5,7 @@
 #include <xxhash.h>
 
 #include "base/status_macros.h"
+#include "base/utf8.h"
 #include "features/char_ngram.h"
 #include "features/longest_sentence.h"
 #include "normalize/t2s.h"
@@ -139,6 +140,24 @@ Status Pipeline::CheckSize(std::string_view text) const {
 Status Pipeline::Normalize(std::string_view text, std::string* out) const {
   NEARDUP_RETURN_IF_ERROR(CheckSize(text));
   return normalizer_->Normalize(text, out);
+}
+
+Status Pipeline::FoldCharacters(std::string_view text, std::string* out) const {
+  NEARDUP_RETURN_IF_ERROR(CheckSize(text));
+  NEARDUP_RETURN_IF_ERROR(base::ValidateUtf8(text));
+  out->clear();
+  out->reserve(text.size());
+  std::string folded;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t start = pos;
+    base::DecodeUtf8(text, &pos);
+    const std::string_view ch = text.substr(start, pos - start);
+    NEARDUP_RETURN_IF_ERROR(normalizer_->Normalize(ch, &folded));
+    size_t at = 0, code_points = 0;
+    while (at < folded.size() && code_points < 2) base::DecodeUtf8(folded, &at), ++code_points;
+    out->append(code_points == 1 ? std::string_view(folded) : ch);
+  }
+  return Status::OK();
 }
 
 Status Pipeline::Features(std::string_view normalized, std::vector<features::Feature>* out) const {

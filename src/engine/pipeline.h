@@ -49,6 +49,10 @@ class Pipeline {
   // Errors: InvalidArgument (ill-formed UTF-8), OutOfRange (too large).
   Status Process(std::string_view text, Processed* out) const;
   Status Normalize(std::string_view text, std::string* out) const;
+  // `text` with each character normalized on its own: one code point out
+  // per code point in, the character itself where its fold is not exactly
+  // one code point (dropped punctuation, expansions). Errors: as Normalize.
+  Status FoldCharacters(std::string_view text, std::string* out) const;
   // Shingles of a normalized text.
   void Shingles(std::string_view normalized, std::vector<uint64_t>* out) const {
     shingler_->Shingle(normalized, out);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "base/sorted_set.h"
 #include "neardup/engine.h"
 
@@ -79,6 +81,41 @@ TEST(TextPipelineTest, MinHashIsTheEnginesSignature) {
   ASSERT_TRUE((*p)->MinHash("", &sa).ok());
   EXPECT_EQ(sa, std::vector<uint32_t>(64, 0xFFFFFFFFu));
   EXPECT_TRUE((*p)->MinHash("\xC0\xAF", &sa).IsInvalidArgument());
+}
+
+// The console compares characters as the engine folds them: one out per
+// one in, Traditional to Simplified, width and case folded, punctuation
+// (which normalization drops) as it is.
+TEST(EngineTest, FoldCharactersKeepsOneCodePointPerCharacter) {
+  auto engine = Engine::Create(EngineOptions{});
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  std::string folded;
+  ASSERT_TRUE((*engine)->FoldCharacters("國家統計局發佈，ＡＢＣ! 😀", &folded).ok());
+  EXPECT_EQ(folded, "国家统计局发布，abc! 😀");
+  EXPECT_TRUE((*engine)->FoldCharacters("\xC0\xAF", &folded).IsInvalidArgument());
+}
+
+// Explain spells out the arithmetic of the default's decision.
+TEST(EngineTest, ExplainShowsHowTheSimilarityIsMade) {
+  auto engine = Engine::Create(EngineOptions{});
+  ASSERT_TRUE(engine.ok());
+  auto x = (*engine)->Explain("已知函数的最大值是多少呢", "已知函数的最小值是多少呢");
+  ASSERT_TRUE(x.ok());
+  ASSERT_FALSE(x->steps.empty());
+  EXPECT_NE(x->steps[0].find("jaccard"), std::string::npos) << x->steps[0];
+  bool weighted = false;
+  for (const auto& s : x->steps) weighted = weighted || s.find("edit_weight") != std::string::npos;
+  EXPECT_TRUE(weighted);
+  ASSERT_TRUE(x->edit_similarity.has_value());
+  const double w = EngineOptions{}.verify.edit_weight;
+  EXPECT_NEAR(x->similarity, std::max(x->jaccard, 1 - w * (1 - *x->edit_similarity)), 1e-12);
+  EngineOptions qbank = *EngineOptions::FromProfile("qbank");
+  auto q = Engine::Create(qbank);
+  ASSERT_TRUE(q.ok());
+  auto d = (*q)->Explain("计算3+5的值", "计算3+6的值");
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->duplicate);
+  EXPECT_EQ(d->rule.rfind("question-bank rule: the digits differ", 0), 0u) << d->rule;
 }
 
 TEST(SegmenterTest, CutsLikeJieba) {

@@ -110,19 +110,27 @@ uint64_t OtherPartKey(std::string_view text) {
   return h == 0 ? 1 : h;
 }
 
-QuestionBankResult QuestionBankCompare(std::string_view a, std::string_view b,
-                                       const QuestionBankOptions& options) {
-  const std::u32string ca = DecodeCodePoints(a), cb = DecodeCodePoints(b);
-  const QuestionBankResult r = Compare(ca, cb, options);
-  if (r.passed) return r;
-  const std::u32string sa = CanonicalOptions(ca), sb = CanonicalOptions(cb);
-  if (sa == ca && sb == cb) return r;
+QuestionBankComparison CompareQuestions(std::string_view a, std::string_view b,
+                                        const QuestionBankOptions& options) {
+  QuestionBankComparison c{DecodeCodePoints(a), DecodeCodePoints(b), false, {}};
+  c.result = Compare(c.a, c.b, options);
+  if (c.result.passed) return c;
+  std::u32string sa = CanonicalOptions(c.a), sb = CanonicalOptions(c.b);
+  if (sa == c.a && sb == c.b) return c;
   // Options in another order: the texts with sorted option bodies.
   const QuestionBankResult s = Compare(sa, sb, options);
   auto score = [](const QuestionBankResult& q) {
     return std::min(q.han_similarity, q.other_similarity);
   };
-  return s.passed || score(s) > score(r) ? s : r;
+  if (s.passed || score(s) > score(c.result)) {
+    c = {std::move(sa), std::move(sb), true, s};
+  }
+  return c;
+}
+
+QuestionBankResult QuestionBankCompare(std::string_view a, std::string_view b,
+                                       const QuestionBankOptions& options) {
+  return CompareQuestions(a, b, options).result;
 }
 
 }  // namespace neardup::verify

@@ -62,6 +62,16 @@ uint64_t OtherPartKey(std::string_view text);
 QuestionBankResult QuestionBankCompare(std::string_view a, std::string_view b,
                                        const QuestionBankOptions& options);
 
+// What QuestionBankCompare compared: the texts as code points, with their
+// option bodies sorted when that passes or scores higher (for explain).
+struct QuestionBankComparison {
+  std::u32string a, b;
+  bool options_sorted = false;
+  QuestionBankResult result;
+};
+QuestionBankComparison CompareQuestions(std::string_view a, std::string_view b,
+                                        const QuestionBankOptions& options);
+
 }  // namespace neardup::verify
 
 #endif  // NEARDUP_VERIFY_QUESTION_BANK_H_

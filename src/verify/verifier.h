@@ -70,6 +70,18 @@ struct Verdict {
   bool passed = false;
 };
 
+// How a verdict was reached, for explain (verdict_steps.cc).
+struct VerdictSteps {
+  // The arithmetic, one step a line: "jaccard = shared / union = 2 / 6 =
+  // 0.333", "edit similarity = 1 - 2 edits / 12 = 0.833", ..., and the
+  // comparison with the threshold.
+  std::vector<std::string> steps;
+  // The decisive reason in words when it is not the similarity against the
+  // threshold: for qbank, which part differs ("the digits differ: 3+5 vs
+  // 3+6"); empty otherwise.
+  std::string reason;
+};
+
 class Verifier {
  public:
   // Errors: InvalidArgument for a threshold outside [0, 1] or bad shingles.
@@ -77,6 +89,8 @@ class Verifier {
 
   Verdict Verify(const Side& a, const Side& b) const;
   Verdict Verify(std::string_view a, std::string_view b) const { return Verify(Side{a}, Side{b}); }
+  // Verify's arithmetic on the same pair; its last step is Verify's verdict.
+  VerdictSteps Explain(const Side& a, const Side& b) const;
 
   const VerifierSpec& spec() const { return spec_; }
   double threshold() const { return spec_.threshold; }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
@@ -210,6 +211,82 @@ TEST(VerifierTest, SetKindsOnShingles) {
   EXPECT_DOUBLE_EQ((*o)->Verify("a b c d", "a b").similarity, 2.0 / std::sqrt(8.0));
   EXPECT_DOUBLE_EQ((*j)->Verify("", "").similarity, 1.0);  // two empty sets are identical
   EXPECT_DOUBLE_EQ((*j)->Verify("", "a").similarity, 0.0);
+}
+
+// Explain shows the arithmetic of Verify: its last step is Verify's verdict,
+// and the default's combination of Jaccard and edit similarity is spelled
+// out with the numbers that make the decided value.
+TEST(VerifierTest, ExplainShowsTheArithmeticOfTheVerdict) {
+  using K = VerifierSpec::Kind;
+  auto sim = Verifier::Create(
+      {.kind = K::kSimilarity, .threshold = 0.6, .shingles = {.char_n = 3}, .edit_weight = 3.0});
+  ASSERT_TRUE(sim.ok());
+  // One changed character in twelve: Jaccard 7/13, edit similarity 11/12,
+  // weighted 1 - 3/12 = 0.75.
+  const std::string a = "已知函数的最大值是多少呢", b = "已知函数的最小值是多少呢";
+  const VerdictSteps x = (*sim)->Explain(Side{a}, Side{b});
+  ASSERT_GE(x.steps.size(), 4u);
+  EXPECT_EQ(x.steps[0], "jaccard = shared / union = 7 / 13 = 0.538 (shingle sets of 10 and 10)");
+  EXPECT_EQ(x.steps[1],
+            "edit similarity = 1 - 1 edit / 12 characters = 0.917 (texts up to short_chars 200)");
+  EXPECT_EQ(x.steps[2],
+            "weighted edit similarity = max(0, 1 - edit_weight 3.000 x (1 - 0.917)) = 0.750");
+  EXPECT_EQ(x.steps[3], "similarity = max(jaccard, weighted edit similarity) = 0.750");
+  EXPECT_EQ(x.steps.back(), "similarity 0.750 >= threshold 0.600: passes");
+  EXPECT_NEAR((*sim)->Verify(a, b).similarity, 0.75, 1e-12);
+  EXPECT_TRUE(x.reason.empty());
+  // Every kind: the last step states Verify's similarity and verdict.
+  std::mt19937_64 rng(7);
+  for (K kind : {K::kSimilarity, K::kJaccard, K::kContainment, K::kCosine, K::kLevenshtein, K::kLcs,
+                 K::kQbank}) {
+    auto v = Verifier::Create({.kind = kind, .threshold = 0.5, .shingles = {.char_n = 2}});
+    ASSERT_TRUE(v.ok());
+    for (int t = 0; t < 40; ++t) {
+      const std::string p = RandomText(rng, rng() % 30);
+      const std::string q = t % 2 ? p + "数" : RandomText(rng, rng() % 30);
+      const Verdict verdict = (*v)->Verify(p, q);
+      const VerdictSteps steps = (*v)->Explain(Side{p}, Side{q});
+      ASSERT_FALSE(steps.steps.empty());
+      const std::string& last = steps.steps.back();
+      EXPECT_EQ(last.find(verdict.passed ? "passes" : "fails") != std::string::npos, true)
+          << static_cast<int>(kind) << ": " << last;
+      if (kind == K::kQbank) continue;
+      char want[32];
+      std::snprintf(want, sizeof want, "similarity %.3f", verdict.similarity);
+      EXPECT_EQ(last.rfind(want, 0), 0u) << last;
+    }
+  }
+}
+
+// For the question bank, explain names the part that decided: a changed
+// digit is a different question, whatever the Han edit similarity.
+TEST(VerifierTest, ExplainNamesWhatDiffersInAQuestion) {
+  auto qb = Verifier::Create({.kind = VerifierSpec::Kind::kQbank, .threshold = 0.8});
+  ASSERT_TRUE(qb.ok());
+  const VerdictSteps d = (*qb)->Explain(Side{"计算3+5的值"}, Side{"计算3+6的值"});
+  EXPECT_EQ(d.reason.rfind("the digits differ ('3+5' vs '3+6')", 0), 0u) << d.reason;
+  EXPECT_EQ(d.steps.back().rfind("fails: the digits differ", 0), 0u) << d.steps.back();
+  auto has = [](const VerdictSteps& v, const std::string& text) {
+    return std::any_of(v.steps.begin(), v.steps.end(),
+                       [&](const std::string& s) { return s.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has(d, "other part (digits, letters, operators): '3+5' vs '3+6'"));
+  EXPECT_TRUE(has(d, "other similarity = 1 - 1 edit / 3 characters = 0.667, needs >= 1.000"));
+  EXPECT_TRUE(has(d, "Han edit similarity = 1 - 0 edits / 4 characters = 1.000, needs >= 0.800"));
+  const VerdictSteps o = (*qb)->Explain(Side{"计算3+5的值"}, Side{"计算3-5的值"});
+  EXPECT_EQ(o.reason.rfind("the operators and symbols differ", 0), 0u) << o.reason;
+  const VerdictSteps l = (*qb)->Explain(Side{"求x+1的值"}, Side{"求y+1的值"});
+  EXPECT_EQ(l.reason.rfind("the letters differ", 0), 0u) << l.reason;
+  const VerdictSteps h =
+      (*qb)->Explain(Side{"已知三角形的面积求底边"}, Side{"今天天气很好适合出门"});
+  EXPECT_EQ(h.reason.rfind("the Han text differs", 0), 0u) << h.reason;
+  const VerdictSteps same = (*qb)->Explain(Side{"计算3+5的值"}, Side{"计算3+5的数值"});
+  EXPECT_EQ(same.steps.back().rfind("passes: ", 0), 0u) << same.steps.back();
+  // Reordered options are compared sorted, and explain says so.
+  const VerdictSteps opts = (*qb)->Explain(Side{"最小的数是（ ）A、-3 B、7 C、0 D、12"},
+                                           Side{"最小的数是（ ）A、12 B、-3 C、7 D、0"});
+  EXPECT_EQ(opts.steps[0].rfind("the options are in another order", 0), 0u) << opts.steps[0];
+  EXPECT_EQ(opts.steps.back().rfind("passes: ", 0), 0u) << opts.steps.back();
 }
 
 }  // namespace

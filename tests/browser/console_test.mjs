@@ -215,6 +215,31 @@ describe('news desk console', () => {
     await shoot(page, 'detail-diff');
   });
 
+  // A Traditional reprint of a Simplified story: to the engine the same
+  // text, so the diff marks no character as changed, only as folded.
+  it('compares a Traditional reprint as the engine does: folded characters are equal', async () => {
+    const cold = byId.get('dongfang-0419');
+    const traditional = '冷空氣週末到 氣溫最多降十度\n受新一股冷空氣影響，本週末起我市將出現明顯降溫和大風天氣。' +
+      '市氣象臺預計，週六白天最高氣溫約十四攝氏度，週日早晨最低氣溫將降至二攝氏度左右，降溫幅度達八到十度，' +
+      '部分郊區可能出現霜凍。週六下午到夜間，全市有四到五級偏北風，陣風可達七級，沿江地區風力更大。' +
+      '氣象部門提醒市民及時添加衣物，外出注意防風，並妥善固定陽臺花盆、廣告牌等高空物品；' +
+      '農業生產單位要做好大棚蔬菜的保溫工作。預計下週二起氣溫將逐步回升，天氣以晴到多雲為主。';
+    const r = await api(server.base, 'POST', '/v1/documents', {
+      id: 'taibei-0001', time: cold.time + 7200_000, meta: { source: '臺北晨報' }, text: traditional,
+    });
+    assert.equal(r.status, 201);
+    assert.equal(r.json.cluster, 'dongfang-0419');
+    await page.goto(`${server.base}/#/doc/taibei-0001?vs=dongfang-0419`);
+    await page.waitForSelector('#diff');
+    assert.equal(await page.textContent('#diff-left'), traditional);
+    assert.equal(await page.textContent('#diff-right'), cold.text);
+    assert.equal(await page.locator('#diff del, #diff ins').count(), 0);
+    const folded = await page.$$eval('#diff-left .folded', (els) => els.map((e) => e.textContent));
+    assert.ok(folded.join('').includes('氣'), folded.join('|'));
+    assert.match(await page.textContent('#diff-summary'), /100\.0% of characters shared/);
+    assert.equal((await api(server.base, 'DELETE', '/v1/documents/taibei-0001')).status, 200);
+  });
+
   it('shows markup in documents as text', async () => {
     const xss = byId.get('xss-1');
     await page.goto(`${server.base}/`);

@@ -2,7 +2,9 @@
 // The console's character diff (apps/server/console/diff.js) under node:
 // the edit script spells both texts, is minimal (checked against an LCS
 // table on small random strings), treats code points as units, and stays
-// correct when the work budget cuts the search short.
+// correct when the work budget cuts the search short; with keys (the
+// engine's fold of each character) it compares the keys and spells the
+// texts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { diff, EQUAL, DELETE, INSERT } from '../../apps/server/console/diff.js';
@@ -16,7 +18,9 @@ function mulberry32(seed) {
   };
 }
 
-const spell = (ops, skip) => ops.filter((o) => o.op !== skip).map((o) => o.text).join('');
+// Text a (skip INSERT) or text b (skip DELETE: equal runs spell b's side).
+const spell = (ops, skip) => ops.filter((o) => o.op !== skip)
+  .map((o) => (o.op === EQUAL && skip === DELETE ? o.textB : o.text)).join('');
 
 function lcsLength(a, b) {
   a = [...a];
@@ -85,9 +89,40 @@ describe('diff', () => {
 
   it('handles empty and identical texts', () => {
     assert.deepEqual(diff('', '').ops, []);
-    assert.deepEqual(diff('同一篇', '同一篇').ops, [{ op: EQUAL, text: '同一篇' }]);
+    assert.deepEqual(diff('同一篇', '同一篇').ops, [{ op: EQUAL, text: '同一篇', textB: '同一篇' }]);
     assert.deepEqual(diff('', '新').ops, [{ op: INSERT, text: '新' }]);
     assert.deepEqual(diff('旧', '').ops, [{ op: DELETE, text: '旧' }]);
     assert.equal(diff('😀a', '😀b').distance, 2);  // one emoji is one unit
+  });
+
+  it('compares keys: a Traditional reprint is equal where it folds equal', () => {
+    const simplified = '国家统计局发布数据，十月份居民消费价格上涨。';
+    const traditional = '國家統計局發佈數據，十月份居民消費價格上漲。';
+    const raw = diff(simplified, traditional);
+    assert.ok(raw.distance > 10, String(raw.distance));  // a wall of edits
+    // The server's fold maps each character; here 佈 is left unfolded.
+    const fold = traditional.replace(/國/g, '国').replace(/統/g, '统').replace(/計/g, '计')
+      .replace(/發/g, '发').replace(/數/g, '数').replace(/據/g, '据').replace(/費/g, '费')
+      .replace(/價/g, '价').replace(/漲/g, '涨');
+    const r = diff(simplified, traditional, { keys: [simplified, fold] });
+    assert.equal(spell(r.ops, INSERT), simplified);
+    assert.equal(spell(r.ops, DELETE), traditional);
+    assert.equal(r.distance, 2);  // 布 / 佈 only
+    const equal = r.ops.filter((o) => o.op === EQUAL);
+    assert.ok(equal.some((o) => o.text !== o.textB));  // folded-equal, shown as equal
+    // Keys that do not match the text's length are ignored.
+    assert.equal(diff(simplified, traditional, { keys: [simplified, 'x'] }).distance, raw.distance);
+  });
+
+  it('spells both texts with random keys', () => {
+    for (let t = 0; t < 500; ++t) {
+      const a = word(Math.floor(rnd() * 30));
+      const b = word(Math.floor(rnd() * 30));
+      const fold = (s) => [...s].map((c) => (c === 'b' ? 'a' : c)).join('');
+      const r = diff(a, b, { keys: [fold(a), fold(b)] });
+      assert.equal(spell(r.ops, INSERT), a);
+      assert.equal(spell(r.ops, DELETE), b);
+      for (const o of r.ops) if (o.op === EQUAL) assert.equal(fold(o.text), fold(o.textB));
+    }
   });
 });

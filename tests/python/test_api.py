@@ -105,6 +105,48 @@ def test_errors_are_python_exceptions():
         neardup.dedup([("x", "a"), ("x", "b")])
 
 
+def test_options_past_the_machine_raise_and_never_abort():
+    # Once std::bad_alloc / std::system_error killed the interpreter.
+    with pytest.raises(ValueError, match="memory"):
+        neardup.dedup([POEM, OTHER], memory="64T")
+    ram_kb = next(int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal:"))
+    if ram_kb < 1 << 30:  # less than 1 TiB here
+        with pytest.raises(ValueError, match="memory"):
+            neardup.dedup([POEM, OTHER], memory="1T")
+    with pytest.raises(ValueError, match="100000"):
+        neardup.dedup([POEM, OTHER], threads=100000)
+    with pytest.raises(ValueError, match="100000"):
+        neardup.Engine(threads=100000)
+    with pytest.raises(ValueError, match="100000"):
+        neardup.cluster_groups([["a", "b"]], {"a": POEM, "b": POEM}, threads=100000)
+    assert neardup.dedup([POEM, POEM], threads=16).cluster == [0, 0]  # still fine
+
+
+def test_dedup_of_a_string_is_a_type_error():
+    # Iterating a str would dedup its characters.
+    with pytest.raises(TypeError, match="not a str; for one text pass \\[text\\]"):
+        neardup.dedup("a string")
+    with pytest.raises(TypeError, match="not a bytes"):
+        neardup.dedup(b"bytes")
+    assert neardup.dedup(["a string"]).cluster == [0]
+
+
+def test_cluster_groups_folds_traditional_as_dedup():
+    groups, texts = [["s", "t"]], {"s": POEM, "t": POEM_TW}
+    assert neardup.dedup([POEM, POEM_TW]).cluster == [0, 0]
+    assert neardup.cluster_groups(groups, texts, verify="levenshtein:0.95").cluster_size == [2, 2]
+    assert neardup.cluster_groups(groups, texts, verify="levenshtein:0.95",
+                                  t2s="off").cluster_size == [1, 1]
+    with pytest.raises(ValueError, match="t2s"):
+        neardup.cluster_groups(groups, texts, t2s="sideways")
+
+
+def test_explain_shows_its_steps():
+    x = neardup.explain("已知函数的最大值是多少呢", "已知函数的最小值是多少呢")
+    assert x.steps[0].startswith("jaccard = shared / union")
+    assert x.steps[-1] == "similarity 0.750 >= threshold 0.600: passes", x.steps
+
+
 def test_options_reach_the_engine():
     strict = neardup.Engine(threshold=0.95)
     strict.add("a", POEM)

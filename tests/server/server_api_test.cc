@@ -166,7 +166,7 @@ TEST_F(ApiTest, RepeatedIdIsConflictUnlessUpsertWhichReturnsTheStoredAnswer) {
 TEST_F(ApiTest, BatchAcceptsArrayAndNdjsonWithOneResultPerDocumentInOrder) {
   Json arr = Json::array({Json::parse(Doc("bat-1", std::string(kStory) + "批")),
                           Json::parse(Doc("bat-2", std::string(kStory) + "批")),
-                          Json{{"id", 5}, {"text", "x"}}, Json::parse(Doc("bat-1", "dup id"))});
+                          Json{{"id", 5.5}, {"text", "x"}}, Json::parse(Doc("bat-1", "dup id"))});
   auto r = Call("POST", "/v1/documents:batch", arr.dump());
   ASSERT_EQ(r.first, 200) << r.second.dump();
   auto& res = r.second["results"];
@@ -200,12 +200,32 @@ TEST_F(ApiTest, BatchAcceptsArrayAndNdjsonWithOneResultPerDocumentInOrder) {
   EXPECT_EQ(r.second["results"][0]["status"], 400);
 }
 
+// Integer ids work as in the CLI and Python: 7 is the id "7".
+TEST_F(ApiTest, IntegerIdsAreTheirDecimalText) {
+  auto r = Call("POST", "/v1/documents", R"({"id":9001,"text":"整数编号的第一篇文章内容"})");
+  ASSERT_EQ(r.first, 201) << r.second.dump();
+  EXPECT_EQ(r.second["id"], "9001");
+  EXPECT_EQ(Call("GET", "/v1/documents/9001").first, 200);
+  ExpectError(Call("POST", "/v1/documents", Doc("9001", "同一个编号")), 409, "already_exists");
+  r = Call("POST", "/v1/documents", R"({"id":-12,"text":"负数编号的文章"})");
+  ASSERT_EQ(r.first, 201) << r.second.dump();
+  EXPECT_EQ(r.second["id"], "-12");
+  Json arr = Json::array({Json{{"id", 9002}, {"text", "批量里的整数编号"}},
+                          Json{{"id", 9003}, {"text", "批量里的另一个整数编号"}}});
+  r = Call("POST", "/v1/documents:batch", arr.dump());
+  ASSERT_EQ(r.first, 200) << r.second.dump();
+  EXPECT_EQ(r.second["failed"], 0);
+  EXPECT_EQ(r.second["results"][1]["id"], "9003");
+}
+
 TEST_F(ApiTest, BadInputsGetClearErrorsAndNeverCrashTheServer) {
   ExpectError(Call("POST", "/v1/documents", "{not json"), 400, "invalid_argument");
   ExpectError(Call("POST", "/v1/documents", "[]"), 400, "invalid_argument");
   ExpectError(Call("POST", "/v1/documents", R"({"text":"no id"})"), 400, "invalid_argument");
   ExpectError(Call("POST", "/v1/documents", R"({"id":"","text":"x"})"), 400, "invalid_argument");
-  ExpectError(Call("POST", "/v1/documents", R"({"id":7,"text":"x"})"), 400, "invalid_argument");
+  ExpectError(Call("POST", "/v1/documents", R"({"id":7.5,"text":"x"})"), 400, "invalid_argument");
+  ExpectError(Call("POST", "/v1/documents", R"({"id":true,"text":"x"})"), 400, "invalid_argument");
+  ExpectError(Call("POST", "/v1/documents", R"({"id":1e30,"text":"x"})"), 400, "invalid_argument");
   ExpectError(Call("POST", "/v1/documents", R"({"id":"a\u0001b","text":"x"})"), 400,
               "invalid_argument");
   ExpectError(Call("POST", "/v1/documents", R"({"id":"t","text":"x","time":1e400})"), 400,
@@ -394,6 +414,15 @@ TEST(ServerCliTest, BadFlagsAreUsageErrors) {
   const std::string cmd2 =
       std::string(NEARDUP_BINARY) + " serve --data /tmp/x --listen nohost 2>/dev/null";
   EXPECT_EQ(WEXITSTATUS(std::system(cmd2.c_str())), 2);
+  // Once an overflow that turned expiry off without a word.
+  // (Such a server would run: the timeout ends it with 124.)
+  const std::string cmd3 = "timeout 30 " + std::string(NEARDUP_BINARY) +
+                           " serve --data /tmp/x --listen 127.0.0.1:0 --ttl 999999999999d "
+                           "2>/dev/null";
+  EXPECT_EQ(WEXITSTATUS(std::system(cmd3.c_str())), 2);
+  const std::string cmd4 =
+      std::string(NEARDUP_BINARY) + " serve --data /tmp/x --threads 100000 2>/dev/null";
+  EXPECT_EQ(WEXITSTATUS(std::system(cmd4.c_str())), 2);
 }
 
 }  // namespace

@@ -194,6 +194,17 @@ TEST_F(ConsoleApiTest, FilterMatchesEveryKeywordInTitlesAndPagesByCursor) {
   EXPECT_FALSE(Get("/v1/clusters?q=%20").contains("scanned"));
 }
 
+// The diff compares characters as the engine folds them: ?folded=true adds
+// the text folded character by character, one code point per code point.
+TEST_F(ConsoleApiTest, FoldedTextHasOneFoldedCharacterPerCharacter) {
+  Add({{"id", "fold-tw"}, {"text", "國家統計局發佈數據，ＡＢＣ"}});
+  Json doc = Get("/v1/documents/fold-tw?folded=true");
+  EXPECT_EQ(doc["text"], "國家統計局發佈數據，ＡＢＣ");
+  EXPECT_EQ(doc["folded"], "国家统计局发布数据，abc");
+  EXPECT_FALSE(Get("/v1/documents/fold-tw").contains("folded"));
+  EXPECT_FALSE(Get("/v1/documents/fold-tw?folded=false").contains("folded"));
+}
+
 TEST_F(ConsoleApiTest, DetailFieldsAndListReadsLeaveTimesAlone) {
   std::mt19937 rng(3);
   const std::string story = RandomHan(rng, 300);

@@ -38,18 +38,44 @@ function memberRow(m, id, vs) {
     h('td', {}, h('a', { class: 'compare button', href: docHash(id, m.id) }, 'Compare')));
 }
 
+// An equal run of both sides: characters that differ but fold to the same
+// (Traditional and Simplified, full and half width) are marked, not edits.
+function appendEqual(left, right, a, b) {
+  if (a === b) {
+    left.append(a);
+    right.append(b);
+    return;
+  }
+  const ca = [...a], cb = [...b];
+  for (let i = 0; i < ca.length;) {
+    const folded = ca[i] !== cb[i];
+    let j = i;
+    while (j < ca.length && (ca[j] !== cb[j]) === folded) ++j;
+    const sa = ca.slice(i, j).join(''), sb = cb.slice(i, j).join('');
+    if (folded) {
+      const title = 'the same character to the engine (folded: Traditional/Simplified, width, case)';
+      left.append(h('span', { class: 'folded', title }, sa));
+      right.append(h('span', { class: 'folded', title }, sb));
+    } else {
+      left.append(sa);
+      right.append(sb);
+    }
+    i = j;
+  }
+}
+
 // Both sides of a diff: the left shows deletions, the right insertions.
+// Characters are compared as the engine folds them (doc.folded).
 function diffView(a, b) {
   const started = performance.now();
-  const result = diff(a.text, b.text);
+  const result = diff(a.text, b.text, { keys: [a.folded, b.folded] });
   const ms = performance.now() - started;
   const left = h('div', { class: 'diff-text', id: 'diff-left' });
   const right = h('div', { class: 'diff-text', id: 'diff-right' });
   let deleted = 0, inserted = 0;
-  for (const { op, text } of result.ops) {
+  for (const { op, text, textB } of result.ops) {
     if (op === EQUAL) {
-      left.append(text);
-      right.append(text);
+      appendEqual(left, right, text, textB);
     } else if (op === DELETE) {
       deleted += [...text].length;
       left.append(h('del', {}, text));
@@ -85,10 +111,12 @@ export function renderDetail(view, id, params) {
   async function load(quiet) {
     let doc, sim, other = null;
     try {
+      // Comparing: each character as the engine folds it, too.
+      const fold = vs ? '?folded=true' : '';
       [doc, sim, other] = await Promise.all([
-        get(docPath(id)),
+        get(docPath(id) + fold),
         get(`${docPath(id)}/similar?limit=${MEMBERS}`),
-        vs ? get(docPath(vs)).catch((e) => ({ error: e })) : null,
+        vs ? get(docPath(vs) + fold).catch((e) => ({ error: e })) : null,
       ]);
     } catch (e) {
       if (!disposed && !quiet) {

@@ -18,6 +18,12 @@
 // into edits (the rule of semantic cleanup in Fraser's diff-match-patch
 // description), so "ABCxDEF" vs "abcxdef" shows one replaced run rather than
 // confetti.
+//
+// Characters may be compared by keys instead of themselves: the engine's
+// fold of each character (GET /v1/documents/{id}?folded, one code point per
+// code point of the text), so a Traditional reprint of a Simplified story is
+// equal where the engine sees it equal. An equal run then has a text on each
+// side, which may differ character by character.
 
 // Op kinds.
 export const EQUAL = 0;
@@ -41,28 +47,29 @@ function fromCodePoints(arr, lo, hi) {
   return s;
 }
 
+// Compares a[i] with b[j]: code points, or their keys.
 class Differ {
   constructor(a, b, budget) {
     this.a = a;
     this.b = b;
     this.budget = budget;
     this.exact = true;  // false once a sub-problem went over the budget
-    this.ops = [];      // [kind, aLo, aHi] for EQUAL/DELETE, [INSERT, bLo, bHi]
+    this.ops = [];      // [kind, aLo, aHi] for DELETE, [INSERT, bLo, bHi], [EQUAL, aLo, aHi, bLo]
     const size = 2 * (a.length + b.length) + 4;
     this.vf = new Int32Array(size);
     this.vb = new Int32Array(size);
   }
 
-  push(kind, lo, hi) {
-    if (hi > lo) this.ops.push([kind, lo, hi]);
+  push(kind, lo, hi, bLo) {
+    if (hi > lo) this.ops.push([kind, lo, hi, bLo]);
   }
 
   // Diffs a[aLo, aHi) against b[bLo, bHi), appending ops in order.
   run(aLo, aHi, bLo, bHi) {
     const { a, b } = this;
-    const start = aLo;
+    const start = aLo, bStart = bLo;
     while (aLo < aHi && bLo < bHi && a[aLo] === b[bLo]) { ++aLo; ++bLo; }
-    this.push(EQUAL, start, aLo);
+    this.push(EQUAL, start, aLo, bStart);
     let suffix = 0;
     while (aLo < aHi - suffix && bLo < bHi - suffix &&
            a[aHi - 1 - suffix] === b[bHi - 1 - suffix]) {
@@ -82,11 +89,11 @@ class Differ {
       } else {
         const [x, y, u, v] = snake;
         this.run(aLo, x, bLo, y);
-        this.push(EQUAL, x, u);
+        this.push(EQUAL, x, u, y);
         this.run(u, aHi, v, bHi);
       }
     }
-    this.push(EQUAL, aHi, aHi + suffix);
+    this.push(EQUAL, aHi, aHi + suffix, bHi);
   }
 
   // The middle snake [x, y, u, v] (absolute indices: a[x,u) equals b[y,v))
@@ -142,7 +149,7 @@ class Differ {
 // either side of it, then regroups each run of edits as one deletion
 // followed by one insertion.
 function cleanup(ops) {
-  // ops: [kind, text] with text lengths in code points as [kind, text, len].
+  // ops: [kind, text, len in code points, the other side's text (EQUAL)].
   let changed = true;
   while (changed) {
     changed = false;
@@ -161,7 +168,7 @@ function cleanup(ops) {
         const before = editSpan(i - 1, -1);
         const after = editSpan(i + 1, 1);
         if (op[2] <= before && op[2] <= after) {
-          out.push([DELETE, op[1], op[2]], [INSERT, op[1], op[2]]);
+          out.push([DELETE, op[1], op[2]], [INSERT, op[3], op[2]]);
           changed = true;
           out.push(...ops.slice(i + 1));
           break;
@@ -188,31 +195,42 @@ function regroup(ops) {
     if (op[0] === INSERT) { ins += op[1]; insLen += op[2]; continue; }
     flush();
     const last = out[out.length - 1];
-    if (last && last[0] === EQUAL) { last[1] += op[1]; last[2] += op[2]; }
-    else out.push([EQUAL, op[1], op[2]]);
+    if (last && last[0] === EQUAL) { last[1] += op[1]; last[2] += op[2]; last[3] += op[3]; }
+    else out.push([EQUAL, op[1], op[2], op[3]]);
   }
   flush();
   return out;
 }
 
-// diff(a, b) -> {ops: [{op: EQUAL|DELETE|INSERT, text}], exact, distance}
-// where the EQUAL and DELETE texts spell `a`, the EQUAL and INSERT texts
-// spell `b`, `distance` counts the deleted plus inserted code points, and
-// `exact` is false when the budget cut the search short (then distance
-// may exceed the minimum). Options: {cleanup: true, budget}.
+// The code points of `key` when it has one per code point of `text`, else
+// those of the text itself.
+function keysOf(text, key) {
+  if (typeof key !== 'string') return text;
+  const k = codePoints(key);
+  return k.length === text.length ? k : text;
+}
+
+// diff(a, b) -> {ops: [{op: EQUAL|DELETE|INSERT, text, textB}], exact, distance}
+// where the EQUAL and DELETE texts spell `a`, the EQUAL textB and INSERT
+// texts spell `b` (an EQUAL's text and textB are equal unless keys say
+// so), `distance` counts the deleted plus inserted code points, and `exact`
+// is false when the budget cut the search short (then distance may exceed
+// the minimum). Options: {cleanup: true, budget, keys: [keyA, keyB]}.
 export function diff(a, b, options = {}) {
   const A = codePoints(a);
   const B = codePoints(b);
-  const d = new Differ(A, B, options.budget ?? DEFAULT_BUDGET);
+  const [keyA, keyB] = options.keys ?? [];
+  const d = new Differ(keysOf(A, keyA), keysOf(B, keyB), options.budget ?? DEFAULT_BUDGET);
   d.run(0, A.length, 0, B.length);
-  let ops = d.ops.map(([kind, lo, hi]) =>
-    [kind, fromCodePoints(kind === INSERT ? B : A, lo, hi), hi - lo]);
+  let ops = d.ops.map(([kind, lo, hi, bLo]) => [kind,
+    fromCodePoints(kind === INSERT ? B : A, lo, hi), hi - lo,
+    kind === EQUAL ? fromCodePoints(B, bLo, bLo + hi - lo) : '']);
   ops = regroup(ops);
   if (options.cleanup !== false) ops = cleanup(ops);
   let distance = 0;
   for (const op of ops) if (op[0] !== EQUAL) distance += op[2];
   return {
-    ops: ops.map(([op, text]) => ({ op, text })),
+    ops: ops.map(([op, text, , textB]) => (op === EQUAL ? { op, text, textB } : { op, text })),
     exact: d.exact,
     distance,
     lengths: [A.length, B.length],
