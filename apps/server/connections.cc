@@ -15,14 +15,14 @@
 #include <unistd.h>
 
 #include <cctype>
-#include <condition_variable>
 #include <cstdio>
 #include <deque>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "server/connection.h"
 #include "server/console.h"
 #include "server/json_io.h"
@@ -122,11 +122,11 @@ struct ConnectionServer::Impl {
   bool accept_paused = false;
   SteadyClock::time_point resume_accept;
 
-  std::mutex mu;  // guards work, returned, workers_exit
-  std::condition_variable cv;
-  std::deque<Conn*> work;
-  std::vector<Conn*> returned;
-  bool workers_exit = false;
+  base::Mutex mu;
+  base::CondVar cv;
+  std::deque<Conn*> work GUARDED_BY(mu);
+  std::vector<Conn*> returned GUARDED_BY(mu);
+  bool workers_exit GUARDED_BY(mu) = false;
   std::atomic<bool> stop{false};      // Stop() was called
   std::atomic<bool> draining{false};  // requests in progress are the last ones
   std::vector<std::thread> workers;
@@ -288,10 +288,10 @@ struct ConnectionServer::Impl {
     c->state = State::kBusy;
     ++busy;
     {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       work.push_back(c);
     }
-    cv.notify_one();
+    cv.NotifyOne();
   }
 
   void OnEvent(int fd) {
@@ -310,7 +310,7 @@ struct ConnectionServer::Impl {
     (void)!::read(wake_fd, &n, sizeof(n));
     std::vector<Conn*> back;
     {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       back.swap(returned);
     }
     for (Conn* c : back) {
@@ -363,15 +363,15 @@ struct ConnectionServer::Impl {
     for (;;) {
       Conn* c;
       {
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return !work.empty() || workers_exit; });
+        base::MutexLock lock(mu);
+        while (work.empty() && !workers_exit) cv.Wait(lock);
         if (work.empty()) return;
         c = work.front();
         work.pop_front();
       }
       Serve(c);
       {
-        std::lock_guard lock(mu);
+        base::MutexLock lock(mu);
         returned.push_back(c);
       }
       Wake();
@@ -397,10 +397,10 @@ struct ConnectionServer::Impl {
       }
     }
     {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       workers_exit = true;
     }
-    cv.notify_all();
+    cv.NotifyAll();
     for (auto& t : workers) t.join();
     workers.clear();
   }

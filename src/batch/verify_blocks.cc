@@ -37,7 +37,6 @@ namespace {
 
 constexpr size_t kBatchPairs = 4096;
 constexpr size_t kPrepareChunk = 1024;     // a texts prepared per task
-constexpr uint64_t kBlockGap = 64 << 10;   // a side: gaps up to this are read through
 constexpr uint64_t kBatchGap = 16 << 10;   // b side
 constexpr uint64_t kBatchBytes = 4 << 20;  // b side: at most this read at once by a worker
 // Per pair held in a range: the entry, an edge, an a line and its prepared
