@@ -70,8 +70,14 @@ std::string PipelineIdentity(const EngineOptions& o) {
     add("weights", std::string(Name(o.features.weights)) + "/" + std::string(Name(o.features.idf)));
     add("k", std::to_string(o.SimHashDistance()));
   }
+  // The scheme is named unless it is the permutations every store before it
+  // used, so those stores keep their identity.
+  std::string scheme;
+  if (o.minhash.scheme != MinHashScheme::kPermutations)
+    scheme = ":" + std::string(Name(o.minhash.scheme));
   add("minhash", std::to_string(o.minhash.num_perm) + ":" + std::to_string(o.minhash.bands) + "x" +
-                     std::to_string(o.minhash.rows) + "@" + fmt(o.minhash.candidate_threshold));
+                     std::to_string(o.minhash.rows) + "@" + fmt(o.minhash.candidate_threshold) +
+                     scheme);
   add("verify", std::string(Name(o.verify.kind)) + ":" + std::to_string(o.verify.short_chars) +
                     ":" + fmt(o.verify.edit_weight));
   // Band keys salted with the exact part of a question (engine/pipeline.h).

@@ -99,7 +99,8 @@ Result<std::unique_ptr<Signal>> CreateMinHashSignal(const SignalOptions& o) {
                                    " for " + std::to_string(o.minhash_num_perm));
   }
   NEARDUP_ASSIGN_OR_RETURN(sketch::MinHasher h,
-                           sketch::MinHasher::Create({.num_perm = o.minhash_num_perm}));
+                           sketch::MinHasher::Create({.num_perm = o.minhash_num_perm,
+                                                      .scheme = o.minhash_scheme}));
   return std::unique_ptr<Signal>(new MinHashSignal(std::move(h), p, o.minhash_min_bands));
 }
 
