@@ -118,7 +118,10 @@ enum class MinHashScheme {
 
 struct MinHashOptions {
   int num_perm = 128;  // P
-  MinHashScheme scheme = MinHashScheme::kPermutations;
+  // One permutation: 10x faster than P permutations with the same
+  // leaderboard (docs/quality.md). Stores written before the scheme was
+  // recorded used kPermutations and open only with it.
+  MinHashScheme scheme = MinHashScheme::kOnePermutation;
   // LSH banding: bands x rows <= P. 0 and 0 choose them for
   // `candidate_threshold` (minimizing false-negative and false-positive areas).
   int bands = 0;

@@ -162,7 +162,7 @@ Status BatchDedup::Impl::OpenIndex() {
         dir +
         ": the index was built with another pipeline; use the same options as `neardup "
         "index build` (index: " +
-        std::string(identity) + "; now: " + sig->identity() + ")");
+        std::string(identity) + "; now: " + sig->identity() + ")." + sig->IdentityHint(identity));
   }
   uint64_t lines_n = 0, keys_n = 0;
   bool payloads = false;
