@@ -35,16 +35,6 @@ namespace {
 constexpr size_t kLanes = 32;      // positions per kernel call
 constexpr size_t kKeyBlock = 512;  // shingles turned into keys at a time
 
-// MurmurHash3's fmix32: a bijection of 32-bit words.
-inline uint32_t Fmix32(uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85EBCA6Bu;
-  h ^= h >> 13;
-  h *= 0xC2B2AE35u;
-  h ^= h >> 16;
-  return h;
-}
-
 // acc[l] = min(acc[l], min_j fmix32(keys[j] + add[l])) for kLanes lanes.
 using Kernel = void (*)(const uint32_t* keys, size_t n, const uint32_t* add, uint32_t* acc);
 

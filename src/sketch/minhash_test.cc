@@ -122,6 +122,15 @@ TEST(MinHashTest, CirculantVarianceAtMostBinomial) {
   EXPECT_LE(sq / kPairs, 1.15 * 0.25 / 64);
 }
 
+// SplitMix64 written out from its definition (Steele, Lea, Flood 2014),
+// the coefficient stream the definition tests replay.
+uint64_t ReferenceSplitMix(uint64_t* state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 TEST(MinHashTest, CirculantMatchesItsDefinition) {
   // sigma(x) = lo32(Mix64(x ^ s1)); pi(y) = fmix32(m*y + c); h_k = min pi(sigma(x) + k).
   auto hasher = MinHasher::Create({.num_perm = 40, .seed = 3, .scheme = MinHashScheme::kCirculant});
@@ -131,12 +140,7 @@ TEST(MinHashTest, CirculantMatchesItsDefinition) {
   for (auto& v : set) v = rng();
   const auto sig = hasher->Sketch(set);
   uint64_t state = 3;
-  auto splitmix = [&]() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  };
+  auto splitmix = [&]() { return ReferenceSplitMix(&state); };
   auto mix64 = [](uint64_t k) {
     k ^= k >> 33;
     k *= 0xFF51AFD7ED558CCDULL;
@@ -173,12 +177,7 @@ TEST(MinHashTest, MatchesDefinitionOfMultiplyShift) {
   for (auto& v : set) v = rng();
   const auto sig = hasher->Sketch(set);
   uint64_t state = 3;
-  auto splitmix = [&]() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  };
+  auto splitmix = [&]() { return ReferenceSplitMix(&state); };
   for (int i = 0; i < 40; ++i) {
     const uint64_t a = splitmix(), b = splitmix();
     uint32_t best = 0xFFFFFFFFu;
