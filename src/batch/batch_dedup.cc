@@ -105,8 +105,7 @@ std::string BatchDedup::Impl::Where(uint64_t line) const {
 Status BatchDedup::Impl::Parse(uint64_t line, batch::RecordParser* parser, batch::ParsedRecord* out,
                                bool in_order, batch::TextStore::Line* raw) const {
   batch::TextStore::Line l;
-  if (borrowed && borrowed(line, &l)) {
-  } else if (in_order) {
+  if (in_order) {
     l = store.Get(line, /*in_order=*/true);
   } else if (Status s = store.Read(line, parser->line_buffer(), &l); !s.ok()) {
     return s;

@@ -31,6 +31,7 @@
 #include "batch/input.h"
 #include "batch/jsonl.h"
 #include "batch/key_filter.h"
+#include "batch/line_source.h"
 #include "batch/monitor.h"
 #include "batch/records.h"
 #include "batch/runs.h"
@@ -91,11 +92,6 @@ struct BatchDedup::Impl {
   std::unique_ptr<batch::Monitor> monitor;
   BatchStats stats;
 
-  // Lines held elsewhere than the mapped input: an MPI rank's copies of
-  // other ranks' records, fetched for verification. When set and it returns
-  // true, Parse() reads the line it filled in instead of the TextStore.
-  std::function<bool(uint64_t line, batch::TextStore::Line* out)> borrowed;
-
   // The lines this process sketches: those starting at a global byte
   // offset (over the input files concatenated) in [own_begin, own_end). An
   // MPI rank owns one such range; a single process owns everything.
@@ -131,17 +127,12 @@ struct BatchDedup::Impl {
   Status SketchPhase(batch::KeyRuns* keys);
   Status PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs);
   Status VerifyPhase(batch::PairRuns* pairs);
-  // The verification of VerifyPhase without clustering: each edge, in (a, b)
-  // order; similarity -1 marks a pair a key space decided. Errors: on_edge's.
-  Status VerifyPairs(batch::PairRuns* pairs,
+  // The verification of VerifyPhase without clustering (verify_blocks.cc;
+  // texts read from `source` in large sequential reads): each edge, in
+  // (a, b) order; similarity -1 marks a pair a key space decided. Errors:
+  // on_edge's. An MPI rank's source holds the records it fetched.
+  Status VerifyPairs(batch::PairRuns* pairs, const batch::LineSource& source,
                      const std::function<Status(const batch::Edge&)>& on_edge);
-  // The two ways of VerifyPairs: in blocks (verify_blocks.cc; texts read in
-  // large sequential reads), or streaming with a random read per pair
-  // (an MPI rank, whose borrowed lines are not in the TextStore).
-  Status VerifyBlocks(batch::PairRuns* pairs,
-                      const std::function<Status(const batch::Edge&)>& on_edge);
-  Status VerifyStreaming(batch::PairRuns* pairs,
-                         const std::function<Status(const batch::Edge&)>& on_edge);
   Status KeepPhase();
   Status OpenIndex();  // index.cc
   // Turns on key_filter when its bytes fit in a share of the budget.

@@ -17,11 +17,12 @@
 //      so consecutive b's share reads), prepares each b once for its run of
 //      a's and calls SimilarityPrepared() per pair;
 //   3. the range's edges are sorted back into (a, b) order and handed on.
-// So edges reach on_edge in (a, b) order, as in the streaming way, whatever
-// the budget or thread count. This is a block nested-loop join of pairs with
-// texts (Garcia-Molina, Ullman and Widom, "Database Systems: The Complete
-// Book", 2nd ed., section 15.3): the input is read about once per range
-// plus once for the a blocks, all of it in large reads.
+// So edges reach on_edge in (a, b) order, whatever the budget or thread
+// count. Texts come from a LineSource: the input files, or an MPI rank's
+// own lines and the records it fetched from other ranks. This is a block nested-loop join of pairs
+// with texts (Garcia-Molina, Ullman and Widom, "Database Systems: The Complete Book", 2nd ed.,
+// section 15.3): the input is read about once per range plus once for the a blocks, all of it in
+// large reads.
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -91,8 +92,8 @@ struct ASide {
 
 }  // namespace
 
-Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
-                                      const std::function<Status(const batch::Edge&)>& on_edge) {
+Status BatchDedup::Impl::VerifyPairs(batch::PairRuns* pairs, const batch::LineSource& source,
+                                     const std::function<Status(const batch::Edge&)>& on_edge) {
   monitor->Phase(BatchPhase::kVerify, pairs->records());
   const uint64_t read_budget = std::clamp<uint64_t>(Available() / 8, 1 << 20, 256 << 20);
   // What the budget leaves: less the merger's buffers, VerifyPhase's
@@ -150,14 +151,14 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
     const size_t begin = c * kPrepareChunk;
     const size_t end = std::min(aside.lines.size(), begin + kPrepareChunk);
     w->block.Clear();
-    for (size_t i = begin; i < end; ++i) w->block.Add(store, aside.lines[i]);
-    NEARDUP_RETURN_IF_ERROR(w->block.Load(store));
+    for (size_t i = begin; i < end; ++i) w->block.Add(source, aside.lines[i]);
+    NEARDUP_RETURN_IF_ERROR(w->block.Load(source));
     out->bytes_read += w->block.bytes();
     std::string& arena = aside.chunks[c];
     batch::ParsedRecord rec;
     for (size_t i = begin; i < end; ++i) {
       NEARDUP_RETURN_IF_ERROR(
-          ParseLine(aside.lines[i], w->block.Get(store, i - begin), &w->parser, &rec));
+          ParseLine(aside.lines[i], w->block.Get(source, i - begin), &w->parser, &rec));
       NEARDUP_RETURN_IF_ERROR(sig->Prepare(rec.text, w->scratch.get(), &w->prepared));
       arena += w->prepared;
       aside.ends[i] = arena.size();
@@ -176,17 +177,17 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
       for (uint32_t last = UINT32_MAX; j < entries.size(); ++j) {
         if (entries[j].b == last) continue;
         if (j > i && w->block.bytes() >= batch_bytes) break;
-        w->block.Add(store, entries[j].b);
+        w->block.Add(source, entries[j].b);
         last = entries[j].b;
       }
-      NEARDUP_RETURN_IF_ERROR(w->block.Load(store));
+      NEARDUP_RETURN_IF_ERROR(w->block.Load(source));
       out->bytes_read += w->block.bytes();
       size_t bi = 0;
       for (size_t k = i; k < j; ++k) {
         const uint32_t b = entries[k].b;
         if (k == i || b != entries[k - 1].b) {
           if (k > i) ++bi;
-          NEARDUP_RETURN_IF_ERROR(ParseLine(b, w->block.Get(store, bi), &w->parser, &rb));
+          NEARDUP_RETURN_IF_ERROR(ParseLine(b, w->block.Get(source, bi), &w->parser, &rb));
           NEARDUP_RETURN_IF_ERROR(sig->Prepare(rb.text, w->scratch.get(), &w->prepared));
         }
         const uint32_t ai = entries[k].ai, a = aside.lines[ai];
@@ -275,7 +276,7 @@ Status BatchDedup::Impl::VerifyBlocks(batch::PairRuns* pairs,
       continue;
     }
     if (!a_added) {
-      const batch::TextStore::Extent e = store.ExtentOf(a);
+      const batch::LineSource::Extent e = source.ExtentOf(a);
       aside.text_bytes += e.end - e.begin;
       aside.lines.push_back(a);
       a_added = true;

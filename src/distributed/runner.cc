@@ -14,8 +14,9 @@
 //   2. Keys. Each (key, doc[, payload]) entry goes to rank hash(key) mod N
 //      (Alltoallv in rounds bounded by the budget). A bucket is then whole
 //      on one rank, which pairs it exactly as one process would.
-//   3. Pairs (a, b) go to the owner of b, which verifies them (the texts are
-//      read from the input files, memory-mapped) and keeps the edges.
+//   3. Pairs (a, b) go to the owner of b, which verifies them (its own texts
+//      read from the input files, others' fetched from their owners) and
+//      keeps the edges.
 //   4. Components: every rank holds the parent of its own documents. A round
 //      looks up the roots of its edges' ends (Query), hooks each larger root
 //      under the smallest root it meets (a root's parent only decreases, so
@@ -41,7 +42,6 @@
 // every rank has, for this very run, is loaded instead of re-running the
 // steps before it; the line offsets are re-read (a scan, no parsing).
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -109,12 +109,49 @@ void DieForTest(const Comm& c, const char* stage) {
   if (want == env) _exit(3);
 }
 
+// Verification's LineSource on a rank: lines before its own (lo) from the
+// records fetched from their owners (a missing one is a bug), the rest from
+// the input files.
+class BorrowedLines final : public batch::LineSource {
+ public:
+  BorrowedLines(const batch::TextStore* store, uint32_t file, uint32_t lo,
+                const std::vector<uint32_t>* ids, const std::vector<uint64_t>* offs, int fd,
+                std::string path)
+      : store_(store), file_(file), lo_(lo), ids_(ids), offs_(offs), fd_(fd), path_(path) {}
+  Extent ExtentOf(uint64_t line) const override {
+    if (line >= lo_) return store_->ExtentOf(line);
+    const auto it = std::lower_bound(ids_->begin(), ids_->end(), line);
+    NEARDUP_CHECK_MSG(it != ids_->end() && *it == line, "a record to verify was not fetched");
+    const size_t i = it - ids_->begin();
+    return {file_, (*offs_)[i], (*offs_)[i + 1]};
+  }
+  Status ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const override {
+    if (file != file_) return store_->ReadBytes(file, offset, len, dst);
+    for (size_t got = 0; got < len;) {
+      const ssize_t n = pread(fd_, dst + got, len - got, static_cast<off_t>(offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Status::IOError(path_ + ": cannot read");
+      got += static_cast<size_t>(n);
+    }
+    return Status::OK();
+  }
+  uint64_t LineInFile(uint64_t line) const override { return store_->LineInFile(line); }
+
+ private:
+  const batch::TextStore* store_;
+  uint32_t file_, lo_;
+  const std::vector<uint32_t>* ids_;
+  const std::vector<uint64_t>* offs_;
+  int fd_;
+  std::string path_;
+};
+
 class Runner {
  public:
   Runner(Comm c, std::unique_ptr<BatchDedup::Impl> m, DistributedOptions d)
       : c_(c), m_(std::move(m)), d_(std::move(d)) {}
   ~Runner() {
-    if (borrowed_map_ != nullptr) munmap(const_cast<char*>(borrowed_map_), borrowed_size_);
+    if (borrowed_fd_ >= 0) close(borrowed_fd_);
   }
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
@@ -157,7 +194,6 @@ class Runner {
   Status ShuffleKeys(batch::KeyRuns* keys, batch::KeyRuns* owned);
   Status ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs);
   Status FetchBorrowed();
-  bool Borrowed(uint64_t line, batch::TextStore::Line* out) const;
   void Components();
   Status Cap();
   void GatherLabels();
@@ -176,11 +212,12 @@ class Runner {
   uint64_t oversized_ = 0, refused_ = 0, cc_rounds_ = 0;
   uint64_t key_bytes_ = 0, pair_bytes_ = 0;  // sent to other ranks
   // Other ranks' records that pairs here need (a < lo_), fetched from their
-  // owners into one file, memory-mapped: line i is at borrowed_off_[i].
+  // owners into one file: line borrowed_[i] is [borrowed_off_[i],
+  // borrowed_off_[i+1]) of it.
   std::vector<uint32_t> borrowed_;
   std::vector<uint64_t> borrowed_off_;
-  const char* borrowed_map_ = nullptr;
-  size_t borrowed_size_ = 0;
+  std::string borrowed_path_;
+  int borrowed_fd_ = -1;
   uint64_t fetched_bytes_ = 0;
 };
 
@@ -447,8 +484,8 @@ Status Runner::ShufflePairs(batch::PairRuns* local, batch::PairRuns* pairs) {
 }
 
 // Fetches the records in borrowed_ from their owners (ids sorted, so owners
-// answer in request order) into a spill file that is then memory-mapped,
-// with each record's payload (Keys()'s fingerprint) into the LineTable.
+// answer in request order) into a spill file, with each record's payload
+// (Keys()'s fingerprint) into the LineTable.
 // Each round a rank asks for about RoundBytes() / N bytes of records (by the
 // input's average line), so it answers and receives about RoundBytes().
 Status Runner::FetchBorrowed() {
@@ -496,30 +533,12 @@ Status Runner::FetchBorrowed() {
     if (distributed::MaxAll(next < borrowed_.size() ? 1 : 0) == 0) break;
   }
   if (status.ok()) status = w.Close();
-  if (!status.ok() || borrowed_off_.back() == 0) return status;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError(path + ": cannot open file: " + std::strerror(errno));
-  void* p = mmap(nullptr, borrowed_off_.back(), PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED) return Status::IOError(path + ": cannot map file");
-  borrowed_map_ = static_cast<const char*>(p);
-  borrowed_size_ = borrowed_off_.back();
+  NEARDUP_RETURN_IF_ERROR(status);
+  borrowed_path_ = path;
+  borrowed_fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (borrowed_fd_ < 0)
+    return Status::IOError(path + ": cannot open file: " + std::strerror(errno));
   return Status::OK();
-}
-
-// Impl::borrowed: verification reads other ranks' records from the fetched
-// copies only (never from their part of the input).
-bool Runner::Borrowed(uint64_t line, batch::TextStore::Line* out) const {
-  if (line >= lo_) return false;
-  const auto it = std::lower_bound(borrowed_.begin(), borrowed_.end(), line);
-  NEARDUP_CHECK_MSG(it != borrowed_.end() && *it == line, "a record to verify was not fetched");
-  const size_t i = it - borrowed_.begin();
-  const uint64_t begin = borrowed_off_[i], end = borrowed_off_[i + 1] - 1;
-  out->text = std::string_view(borrowed_map_ + begin, end - begin);
-  out->readable = borrowed_size_ - begin;
-  out->file = m_->store.FileOf(line);
-  out->line_in_file = line - m_->files[out->file].first_line + 1;
-  return true;
 }
 
 void Runner::Components() {
@@ -751,14 +770,12 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
     DieForTest(c_, "pairs");
     NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, FetchBorrowed(), 0));
     {
-      m.borrowed = [this](uint64_t line, batch::TextStore::Line* out) {
-        return Borrowed(line, out);
-      };
-      Status s = m.VerifyPairs(&pairs, [&](const batch::Edge& e) {
+      const BorrowedLines source(&m.store, static_cast<uint32_t>(m.files.size()), lo_, &borrowed_,
+                                 &borrowed_off_, borrowed_fd_, borrowed_path_);
+      Status s = m.VerifyPairs(&pairs, source, [&](const batch::Edge& e) {
         edges_.push_back({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity});
         return Status::OK();
       });
-      m.borrowed = nullptr;
       NEARDUP_RETURN_IF_ERROR(distributed::Agree(c_, s, 0));
     }
     if (!dir_.empty()) {
