@@ -5,8 +5,8 @@
 #include <random>
 #include <sstream>
 
-#include "batch/batch_run.h"
 #include "batch/jsonl.h"
+#include "batch/pipeline.h"
 #include "neardup/batch.h"
 #include "neardup/ids.h"
 
@@ -215,7 +215,7 @@ TEST_F(BatchDedupTest, PluggableSignatureAndStarPairing) {
   std::ofstream(path) << data;
   FirstCharSignature sig;
   BatchOptions o;
-  auto run = RunWithSignature({path}, o, &sig);
+  auto run = batch::RunWithSignature({path}, o, &sig);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   // One bucket of 30: each member pairs with the first 8 (all pairs among
   // the first 9): 8*9/2 + 21*8 = 204 similarity calls.
