@@ -6,7 +6,7 @@
 //   index.json   format, pipeline identity, corpus files (absolute path,
 //                size, modification time, lines), counts; written last
 //   keys.run     the corpus's bucket keys, one sorted run of KeyEntry
-//                (12 bytes each, host byte order; the id space is left out)
+//                (12 bytes each, host byte order), its ids' keys included
 //   lines.bin    per corpus line: its byte offset (u64), then its state (u8)
 //   payloads.bin per corpus line: the payload (u64), when the signature has them
 //   state.bin    learned statistics (learned IDF), when the signature has them
@@ -33,7 +33,9 @@
 namespace neardup {
 namespace {
 
-constexpr std::string_view kFormat = "neardup-batch-index-1";
+// Format 2 keeps the id keys (a run against the index refuses an id the
+// corpus has) and each file's id_file (RecordPlace).
+constexpr std::string_view kFormat = "neardup-batch-index-2";
 
 Status WriteFileAtomically(const std::string& path, std::string_view data) {
   return base::AtomicWrite(path, data);
@@ -55,14 +57,15 @@ std::string IndexJson(const batch::BatchRun& m, uint64_t keys) {
     batch::AppendJsonString(std::filesystem::absolute(f.path).string(), &j);
     j += ",\"size\":" + std::to_string(f.size) + ",\"mtime_ns\":" + std::to_string(f.mtime_ns) +
          ",\"first_line\":" + std::to_string(f.first_line) +
-         ",\"lines\":" + std::to_string(f.lines) + "}";
+         ",\"lines\":" + std::to_string(f.lines) + ",\"id_file\":";
+    batch::AppendJsonString(f.id_file, &j);
+    j += "}";
   }
   j += "]}\n";
   return j;
 }
 
-// One sorted run of the corpus's keys, without the id space, into `path`;
-// returns the keys written.
+// One sorted run of the corpus's keys into `path`; returns the keys written.
 Result<uint64_t> WriteKeys(batch::BatchRun* m, batch::KeyRuns* keys, const std::string& path) {
   m->monitor->Phase(BatchPhase::kMerge, keys->records());
   NEARDUP_ASSIGN_OR_RETURN(auto merger, keys->Merge(64 << 20));
@@ -73,7 +76,6 @@ Result<uint64_t> WriteKeys(batch::BatchRun* m, batch::KeyRuns* keys, const std::
   while (true) {
     NEARDUP_ASSIGN_OR_RETURN(bool more, merger->Next(&e));
     if (!more) break;
-    if (batch::SpaceOf(e.key) == batch::kIdSpace) continue;
     NEARDUP_RETURN_IF_ERROR(w.Append(&e, sizeof e));
     if ((++written & 0xFFFF) == 0) {
       m->monitor->Done(written);
@@ -151,14 +153,15 @@ namespace {
 
 // One corpus file of index.json, checked unchanged since the index was built.
 Status CorpusFile(simdjson::dom::element fe, const std::string& dir, batch::InputFile* f) {
-  std::string_view path;
+  std::string_view path, id_file;
   uint64_t size = 0, first = 0, count = 0;
   int64_t mtime = 0;
   if (fe["path"].get(path) || fe["size"].get(size) || fe["mtime_ns"].get(mtime) ||
-      fe["first_line"].get(first) || fe["lines"].get(count)) {
+      fe["first_line"].get(first) || fe["lines"].get(count) || fe["id_file"].get(id_file)) {
     return Status::Corruption(dir + "/index.json: bad file entry");
   }
   f->name = f->path = std::string(path);
+  f->id_file = std::string(id_file);
   struct stat st;
   if (stat(f->path.c_str(), &st) != 0) {
     return Status::FailedPrecondition(f->path + ": corpus file of index " + dir +
@@ -198,9 +201,13 @@ Result<IndexInfo> ReadIndexJson(const std::string& dir, const batch::BatchSignat
   };
   if (parser.parse(text).get(j) != simdjson::SUCCESS) return bad("malformed JSON");
   std::string_view format, identity;
-  if (j["format"].get(format) != simdjson::SUCCESS || format != kFormat) {
-    return bad("unknown format (expected " + std::string(kFormat) + ")");
+  if (j["format"].get(format) != simdjson::SUCCESS) return bad("no format");
+  if (format == "neardup-batch-index-1") {
+    return Status::FailedPrecondition(dir +
+                                      ": built by an older neardup (format 1, without its ids); "
+                                      "rebuild it with `neardup index build`");
   }
+  if (format != kFormat) return bad("unknown format (expected " + std::string(kFormat) + ")");
   if (j["identity"].get(identity) != simdjson::SUCCESS) return bad("no identity");
   if (identity != sig.identity()) {
     return Status::FailedPrecondition(

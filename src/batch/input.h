@@ -48,6 +48,9 @@ struct InputFile {
   int64_t mtime_ns = 0;
   uint64_t first_line = 0;  // global id of its first line (set while reading)
   uint64_t lines = 0;
+  // Names its records without an id (batch::RecordPlace): empty for line
+  // numbers; the file's name when the run reads several files.
+  std::string id_file;
 };
 
 // Resolves the names: "-" (or none) is stdin, spooled into `tmp` as it is

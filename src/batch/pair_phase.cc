@@ -157,14 +157,22 @@ Status PairPhase::IdMember(uint32_t doc, PairCounts* counts) {
   }
   std::string_view id;
   NEARDUP_RETURN_IF_ERROR(input.ParseId(doc, &parser_, &id));
-  bool repeated = false;
-  for (const auto& [member, other] : ids_) repeated = repeated || other == id;
-  if (!repeated) {
+  const uint32_t* first = nullptr;  // the earlier member with this id
+  for (const auto& [member, other] : ids_) {
+    if (other == id) {
+      first = &member;
+      break;
+    }
+  }
+  // Members come in line order, so the corpus's precede the input's; the
+  // corpus's own repeats were accepted when it was indexed.
+  if (first == nullptr || doc < input.corpus_lines) {
     ids_.emplace_back(doc, std::string(id));
     return Status::OK();
   }
-  Status s = Status::AlreadyExists("document " + std::string(id) + " already exists")
-                 .WithContext(input.Where(doc));
+  std::string what = "document " + std::string(id) + " already exists";
+  if (*first < input.corpus_lines) what += " in the corpus (" + input.Where(*first) + ")";
+  Status s = Status::AlreadyExists(what).WithContext(input.Where(doc));
   if (!in_.skip_invalid) {
     errors_->Record(doc, std::move(s));
     return Status::OK();

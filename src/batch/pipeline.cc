@@ -58,7 +58,7 @@ void LearnChunk(const BatchSignature& sig, const Chunk& c, SignatureScratch* scr
     const std::string_view text(p + pos, end - pos);
     const size_t readable = c.buf.size() - pos;
     pos = end + 1;
-    if (IsBlankLine(text) || !parser->Parse(text, readable, lineno, &rec).ok()) continue;
+    if (IsBlankLine(text) || !parser->Parse(text, readable, {{}, lineno}, &rec).ok()) continue;
     (void)sig.Learn(rec.text, scratch);
   }
 }
@@ -95,8 +95,12 @@ Result<std::unique_ptr<BatchRun>> OpenRun(const std::vector<std::string>& names,
   if (!options.against.empty()) NEARDUP_RETURN_IF_ERROR(OpenIndex(&r));
   if (stdin_input) r.monitor->Phase(BatchPhase::kSpool, 0);
   NEARDUP_ASSIGN_OR_RETURN(auto inputs, OpenInputs(names, r.tmp.get()));
+  // Several files: records without an id are named FILE:LINE (against an
+  // index, the corpus is one more file).
+  const bool several = r.input.files.size() + inputs.size() > 1;
   for (auto& f : inputs) {
     r.input.bytes += f.size;
+    if (several) f.id_file = f.name;
     r.input.files.push_back(std::move(f));
   }
   r.stats.input_bytes = r.input.bytes;
@@ -116,7 +120,10 @@ Status LearnPhase(BatchRun* run) {
     pool.emplace_back([&] {
       auto scratch = run->sig->NewScratch();
       RecordParser parser(run->input.fields);
-      while (auto c = work.Pop()) LearnChunk(*run->sig, **c, scratch.get(), &parser);
+      while (auto c = work.Pop()) {
+        LearnChunk(*run->sig, **c, scratch.get(), &parser);
+        run->monitor->AddDone((*c)->size);  // work done, not bytes read ahead
+      }
     });
   }
   Status status;
@@ -129,7 +136,6 @@ Status LearnPhase(BatchRun* run) {
     }
     if (!*more) break;
     work.Push(std::move(c));
-    run->monitor->Done(reader.bytes_read());
     run->monitor->Tick();
   }
   work.Close();

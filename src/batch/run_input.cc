@@ -10,6 +10,10 @@ std::string RunInput::Where(uint64_t line) const {
   return files[f].name + ":" + std::to_string(line - files[f].first_line + 1);
 }
 
+RecordPlace RunInput::Place(uint64_t line, uint64_t line_in_file) const {
+  return {files[store.FileOf(line)].id_file, line_in_file};
+}
+
 Status RunInput::Parse(uint64_t line, RecordParser* parser, ParsedRecord* out, bool in_order,
                        TextStore::Line* raw) const {
   TextStore::Line l;
@@ -24,13 +28,13 @@ Status RunInput::Parse(uint64_t line, RecordParser* parser, ParsedRecord* out, b
 
 Status RunInput::ParseLine(uint64_t line, const TextStore::Line& l, RecordParser* parser,
                            ParsedRecord* out) const {
-  Status s = parser->Parse(l.text, l.readable, l.line_in_file, out);
+  Status s = parser->Parse(l.text, l.readable, Place(line, l.line_in_file), out);
   return s.ok() ? s : s.WithContext(Where(line));
 }
 
 Status RunInput::ParseId(uint64_t line, RecordParser* parser, std::string_view* id) const {
   const TextStore::Line l = store.Get(line);
-  Status s = parser->ParseId(l.text, l.readable, l.line_in_file, id);
+  Status s = parser->ParseId(l.text, l.readable, Place(line, l.line_in_file), id);
   return s.ok() ? s : s.WithContext(Where(line));
 }
 

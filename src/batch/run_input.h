@@ -37,6 +37,8 @@ struct RunInput {
   Status OpenStore() { return store.Open(&files, lines.get()); }
   // "file:line" of a line id.
   std::string Where(uint64_t line) const;
+  // What names line `line` (its file's line `line_in_file`) without an id.
+  RecordPlace Place(uint64_t line, uint64_t line_in_file) const;
   // The record of a line, read into parser->line_buffer() and parsed.
   // `in_order`: the caller reads lines in increasing order (the mapped
   // input is cheaper then; random reads use pread). `raw`, when given,

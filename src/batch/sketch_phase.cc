@@ -57,7 +57,6 @@ Status SketchPhase::Run(KeyRuns* keys, SketchCounts* counts) {
   }
   while (running.load() > 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    env_.monitor->Done(reader_->bytes_read());
     env_.monitor->Tick();
   }
   for (auto& t : pool) t.join();
@@ -104,6 +103,8 @@ void SketchPhase::Work(Worker* w) {
   w->buf.set_limit(KeyLimit() + 1);
   while (auto c = work_q_.Pop()) {
     if ((*c)->first_line <= errors_->stop_line()) Process(w, **c);
+    // Progress is work done: bytes sketched, not bytes read ahead.
+    env_.monitor->AddDone((*c)->size);
     free_q_.Push(*c);
   }
   // Sort what is left here, in parallel; Run() decides where it goes.
@@ -152,7 +153,7 @@ bool SketchPhase::Sketch(Worker* w, std::string_view text, size_t readable, uint
   LineTable& lines = *in_.input->lines;
   KeySink sink(w->keys.data(), w->keys.size());
   ParsedRecord rec;
-  Status s = w->parser->Parse(text, readable, lineno, &rec);
+  Status s = w->parser->Parse(text, readable, {f.id_file, lineno}, &rec);
   if (s.ok()) s = env_.sig->Keys(rec.text, w->scratch.get(), &sink);
   if (!s.ok()) {
     s = s.WithContext(f.name + ":" + std::to_string(lineno));
