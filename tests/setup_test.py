@@ -54,7 +54,7 @@ def test_configure_without_test_packages():
                                  capture_output=True, text=True, check=True).stdout
         assert "neardup_cli" in targets and "neardup_server" in targets, targets
         for absent in ("base_test", "server_api_test", "foundation_bench", "neardup_python",
-                       "neardup_distributed"):
+                       "neardup_mpi"):
             assert absent not in targets, absent
         p = configure(tree, "-DNEARDUP_TESTS=ON", *hidden)
         assert p.returncode != 0 and "GTest" in p.stderr, p.stdout + p.stderr
