@@ -8,6 +8,7 @@
 #include <random>
 
 #include "bench_corpus.h"
+#include "engine/pipeline.h"
 #include "features/char_ngram.h"
 #include "index/lsh_index.h"
 #include "normalize/normalizer.h"
@@ -61,10 +62,14 @@ sketch::MinHashOptions Options(int64_t variant, int num_perm) {
   sketch::MinHashOptions o{.num_perm = num_perm};
   if (variant == 1) o.family = MinHashFamily::kMersenne61;
   if (variant == 2) o.scheme = MinHashScheme::kOnePermutation;
+  if (variant == 3) o.scheme = MinHashScheme::kCirculant;
   return o;
 }
 const char* VariantName(int64_t v) {
-  return v == 0 ? "multiply-shift" : v == 1 ? "mersenne61" : "one-permutation";
+  return v == 0   ? "multiply-shift"
+         : v == 1 ? "mersenne61"
+         : v == 2 ? "one-permutation"
+                  : "c-minhash";
 }
 
 void SketchOnly(benchmark::State& state, const Corpus& c) {
@@ -81,11 +86,12 @@ void SketchOnly(benchmark::State& state, const Corpus& c) {
 }
 void BM_MinHashSketchOnlyChinese(benchmark::State& s) { SketchOnly(s, Chinese()); }
 void BM_MinHashSketchOnlyEnglish(benchmark::State& s) { SketchOnly(s, English()); }
-BENCHMARK(BM_MinHashSketchOnlyChinese)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MinHashSketchOnlyEnglish)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MinHashSketchOnlyChinese)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MinHashSketchOnlyEnglish)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
-// The multiply-shift kernels this CPU supports, P=128, Chinese shingles.
-void BM_MinHashKernelChinese(benchmark::State& state) {
+// The kernels this CPU supports, P=128, Chinese shingles: multiply-shift
+// permutations, then C-MinHash.
+void KernelChinese(benchmark::State& state, MinHashScheme scheme) {
   const Corpus& c = Chinese();
   const auto kernels = sketch::MinHasher::Kernels();
   if (static_cast<size_t>(state.range(0)) >= kernels.size()) {
@@ -93,7 +99,7 @@ void BM_MinHashKernelChinese(benchmark::State& state) {
     return;
   }
   const std::string_view kernel = kernels[state.range(0)];
-  auto h = sketch::MinHasher::Create({.num_perm = 128}).value();
+  auto h = sketch::MinHasher::Create({.num_perm = 128, .scheme = scheme}).value();
   std::vector<uint32_t> sig(128);
   for (auto _ : state) {
     for (const auto& s : c.shingles) (void)h.SketchWithKernel(kernel, s, sig);
@@ -102,7 +108,12 @@ void BM_MinHashKernelChinese(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * c.bytes);
   state.SetLabel(std::string(kernel));
 }
+void BM_MinHashKernelChinese(benchmark::State& s) {
+  KernelChinese(s, MinHashScheme::kPermutations);
+}
+void BM_CMinHashKernelChinese(benchmark::State& s) { KernelChinese(s, MinHashScheme::kCirculant); }
 BENCHMARK(BM_MinHashKernelChinese)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CMinHashKernelChinese)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 
 // Sketch only, by number of permutations.
 void BM_MinHashSketchOnlyChineseByP(benchmark::State& state) {
@@ -146,8 +157,8 @@ void EndToEnd(benchmark::State& state, const Corpus& c) {
 }
 void BM_MinHashEndToEndChinese(benchmark::State& s) { EndToEnd(s, Chinese()); }
 void BM_MinHashEndToEndEnglish(benchmark::State& s) { EndToEnd(s, English()); }
-BENCHMARK(BM_MinHashEndToEndChinese)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MinHashEndToEndEnglish)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MinHashEndToEndChinese)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MinHashEndToEndEnglish)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 
 // Normalize + extract only: the part of end to end that is not MinHash.
 void BM_NormalizeAndExtract5gramChinese(benchmark::State& state) {
@@ -167,6 +178,47 @@ void BM_NormalizeAndExtract5gramChinese(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * c.bytes);
 }
 BENCHMARK(BM_NormalizeAndExtract5gramChinese)->Unit(benchmark::kMillisecond);
+
+// The default pipeline's per-document sketch cost, as batch dedup's sketch
+// phase and the engine pay it: normalization (NFKC casefold, Taiwan T2S,
+// punctuation), script:3,2 shingles sorted and deduplicated, and the MinHash
+// signature of the scheme (0 permutations, 2 one-permutation, 3 C-MinHash).
+// Tang poems are Traditional Chinese: every document goes through T2S.
+void DefaultPipeline(benchmark::State& state, const Corpus& c) {
+  EngineOptions o;
+  auto p = engine::Pipeline::Create(o, false, true).value();
+  auto h = sketch::MinHasher::Create(Options(state.range(0), 128)).value();
+  engine::Processed doc;
+  std::vector<uint32_t> sig(128);
+  for (auto _ : state) {
+    for (const auto& d : c.raw) {
+      (void)p->Process(d, &doc);
+      h.Sketch(doc.shingles, sig);
+    }
+    benchmark::DoNotOptimize(sig.data());
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+  state.SetLabel(VariantName(state.range(0)));
+}
+void BM_DefaultPipelineChinese(benchmark::State& s) { DefaultPipeline(s, Chinese()); }
+void BM_DefaultPipelineEnglish(benchmark::State& s) { DefaultPipeline(s, English()); }
+BENCHMARK(BM_DefaultPipelineChinese)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DefaultPipelineEnglish)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
+
+// The default pipeline's normalization alone (Arg 1: with T2S; 0: without).
+void BM_DefaultNormalizeChinese(benchmark::State& state) {
+  const Corpus& c = Chinese();
+  EngineOptions o;
+  if (state.range(0) == 0) o.normalize.t2s = T2S::kOff;
+  auto p = engine::Pipeline::Create(o, false, true).value();
+  std::string norm;
+  for (auto _ : state) {
+    for (const auto& d : c.raw) (void)p->Normalize(d, &norm);
+    benchmark::DoNotOptimize(norm.data());
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+BENCHMARK(BM_DefaultNormalizeChinese)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_SuperShingleChinese(benchmark::State& state) {
   const Corpus& c = Chinese();

@@ -149,6 +149,14 @@ def test_index_build_and_against():
         # Another pipeline, a changed corpus, not an index: clear errors.
         p = run(["dedup", "--against", idx, new, "-q", "--profile", "qbank"], code=1)
         assert "another pipeline" in p.stderr, p.stderr
+        # An index of the MinHash scheme before one-permutation hashing became
+        # the default: the error names the option that opens it.
+        perm = ["--minhash-scheme", "permutations"]
+        idx_perm = idx + "-permutations"
+        run(["index", "build", old, "-o", idx_perm, "-q"] + perm)
+        p = run(["dedup", "--against", idx_perm, new, "-q"], code=1)
+        assert "--minhash-scheme permutations" in p.stderr, p.stderr
+        run(["dedup", "--against", idx_perm, new, "-q"] + perm)
         os.utime(old, ns=(1, 1))
         p = run(["dedup", "--against", idx, new, "-q", "--profile", "simhash"], code=1)
         assert "changed since" in p.stderr and old in p.stderr, p.stderr

@@ -48,6 +48,10 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
                 "SimHash: Hamming distance (0-32) within which fingerprints are candidates "
                 "[default: from the threshold, 1-k/64]");
   g->add_option("--num-perm", f->num_perm, "MinHash permutations [128]");
+  g->add_option("--minhash-scheme", f->minhash_scheme,
+                "How the MinHash signature is computed: permutations (P independent), oph (one "
+                "permutation, densified bins), cminhash (two permutations, circulant) "
+                "[profile default]");
   g->add_option("--bands", f->bands, "MinHash LSH bands [chosen from the threshold]");
   g->add_option("--rows", f->rows, "MinHash LSH rows per band [chosen from the threshold]");
   g->add_option("--candidate-threshold,--minhash-threshold", f->candidate_threshold,
@@ -113,6 +117,9 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
     ApplyVerifySpec(v, &o);  // KIND:T sets the threshold, over -t
   }
   if (f.num_perm) o.minhash.num_perm = *f.num_perm;
+  if (f.minhash_scheme) {
+    NEARDUP_ASSIGN_OR_RETURN(o.minhash.scheme, ParseMinHashScheme(*f.minhash_scheme));
+  }
   if (f.bands) o.minhash.bands = *f.bands;
   if (f.rows) o.minhash.rows = *f.rows;
   if (f.candidate_threshold) o.minhash.candidate_threshold = *f.candidate_threshold;

@@ -37,6 +37,7 @@ struct PipelineFlags {
   std::optional<std::string> verify;    // kind[:threshold][,ngram=N][,word_ngram=N][,other=X]
   std::optional<int> max_distance;      // simhash k
   std::optional<int> num_perm;
+  std::optional<std::string> minhash_scheme;
   std::optional<int> bands, rows;
   std::optional<double> candidate_threshold;
   std::optional<int> short_chars;

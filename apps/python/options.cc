@@ -76,6 +76,7 @@ const std::map<std::string, Setter>& Setters() {
          o.signals = Parsed(ParseSignals(ListText(v, "signals")), "signals");
        }},
       ND_INT("num_perm", minhash.num_perm),
+      ND_PARSE("minhash_scheme", minhash.scheme, ParseMinHashScheme),
       ND_INT("bands", minhash.bands),
       ND_INT("rows", minhash.rows),
       ND_FLOAT("candidate_threshold", minhash.candidate_threshold),

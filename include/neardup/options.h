@@ -109,8 +109,19 @@ struct SimHashOptions {
   int index_max_distance = -1;  // largest k a query may ask; -1 = max_distance
 };
 
+// How the MinHash signature of P positions is computed (docs/algorithms.md).
+enum class MinHashScheme {
+  kPermutations,    // P independent multiply-shift permutations: O(n P)
+  kOnePermutation,  // one permutation into P bins, optimal densification: O(n + P)
+  kCirculant,       // C-MinHash: two permutations, P circulant shifts: O(n P)
+};
+
 struct MinHashOptions {
   int num_perm = 128;  // P
+  // One permutation: 10x faster than P permutations with the same
+  // leaderboard (docs/quality.md). Stores written before the scheme was
+  // recorded used kPermutations and open only with it.
+  MinHashScheme scheme = MinHashScheme::kOnePermutation;
   // LSH banding: bands x rows <= P. 0 and 0 choose them for
   // `candidate_threshold` (minimizing false-negative and false-positive areas).
   int bands = 0;
@@ -206,6 +217,7 @@ std::string_view Name(ShingleKind v);
 std::string_view Name(SignalKind v);
 std::string_view Name(VerifyKind v);
 std::string_view Name(KeepPolicy v);
+std::string_view Name(MinHashScheme v);
 Result<T2S> ParseT2S(std::string_view s);
 Result<FeatureKind> ParseFeatureKind(std::string_view s);
 Result<Weights> ParseWeights(std::string_view s);
@@ -213,6 +225,7 @@ Result<IdfSource> ParseIdfSource(std::string_view s);
 Result<SignalKind> ParseSignalKind(std::string_view s);
 Result<VerifyKind> ParseVerifyKind(std::string_view s);
 Result<KeepPolicy> ParseKeepPolicy(std::string_view s);
+Result<MinHashScheme> ParseMinHashScheme(std::string_view s);
 // "exact,minhash": a comma-separated list without repeats.
 Result<std::vector<SignalKind>> ParseSignals(std::string_view list);
 // "script:3", "char:5", "word:2"; for script, "script:3,2" sets both sizes.

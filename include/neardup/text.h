@@ -45,11 +45,11 @@ class TextPipeline {
   // the pipeline has them, else XXH3-64 of the normalized text).
   Result<uint64_t> Fingerprint(std::string_view text) const;
   // The MinHash signature of the text's shingle set, as the engine's minhash
-  // signal computes it: minhash.num_perm 32-bit values (multiply-shift
-  // permutations, seed 1; docs/algorithms.md). The fraction of equal
-  // positions of two signatures estimates the Jaccard similarity of the
-  // shingle sets. A text without shingles gives 0xFFFFFFFF everywhere.
-  // O(shingles x num_perm).
+  // signal computes it: minhash.num_perm 32-bit values (minhash.scheme,
+  // seed 1; docs/algorithms.md). The fraction of equal positions of two
+  // signatures estimates the Jaccard similarity of the shingle sets. A text
+  // without shingles gives 0xFFFFFFFF everywhere. O(shingles + num_perm)
+  // for one permutation, O(shingles x num_perm) for the others.
   Status MinHash(std::string_view text, std::vector<uint32_t>* out) const;
 
  private:

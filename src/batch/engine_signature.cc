@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/status_macros.h"
+#include "engine/identity.h"
 #include "engine/pipeline.h"
 #include "engine/signals.h"
 #include "signal/signal.h"
@@ -173,6 +174,10 @@ double EngineSignature::threshold() const {
 }
 
 std::string EngineSignature::identity() const { return PipelineIdentity(impl_->options); }
+
+std::string EngineSignature::IdentityHint(std::string_view recorded) const {
+  return engine::SchemeHint(recorded, impl_->options);
+}
 
 bool EngineSignature::wants_learning() const {
   return impl_->learn_first && impl_->pipeline->learned_idf() != nullptr;

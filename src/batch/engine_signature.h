@@ -46,6 +46,7 @@ class EngineSignature : public BatchSignature {
                                     SignatureScratch* scratch) const override;
   double threshold() const override;
   std::string identity() const override;
+  std::string IdentityHint(std::string_view recorded) const override;
   Result<PairEvidence> Explain(const DocText& a, const DocText& b,
                                SignatureScratch* scratch) const override;
   bool wants_learning() const override;

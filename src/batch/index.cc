@@ -214,7 +214,7 @@ Result<IndexInfo> ReadIndexJson(const std::string& dir, const batch::BatchSignat
         dir +
         ": the index was built with another pipeline; use the same options as `neardup "
         "index build` (index: " +
-        std::string(identity) + "; now: " + sig.identity() + ")");
+        std::string(identity) + "; now: " + sig.identity() + ")." + sig.IdentityHint(identity));
   }
   IndexInfo info;
   simdjson::dom::array file_list;

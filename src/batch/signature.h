@@ -134,6 +134,9 @@ class BatchSignature {
   // Every option that changes keys or similarities, as one line; stored in
   // on-disk indexes, which refuse to mix signatures.
   virtual std::string identity() const = 0;
+  // A sentence on how to open an index whose recorded identity differs from
+  // identity(), when the signature knows one; "" by default.
+  virtual std::string IdentityHint(std::string_view /*recorded*/) const { return ""; }
 
   // Evidence of a pair: by default the first space in which both have a key
   // in common (Keys() recomputed), estimate = shared / max keys of that space.

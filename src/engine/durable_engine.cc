@@ -12,6 +12,7 @@
 #include "engine/durable_access.h"
 #include "engine/durable_impl.h"
 #include "engine/engine_impl.h"
+#include "engine/identity.h"
 
 namespace neardup {
 
@@ -30,9 +31,9 @@ Status CheckStoreOptions(const store::DocStore& st, const EngineOptions& o, bool
   *record = false;
   if (have.ok()) {
     if (*have != want) {
-      return Status::FailedPrecondition("the store was written by the pipeline '" + *have +
-                                        "' but this engine has '" + want +
-                                        "'; open it with the same profile and options");
+      return Status::FailedPrecondition(
+          "the store was written by the pipeline '" + *have + "' but this engine has '" + want +
+          "'; open it with the same profile and options." + engine::SchemeHint(*have, o));
     }
     return Status::OK();
   }

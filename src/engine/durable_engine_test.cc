@@ -293,6 +293,53 @@ TEST(DurableEngineTest, StoreWrittenWithAnotherPipelineIsRefused) {
   EXPECT_TRUE(DurableEngine::Open(Opts(dir.str())).ok());
 }
 
+// Stores written before the MinHash scheme was recorded used independent
+// permutations, and their identity does not name a scheme: they open with
+// --minhash-scheme permutations, keep finding near-duplicates (old and new
+// sketches agree), and the one-permutation default refuses them with a
+// message naming the option.
+TEST(DurableEngineTest, StoreOfAnotherMinHashSchemeIsRefusedWithTheOptionToOpenIt) {
+  TempDir dir;
+  std::mt19937 rng(11);
+  const std::string story = Story(rng, 300);
+  auto old = Opts(dir.str());
+  old.engine.minhash.scheme = MinHashScheme::kPermutations;
+  EXPECT_EQ(PipelineIdentity(old.engine).find("permutations"), std::string::npos);
+  EXPECT_NE(PipelineIdentity(Opts(dir.str()).engine).find(":oph"), std::string::npos);
+  {
+    auto d = OpenOrDie(old);
+    ASSERT_TRUE(d->Add({"a", story, 1000, ""}, OnConflict::kError).ok());
+  }
+  auto refused = DurableEngine::Open(Opts(dir.str()));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("--minhash-scheme permutations"), std::string::npos)
+      << refused.status().ToString();
+  {
+    auto d = OpenOrDie(old);
+    auto r = d->Add({"b", Edit(rng, story, 4), 2000, ""}, OnConflict::kError);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(r->add.duplicate);
+    EXPECT_EQ(r->add.cluster, "a");
+  }
+  // And the other way round: a one-permutation store names "oph".
+  TempDir dir2;
+  { auto d = OpenOrDie(Opts(dir2.str())); }
+  auto o = Opts(dir2.str());
+  o.engine.minhash.scheme = MinHashScheme::kCirculant;
+  auto other = DurableEngine::Open(o);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("--minhash-scheme oph"), std::string::npos)
+      << other.status().ToString();
+  // A pipeline without MinHash does not depend on the scheme.
+  TempDir dir3;
+  auto sim = Opts(dir3.str());
+  sim.engine.signals = {SignalKind::kSimHash};
+  { auto d = OpenOrDie(sim); }
+  sim.engine.minhash.scheme = MinHashScheme::kPermutations;
+  EXPECT_TRUE(DurableEngine::Open(sim).ok());
+}
+
 // A store already open (its lock held) is an error, not a crash of the
 // half-opened engine.
 TEST(DurableEngineTest, StoreOpenTwiceIsAnError) {

@@ -106,7 +106,7 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
     x.edit_similarity = verify::LevenshteinSimilarity(ca, cb);
   }
   NEARDUP_ASSIGN_OR_RETURN(auto hasher,
-                           sketch::MinHasher::Create({.num_perm = m.options.minhash.num_perm}));
+                           sketch::MinHasher::Create(engine::ToMinHashOptions(m.options)));
   const auto sig_a = hasher.Sketch(ha), sig_b = hasher.Sketch(hb);
   x.minhash_estimate = sketch::EstimateJaccard(sig_a, sig_b);
   NEARDUP_ASSIGN_OR_RETURN(sketch::LshParams lsh, engine::ResolveLsh(m.options));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // PipelineIdentity: what a durable store records of the pipeline that wrote
 // it, and the system clock.
+#include "engine/identity.h"
+
 #include <xxhash.h>
 
 #include <algorithm>
@@ -70,8 +72,17 @@ std::string PipelineIdentity(const EngineOptions& o) {
     add("weights", std::string(Name(o.features.weights)) + "/" + std::string(Name(o.features.idf)));
     add("k", std::to_string(o.SimHashDistance()));
   }
+  // The MinHash scheme is named unless it is the permutations every store
+  // before it used (or no signal sketches with MinHash), so those stores keep
+  // their identity; SchemeHint() explains a mismatch in the scheme alone.
+  std::string scheme;
+  if (std::find(o.signals.begin(), o.signals.end(), SignalKind::kMinHash) != o.signals.end() &&
+      o.minhash.scheme != MinHashScheme::kPermutations) {
+    scheme = ":" + std::string(Name(o.minhash.scheme));
+  }
   add("minhash", std::to_string(o.minhash.num_perm) + ":" + std::to_string(o.minhash.bands) + "x" +
-                     std::to_string(o.minhash.rows) + "@" + fmt(o.minhash.candidate_threshold));
+                     std::to_string(o.minhash.rows) + "@" + fmt(o.minhash.candidate_threshold) +
+                     scheme);
   add("verify", std::string(Name(o.verify.kind)) + ":" + std::to_string(o.verify.short_chars) +
                     ":" + fmt(o.verify.edit_weight));
   // Band keys salted with the exact part of a question (engine/pipeline.h).
@@ -96,4 +107,24 @@ std::string PipelineIdentity(const EngineOptions& o) {
   return s;
 }
 
+namespace engine {
+
+std::string SchemeHint(std::string_view recorded, const EngineOptions& o) {
+  for (MinHashScheme scheme :
+       {MinHashScheme::kPermutations, MinHashScheme::kOnePermutation, MinHashScheme::kCirculant}) {
+    if (scheme == o.minhash.scheme) continue;
+    EngineOptions other = o;
+    other.minhash.scheme = scheme;
+    if (PipelineIdentity(other) != recorded) continue;
+    const std::string name(Name(scheme));
+    return " It was written with the MinHash scheme '" + name + "'" +
+           (scheme == MinHashScheme::kPermutations
+                ? " (the default before one-permutation hashing became it)"
+                : "") +
+           ": open it with --minhash-scheme " + name + " (Python: minhash_scheme='" + name + "').";
+  }
+  return "";
+}
+
+}  // namespace engine
 }  // namespace neardup

@@ -40,6 +40,10 @@ constexpr NameTable<VerifyKind> kVerify[] = {
 constexpr NameTable<KeepPolicy> kKeep[] = {{KeepPolicy::kFirst, "first"},
                                            {KeepPolicy::kSmallestId, "smallest-id"},
                                            {KeepPolicy::kLongest, "longest"}};
+constexpr NameTable<MinHashScheme> kMinHashSchemes[] = {
+    {MinHashScheme::kPermutations, "permutations"},
+    {MinHashScheme::kOnePermutation, "oph"},
+    {MinHashScheme::kCirculant, "cminhash"}};
 
 template <typename E, size_t N>
 std::string_view NameOf(const NameTable<E> (&table)[N], E v) {
@@ -112,6 +116,10 @@ std::string_view Name(ShingleKind v) { return NameOf(kShingles, v); }
 std::string_view Name(SignalKind v) { return signal::SignalName(v); }
 std::string_view Name(VerifyKind v) { return NameOf(kVerify, v); }
 std::string_view Name(KeepPolicy v) { return NameOf(kKeep, v); }
+std::string_view Name(MinHashScheme v) { return NameOf(kMinHashSchemes, v); }
+Result<MinHashScheme> ParseMinHashScheme(std::string_view s) {
+  return ParseName(kMinHashSchemes, s, "minhash scheme");
+}
 Result<KeepPolicy> ParseKeepPolicy(std::string_view s) {
   return ParseName(kKeep, s, "keep policy");
 }

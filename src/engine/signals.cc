@@ -36,6 +36,14 @@ verify::VerifierSpec::Kind ToVerifierKind(VerifyKind k) {
 
 }  // namespace
 
+sketch::MinHashOptions ToMinHashOptions(const EngineOptions& o) {
+  using S = sketch::MinHashScheme;
+  const S scheme = o.minhash.scheme == MinHashScheme::kOnePermutation ? S::kOnePermutation
+                   : o.minhash.scheme == MinHashScheme::kCirculant    ? S::kCirculant
+                                                                      : S::kPermutations;
+  return {.num_perm = o.minhash.num_perm, .scheme = scheme};
+}
+
 Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o) {
   signal::SignalOptions so;
   so.simhash_max_distance = o.SimHashDistance();
@@ -44,6 +52,7 @@ Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o) {
     return Status::InvalidArgument("simhash k must be at most 32");
   }
   so.minhash_num_perm = o.minhash.num_perm;
+  so.minhash_scheme = ToMinHashOptions(o).scheme;
   if (Has(o, SignalKind::kMinHash)) {
     NEARDUP_ASSIGN_OR_RETURN(so.minhash_lsh, ResolveLsh(o));
     if (o.minhash.min_shared_bands < 1 || o.minhash.min_shared_bands > so.minhash_lsh.bands) {

@@ -12,6 +12,7 @@
 #include "neardup/options.h"
 #include "signal/signal_set.h"
 #include "sketch/lsh.h"
+#include "sketch/minhash.h"
 #include "verify/verifier.h"
 
 namespace neardup::engine {
@@ -36,6 +37,9 @@ Status CheckSignalOptions(const EngineOptions& o);
 // selected), SpotSig stop words, the I-Match lexicon (loaded when selected).
 // Errors: InvalidArgument; NotFound / IOError for data files.
 Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o);
+
+// The sketch module's MinHash options for `o` (P and the scheme; seed 1).
+sketch::MinHashOptions ToMinHashOptions(const EngineOptions& o);
 
 // The verifier of the options, or null for VerifyKind::kNone.
 // Errors: InvalidArgument.

@@ -21,7 +21,7 @@ Result<std::unique_ptr<TextPipeline>> TextPipeline::Create(const EngineOptions& 
   const engine::PipelineNeeds needs = engine::NeedsOf(options);
   NEARDUP_ASSIGN_OR_RETURN(auto p, engine::Pipeline::Create(options, needs.features, true));
   NEARDUP_ASSIGN_OR_RETURN(sketch::MinHasher h,
-                           sketch::MinHasher::Create({.num_perm = options.minhash.num_perm}));
+                           sketch::MinHasher::Create(engine::ToMinHashOptions(options)));
   return std::unique_ptr<TextPipeline>(
       new TextPipeline(std::move(p), std::make_unique<sketch::MinHasher>(std::move(h))));
 }

@@ -3,17 +3,13 @@
 
 #include <algorithm>
 
+#include "base/hash_sort.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "normalize/char_class.h"
 
 namespace neardup::features {
 namespace {
-
-void SortUnique(std::vector<uint64_t>* v) {
-  std::sort(v->begin(), v->end());
-  v->erase(std::unique(v->begin(), v->end()), v->end());
-}
 
 // Hashes every window of n tokens joined by `sep` (all tokens when fewer),
 // keeping the texts in *strings when it is not null.
@@ -84,7 +80,7 @@ void Shingler::Tokens(std::string_view text, std::vector<std::string_view>* toke
 
 void Shingler::Shingle(std::string_view normalized, std::vector<uint64_t>* out) const {
   Collect(normalized, out, nullptr);
-  SortUnique(out);
+  base::SortUniqueHashes(out);
 }
 
 void Shingler::ShingleWithText(std::string_view normalized,

@@ -10,6 +10,26 @@
 #include "resources/tables.h"
 
 namespace neardup::normalize {
+namespace {
+
+constexpr int kPairBits = 20;  // 128 KiB of filter per stage
+
+inline uint32_t PairSlot(uint32_t c1, uint32_t c2) {
+  return static_cast<uint32_t>(((uint64_t{c1} << 21 | c2) * 0x9E3779B97F4A7C15ULL) >>
+                               (64 - kPairBits));
+}
+
+// The BMP code point of the 1- or 3-byte character at in[pos], or -1.
+inline int32_t BmpAt(std::string_view in, size_t pos) {
+  const auto lead = static_cast<unsigned char>(in[pos]);
+  if (lead < 0x80) return lead;
+  if (lead < 0xE0 || lead >= 0xF0 || pos + 2 >= in.size()) return -1;
+  return static_cast<int32_t>(((lead & 0x0Fu) << 12) |
+                              ((static_cast<unsigned char>(in[pos + 1]) & 0x3Fu) << 6) |
+                              (static_cast<unsigned char>(in[pos + 2]) & 0x3Fu));
+}
+
+}  // namespace
 
 std::string DefaultOpenccDir() { return resources::OpenccDir(); }
 
@@ -59,6 +79,16 @@ Result<T2SFolder::Stage> T2SFolder::LoadStage(const std::vector<std::string>& pa
           return Status::OK();
         }));
   }
+  st.single.assign(0x10000, -1);
+  st.pairs.assign((size_t{1} << kPairBits) / 64, 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::u32string& key = keys[i];
+    if (key.size() == 1 && key[0] < 0x10000) st.single[key[0]] = values[i];
+    if (key.size() > 1) {
+      const uint32_t slot = PairSlot(key[0], key[1]);
+      st.pairs[slot >> 6] |= 1ULL << (slot & 63);
+    }
+  }
   NEARDUP_ASSIGN_OR_RETURN(st.trie, base::CodeTrie::Build(std::move(keys), std::move(values)));
   return st;
 }
@@ -97,16 +127,25 @@ void T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* 
   out->reserve(out->size() + in.size());
   size_t pos = 0, copied = 0;
   while (pos < in.size()) {
-    // Fast path: a BMP character that starts no key stays in the run.
+    // Fast paths for a BMP character: one that starts no key stays in the
+    // run; one that no longer key can match here is replaced, or stays,
+    // without walking the trie.
     const unsigned char lead = static_cast<unsigned char>(in[pos]);
-    if (lead < 0x80 || (lead >= 0xE0 && lead < 0xF0 && pos + 2 < in.size())) {
-      const uint32_t cp = lead < 0x80
-                              ? lead
-                              : ((lead & 0x0Fu) << 12) |
-                                    ((static_cast<unsigned char>(in[pos + 1]) & 0x3Fu) << 6) |
-                                    (static_cast<unsigned char>(in[pos + 2]) & 0x3Fu);
+    if (const int32_t cp = BmpAt(in, pos); cp >= 0) {
+      const size_t next = pos + (lead < 0x80 ? 1 : 3);
       if (!((stage.starts[cp >> 6] >> (cp & 63)) & 1)) {
-        pos += lead < 0x80 ? 1 : 3;
+        pos = next;
+        continue;
+      }
+      const int32_t c2 = next < in.size() ? BmpAt(in, next) : -1;
+      const uint32_t slot = c2 >= 0 ? PairSlot(cp, c2) : 0;
+      if (c2 >= 0 && !((stage.pairs[slot >> 6] >> (slot & 63)) & 1)) {
+        if (const int32_t single = stage.single[cp]; single >= 0) {
+          out->append(in.data() + copied, pos - copied);
+          out->append(replacements_[single]);
+          copied = next;
+        }
+        pos = next;
         continue;
       }
     }

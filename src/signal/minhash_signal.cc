@@ -98,8 +98,9 @@ Result<std::unique_ptr<Signal>> CreateMinHashSignal(const SignalOptions& o) {
                                    std::to_string(p.bands) + " x " + std::to_string(p.rows) +
                                    " for " + std::to_string(o.minhash_num_perm));
   }
-  NEARDUP_ASSIGN_OR_RETURN(sketch::MinHasher h,
-                           sketch::MinHasher::Create({.num_perm = o.minhash_num_perm}));
+  NEARDUP_ASSIGN_OR_RETURN(
+      sketch::MinHasher h,
+      sketch::MinHasher::Create({.num_perm = o.minhash_num_perm, .scheme = o.minhash_scheme}));
   return std::unique_ptr<Signal>(new MinHashSignal(std::move(h), p, o.minhash_min_bands));
 }
 

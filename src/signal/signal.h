@@ -42,6 +42,7 @@
 #include "neardup/status.h"
 #include "sketch/imatch.h"
 #include "sketch/lsh.h"
+#include "sketch/minhash.h"
 
 namespace neardup::signal {
 
@@ -49,6 +50,7 @@ struct SignalOptions {
   int simhash_max_distance = 3;        // k
   int simhash_index_max_distance = 3;  // the largest k a query may ask
   int minhash_num_perm = 128;          // P
+  sketch::MinHashScheme minhash_scheme = sketch::MinHashScheme::kPermutations;
   sketch::LshParams minhash_lsh{16, 8};
   int minhash_min_bands = 1;  // a candidate shares at least this many bands
   int supershingle_min_equal = 2;

@@ -141,6 +141,10 @@ MinHasher::MinHasher(const MinHashOptions& options) : options_(options) {
   padded_ = (p + kLanes - 1) / kLanes * kLanes;
   uint64_t state = options.seed;
   if (options.scheme == MinHashScheme::kOnePermutation) return;
+  if (options.scheme == MinHashScheme::kCirculant) {
+    InitCirculant();
+    return;
+  }
   if (options.family == MinHashFamily::kMultiplyShift) {
     a_lo_.assign(padded_, 0);
     a_hi_.assign(padded_, 0);
@@ -179,6 +183,8 @@ void MinHasher::Sketch(std::span<const uint64_t> shingles, std::span<uint32_t> o
   NEARDUP_CHECK(out.size() == static_cast<size_t>(options_.num_perm));
   if (options_.scheme == MinHashScheme::kOnePermutation) {
     SketchOnePermutation(shingles, out);
+  } else if (options_.scheme == MinHashScheme::kCirculant) {
+    (void)SketchCirculant(shingles, out);  // the best kernel always exists
   } else if (options_.family == MinHashFamily::kMultiplyShift) {
     SketchMultiplyShift(shingles, out);
   } else {
@@ -194,9 +200,14 @@ std::vector<std::string_view> MinHasher::Kernels() {
 
 Status MinHasher::SketchWithKernel(std::string_view kernel, std::span<const uint64_t> shingles,
                                    std::span<uint32_t> out) const {
+  if (options_.scheme == MinHashScheme::kCirculant) {
+    NEARDUP_CHECK(out.size() == static_cast<size_t>(options_.num_perm));
+    return SketchCirculant(shingles, out, kernel);
+  }
   if (options_.scheme != MinHashScheme::kPermutations ||
       options_.family != MinHashFamily::kMultiplyShift) {
-    return Status::FailedPrecondition("kernels exist for multiply-shift permutations only");
+    return Status::FailedPrecondition(
+        "kernels exist for multiply-shift permutations and C-MinHash only");
   }
   for (const auto& k : SupportedKernels()) {
     if (k.name == kernel) {

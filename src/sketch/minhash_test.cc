@@ -69,7 +69,104 @@ TEST(MinHashTest, Mersenne61WithinThreeSigma) {
 TEST(MinHashTest, OnePermutationWithinThreeSigma) {
   CheckThreeSigma({.num_perm = 128, .seed = 9, .scheme = MinHashScheme::kOnePermutation});
 }
+TEST(MinHashTest, CirculantWithinThreeSigma) {
+  CheckThreeSigma({.num_perm = 128, .seed = 13, .scheme = MinHashScheme::kCirculant});
+}
 TEST(MinHashTest, OddPermutationCountWithinThreeSigma) { CheckThreeSigma({.num_perm = 84}); }
+
+// Unbiasedness over the hash functions: for one fixed pair, the mean estimate
+// over many seeds converges to J. Small sets (fewer shingles than positions)
+// exercise one-permutation densification.
+TEST(MinHashTest, EveryFamilyIsUnbiasedOverSeeds) {
+  std::mt19937_64 rng(21);
+  const SetPair small = MakePair(rng, 12, 5), large = MakePair(rng, 300, 90);
+  const MinHashOptions kinds[] = {{.num_perm = 32},
+                                  {.num_perm = 32, .family = MinHashFamily::kMersenne61},
+                                  {.num_perm = 32, .scheme = MinHashScheme::kOnePermutation},
+                                  {.num_perm = 32, .scheme = MinHashScheme::kCirculant}};
+  for (const SetPair* p : {&small, &large}) {
+    for (MinHashOptions o : kinds) {
+      const int kSeeds = 1500;
+      double sum = 0;
+      for (int seed = 1; seed <= kSeeds; ++seed) {
+        o.seed = static_cast<uint64_t>(seed) * 7919;
+        auto h = MinHasher::Create(o);
+        ASSERT_TRUE(h.ok());
+        sum += EstimateJaccard(h->Sketch(p->a), h->Sketch(p->b));
+      }
+      // Each estimate has variance <= J(1-J) (a fraction of P Bernoulli(J)
+      // positions, whatever their correlation); 4 sigma of the mean.
+      const double sd = std::sqrt(p->jaccard * (1 - p->jaccard) / kSeeds);
+      EXPECT_NEAR(sum / kSeeds, p->jaccard, 4 * sd)
+          << "scheme " << static_cast<int>(o.scheme) << " family " << static_cast<int>(o.family)
+          << " J " << p->jaccard;
+    }
+  }
+}
+
+// C-MinHash's variance is no larger than independent permutations' (Li and
+// Li, Theorem 3.3): the mean squared error over many random pairs at J=0.5
+// stays within a small margin of the binomial J(1-J)/P.
+TEST(MinHashTest, CirculantVarianceAtMostBinomial) {
+  auto h = MinHasher::Create({.num_perm = 64, .seed = 5, .scheme = MinHashScheme::kCirculant});
+  ASSERT_TRUE(h.ok());
+  std::mt19937_64 rng(17);
+  const int kPairs = 1500;
+  double sq = 0;
+  for (int t = 0; t < kPairs; ++t) {
+    const SetPair p = MakePair(rng, 200, 100);
+    const double e = EstimateJaccard(h->Sketch(p.a), h->Sketch(p.b)) - p.jaccard;
+    sq += e * e;
+  }
+  // The sample MSE of kPairs estimates has relative sd ~ sqrt(2/kPairs) = 3.7%.
+  EXPECT_LE(sq / kPairs, 1.15 * 0.25 / 64);
+}
+
+// SplitMix64 written out from its definition (Steele, Lea, Flood 2014),
+// the coefficient stream the definition tests replay.
+uint64_t ReferenceSplitMix(uint64_t* state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+TEST(MinHashTest, CirculantMatchesItsDefinition) {
+  // sigma(x) = lo32(Mix64(x ^ s1)); pi(y) = fmix32(m*y + c); h_k = min pi(sigma(x) + k).
+  auto hasher = MinHasher::Create({.num_perm = 40, .seed = 3, .scheme = MinHashScheme::kCirculant});
+  ASSERT_TRUE(hasher.ok());
+  std::mt19937_64 rng(4);
+  std::vector<uint64_t> set(300);
+  for (auto& v : set) v = rng();
+  const auto sig = hasher->Sketch(set);
+  uint64_t state = 3;
+  auto splitmix = [&]() { return ReferenceSplitMix(&state); };
+  auto mix64 = [](uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xFF51AFD7ED558CCDULL;
+    k ^= k >> 33;
+    k *= 0xC4CEB9FE1A85EC53ULL;
+    return k ^ (k >> 33);
+  };
+  auto fmix32 = [](uint32_t h) {
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    return h ^ (h >> 16);
+  };
+  const uint64_t s1 = splitmix();
+  const uint32_t m = static_cast<uint32_t>(splitmix()) | 1u;
+  const auto c = static_cast<uint32_t>(splitmix());
+  for (uint32_t k = 0; k < 40; ++k) {
+    uint32_t best = 0xFFFFFFFFu;
+    for (uint64_t x : set) {
+      const auto sigma = static_cast<uint32_t>(mix64(x ^ s1));
+      best = std::min(best, fmix32(m * (sigma + k) + c));
+    }
+    EXPECT_EQ(sig[k], best) << "position " << k;
+  }
+}
 
 TEST(MinHashTest, MatchesDefinitionOfMultiplyShift) {
   // Recompute the family from its definition with the same coefficient stream.
@@ -80,12 +177,7 @@ TEST(MinHashTest, MatchesDefinitionOfMultiplyShift) {
   for (auto& v : set) v = rng();
   const auto sig = hasher->Sketch(set);
   uint64_t state = 3;
-  auto splitmix = [&]() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  };
+  auto splitmix = [&]() { return ReferenceSplitMix(&state); };
   for (int i = 0; i < 40; ++i) {
     const uint64_t a = splitmix(), b = splitmix();
     uint32_t best = 0xFFFFFFFFu;
@@ -97,13 +189,16 @@ TEST(MinHashTest, MatchesDefinitionOfMultiplyShift) {
   }
 }
 
-TEST(MinHashTest, EveryKernelGivesTheSameSignature) {
+class MinHashKernelTest : public ::testing::TestWithParam<MinHashScheme> {};
+
+TEST_P(MinHashKernelTest, EveryKernelGivesTheSameSignature) {
   const auto kernels = MinHasher::Kernels();
   ASSERT_FALSE(kernels.empty());
   EXPECT_EQ(kernels.back(), "generic");
   std::mt19937_64 rng(8);
   for (int p : {1, 31, 84, 128, 200}) {
-    auto hasher = MinHasher::Create({.num_perm = p, .seed = static_cast<uint64_t>(p)});
+    auto hasher =
+        MinHasher::Create({.num_perm = p, .seed = static_cast<uint64_t>(p), .scheme = GetParam()});
     ASSERT_TRUE(hasher.ok());
     for (size_t n : {0u, 1u, 7u, 511u, 512u, 513u, 3000u}) {
       std::vector<uint64_t> set(n);
@@ -116,13 +211,23 @@ TEST(MinHashTest, EveryKernelGivesTheSameSignature) {
       }
     }
   }
-  auto hasher = MinHasher::Create({.num_perm = 8});
+  auto hasher = MinHasher::Create({.num_perm = 8, .scheme = GetParam()});
   std::vector<uint32_t> out(8);
   EXPECT_TRUE(hasher->SketchWithKernel("quantum", {}, out).IsNotFound());
 }
+INSTANTIATE_TEST_SUITE_P(Schemes, MinHashKernelTest,
+                         ::testing::Values(MinHashScheme::kPermutations,
+                                           MinHashScheme::kCirculant));
+
+TEST(MinHashTest, OnePermutationHasNoKernels) {
+  auto hasher = MinHasher::Create({.num_perm = 8, .scheme = MinHashScheme::kOnePermutation});
+  std::vector<uint32_t> out(8);
+  EXPECT_EQ(hasher->SketchWithKernel("generic", {}, out).code(), StatusCode::kFailedPrecondition);
+}
 
 TEST(MinHashTest, DuplicatesAndOrderDoNotMatter) {
-  for (auto scheme : {MinHashScheme::kPermutations, MinHashScheme::kOnePermutation}) {
+  for (auto scheme :
+       {MinHashScheme::kPermutations, MinHashScheme::kOnePermutation, MinHashScheme::kCirculant}) {
     auto hasher = MinHasher::Create({.num_perm = 64, .scheme = scheme});
     ASSERT_TRUE(hasher.ok());
     std::vector<uint64_t> a = {5, 9, 1, 77, 1234567890123ULL};
@@ -132,9 +237,12 @@ TEST(MinHashTest, DuplicatesAndOrderDoNotMatter) {
 }
 
 TEST(MinHashTest, EmptySetAndBadOptions) {
-  auto hasher = MinHasher::Create({.num_perm = 16});
-  ASSERT_TRUE(hasher.ok());
-  EXPECT_EQ(hasher->Sketch({}), std::vector<uint32_t>(16, kEmptyMinHash));
+  for (auto scheme :
+       {MinHashScheme::kPermutations, MinHashScheme::kOnePermutation, MinHashScheme::kCirculant}) {
+    auto hasher = MinHasher::Create({.num_perm = 16, .scheme = scheme});
+    ASSERT_TRUE(hasher.ok());
+    EXPECT_EQ(hasher->Sketch({}), std::vector<uint32_t>(16, kEmptyMinHash));
+  }
   EXPECT_FALSE(MinHasher::Create({.num_perm = 0}).ok());
   EXPECT_FALSE(MinHasher::Create({.num_perm = 5000}).ok());
 }

@@ -4,7 +4,7 @@
 //  - SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
 //    generators", OOPSLA 2014): a seeded stream for coefficients.
 //  - Mix64: the MurmurHash3 fmix64 finalizer, a bijection on 64 bits with full
-//    avalanche.
+//    avalanche; Fmix32, its 32-bit counterpart (C-MinHash's permutation).
 // Both are part of the on-disk format of the sketches that use them.
 #ifndef NEARDUP_SKETCH_MIX_H_
 #define NEARDUP_SKETCH_MIX_H_
@@ -27,6 +27,15 @@ inline uint64_t Mix64(uint64_t k) {
   k *= 0xC4CEB9FE1A85EC53ULL;
   k ^= k >> 33;
   return k;
+}
+
+inline uint32_t Fmix32(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  return h;
 }
 
 }  // namespace neardup::sketch

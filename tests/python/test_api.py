@@ -193,6 +193,12 @@ def test_sketch_functions():
     assert len(sig) == 128 and all(0 <= v < 2 ** 32 for v in sig)
     assert len(neardup.minhash(POEM, num_perm=64)) == 64
     assert neardup.minhash("") == [0xFFFFFFFF] * 128
+    # The default scheme is one permutation; the others stay selectable.
+    assert neardup.minhash(POEM, minhash_scheme="oph") == sig
+    perm = neardup.minhash(POEM, minhash_scheme="permutations")
+    assert len(perm) == 128 and perm != sig != neardup.minhash(POEM, minhash_scheme="cminhash")
+    with pytest.raises(ValueError, match="minhash scheme"):
+        neardup.minhash(POEM, minhash_scheme="five")
     x = neardup.explain(POEM, POEM_TW)
     assert x.duplicate and x.jaccard == 1.0 and x.normalized_a == x.normalized_b
     y = neardup.explain(POEM, POEM[:-6] + "望故乡。")
