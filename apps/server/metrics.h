@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "server/connections.h"
+#include "server/transport.h"
 
 namespace neardup::server {
 
