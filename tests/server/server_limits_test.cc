@@ -4,12 +4,7 @@
 // head and body sizes, authentication before the body, framing (no
 // Content-Length, chunked, pipelining), against a real server process over
 // raw sockets.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -19,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/raw_client.h"
 #include "server/server_process.h"
 
 namespace neardup::testing {
@@ -26,89 +22,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-// A raw client connection to 127.0.0.1:port.
-class Raw {
- public:
-  explicit Raw(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ok_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-  }
-  ~Raw() { close(fd_); }
-  bool ok() const { return ok_; }
-  bool Send(std::string_view s) {
-    return send(fd_, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size());
-  }
-  // Reads until the peer closes or `timeout_ms` passes with nothing new.
-  std::string ReadAll(int timeout_ms = 15000) {
-    std::string out = std::move(pending_);
-    pending_.clear();
-    char buf[4096];
-    pollfd p{fd_, POLLIN, 0};
-    while (poll(&p, 1, timeout_ms) > 0) {
-      const ssize_t n = recv(fd_, buf, sizeof(buf), 0);
-      if (n <= 0) {
-        closed_ = true;
-        break;
-      }
-      out.append(buf, n);
-    }
-    return out;
-  }
-  // Reads one response (head and Content-Length body). Bytes past it (the
-  // next pipelined response, when both came in one read) wait for the next
-  // call.
-  std::string ReadResponse(int timeout_ms = 15000) {
-    std::string out = std::move(pending_);
-    pending_.clear();
-    char buf[4096];
-    pollfd p{fd_, POLLIN, 0};
-    for (;;) {
-      const size_t end = out.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        const size_t cl = out.find("Content-Length: ");
-        const size_t len =
-            cl == std::string::npos || cl > end ? 0 : std::stoul(out.substr(cl + 16));
-        if (out.size() >= end + 4 + len) {
-          pending_ = out.substr(end + 4 + len);
-          out.resize(end + 4 + len);
-          return out;
-        }
-      }
-      if (poll(&p, 1, timeout_ms) <= 0) return out;
-      const ssize_t n = recv(fd_, buf, sizeof(buf), 0);
-      if (n <= 0) {
-        closed_ = true;
-        return out;
-      }
-      out.append(buf, n);
-    }
-  }
-  bool closed() const { return closed_; }
-
- private:
-  int fd_;
-  std::string pending_;  // read past the last response
-  bool ok_ = false;
-  bool closed_ = false;
-};
-
-int StatusOf(const std::string& response) {
-  if (response.size() < 12 || response.compare(0, 9, "HTTP/1.1 ") != 0) return 0;
-  return std::stoi(response.substr(9, 3));
-}
-
-Json BodyOf(const std::string& response) {
-  const size_t end = response.find("\r\n\r\n");
-  if (end == std::string::npos) return Json();
-  return Json::parse(response.substr(end + 4), nullptr, false);
-}
-
-std::string Get(const std::string& path, const std::string& extra = "") {
-  return "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "\r\n";
-}
+using Raw = RawClient;
 
 class LimitsTest : public ::testing::Test {
  protected:
