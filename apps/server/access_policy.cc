@@ -96,6 +96,9 @@ AccessPolicy::AccessPolicy(AccessOptions options) : o_(std::move(options)) {
 
 std::optional<Refusal> AccessPolicy::CheckHost(const Request& head,
                                                const LocalAddress& local) const {
+  size_t hosts = 0;
+  for (const HeaderField& f : head.headers) hosts += EqualsNoCase(f.name, "Host");
+  if (hosts > 1) return Refuse(400, "bad_request", "more than one Host header");
   const std::string_view host = head.Header("Host");
   if (host.empty()) {
     if (head.version >= 11) return Refuse(400, "bad_request", "HTTP/1.1 requests need a Host");

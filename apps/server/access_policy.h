@@ -3,8 +3,9 @@
 // Who may ask what, decided from a request's head alone, before any of its
 // body is read (docs/api.md "Browsers and the network"). In order:
 //
-//   1. Host. HTTP/1.1 needs one (400). Its name (the port is not compared)
-//      must be the address the connection arrived on, `localhost` or a
+//   1. Host. HTTP/1.1 needs one, and no request may carry two (400).
+//      Its name (the port is not compared) must be the address the
+//      connection arrived on, `localhost` or a
 //      loopback address when that address is loopback, or a name given
 //      with --allowed-host ("*" allows any): otherwise 421
 //      `misdirected_request`. This defeats DNS rebinding, where a page of

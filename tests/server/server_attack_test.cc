@@ -199,6 +199,8 @@ TEST_F(AttackTest, CrossSiteWritesAndForeignHostsAreRefused) {
   EXPECT_EQ(StatusOf(r), 421) << r;
   EXPECT_EQ(BodyOf(r)["error"]["code"], "misdirected_request");
   EXPECT_EQ(StatusOf(Once("GET /v1/stats HTTP/1.1\r\n\r\n")), 400);  // HTTP/1.1 needs a Host
+  r = Once("GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: attacker.example\r\n\r\n");
+  EXPECT_EQ(StatusOf(r), 400) << r;
   const std::string self = "127.0.0.1:" + std::to_string(port());
   EXPECT_EQ(StatusOf(Once(with_host(self))), 200);
   EXPECT_EQ(StatusOf(Once(with_host("localhost:" + std::to_string(port())))), 200);
@@ -222,7 +224,8 @@ TEST_F(AttackTest, CrossSiteWritesAndForeignHostsAreRefused) {
 TEST_F(AttackTest, SecondServeOnABusyPortFailsWithExit1) {
   Start({});
   const std::string other = TempPath("attack_second");
-  const std::string cmd = std::string(NEARDUP_BINARY) + " serve --data " + other +
+  // Such a server used to run (and share the port): `timeout` ends it, 124.
+  const std::string cmd = "timeout 30 " + std::string(NEARDUP_BINARY) + " serve --data " + other +
                           " --listen 127.0.0.1:" + std::to_string(port()) + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
@@ -320,13 +323,15 @@ TEST_F(AttackTest, BearerSchemeMatchesWithoutCase) {
   EXPECT_EQ(StatusOf(Once(Get("/v1/stats", "Authorization: Basic " + upper + "\r\n"))), 401);
 }
 
-// Finding: a 10 KB header line got 400, not the documented 431.
-TEST_F(AttackTest, OversizedHeadIs431AndCloses) {
-  Start({"--max-header-bytes", "8192"});
-  EXPECT_EQ(StatusOf(Once(Get("/healthz", "X-Pad: " + std::string(6000, 'p') + "\r\n"))), 200);
+// Finding: a 10 KB header line got 400, although the documented limit on
+// the head is 16 KiB, with 431 beyond.
+TEST_F(AttackTest, HeadsUpToTheLimitAreReadAndLargerOnes431) {
+  Start({});
+  std::string r = Once(Get("/healthz", "X-Pad: " + std::string(10000, 'p') + "\r\n"));
+  EXPECT_EQ(StatusOf(r), 200) << r.substr(0, 200);
   RawClient c(port());
-  ASSERT_TRUE(c.Send(Get("/healthz", "X-Pad: " + std::string(10000, 'p') + "\r\n")));
-  const std::string r = c.ReadAll();
+  ASSERT_TRUE(c.Send(Get("/healthz", "X-Pad: " + std::string(20000, 'p') + "\r\n")));
+  r = c.ReadAll();
   EXPECT_EQ(StatusOf(r), 431) << r;
   EXPECT_EQ(BodyOf(r)["error"]["code"], "header_too_large");
   EXPECT_TRUE(c.closed());
