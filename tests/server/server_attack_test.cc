@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "server/raw_client.h"
-#include "server/server_process.h"
+#include "server/server_fixture.h"
 
 namespace neardup::testing {
 namespace {
@@ -46,29 +46,12 @@ int Responses(const std::string& raw) {
   return n;
 }
 
-class AttackTest : public ::testing::Test {
+class AttackTest : public ServerFixture {
  protected:
-  void Start(std::vector<std::string> flags) {
-    dir_ = TempPath("attack");
-    server_ = std::make_unique<ServerProcess>(dir_, std::move(flags));
-    ASSERT_TRUE(server_->Start());
-  }
+  void Start(std::vector<std::string> flags) { ServerFixture::Start(std::move(flags), "attack"); }
   void StartWithToken(std::vector<std::string> flags = {}) {
-    token_file_ = TempPath("attack") + ".token";
-    { std::ofstream(token_file_) << kToken << "\n"; }
-    flags.push_back("--token-file");
-    flags.push_back(token_file_);
-    Start(std::move(flags));
+    ServerFixture::StartWithToken(kToken, std::move(flags));
   }
-  void TearDown() override {
-    if (server_) {
-      EXPECT_EQ(server_->Stop(), 0);
-    }
-    std::filesystem::remove_all(dir_);
-    std::filesystem::remove(dir_ + ".port");
-    if (!token_file_.empty()) std::filesystem::remove(token_file_);
-  }
-  int port() const { return server_->port(); }
   // One request on a fresh connection; its response.
   std::string Once(const std::string& request) {
     RawClient c(port());
@@ -76,9 +59,6 @@ class AttackTest : public ::testing::Test {
     return c.ReadResponse();
   }
   int StatusOfGet(const std::string& path) { return StatusOf(Once(Get(path))); }
-
-  std::unique_ptr<ServerProcess> server_;
-  std::string dir_, token_file_;
 };
 
 // Finding: stalled chunked heads, Expect: 100-continue, short bodies and

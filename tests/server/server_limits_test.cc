@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "server/raw_client.h"
-#include "server/server_process.h"
+#include "server/server_fixture.h"
 
 namespace neardup::testing {
 namespace {
@@ -24,24 +24,9 @@ using Json = nlohmann::json;
 
 using Raw = RawClient;
 
-class LimitsTest : public ::testing::Test {
+class LimitsTest : public ServerFixture {
  protected:
-  void Start(std::vector<std::string> flags) {
-    dir_ = TempPath("limits");
-    server_ = std::make_unique<ServerProcess>(dir_, std::move(flags));
-    ASSERT_TRUE(server_->Start());
-  }
-  void TearDown() override {
-    if (server_) {
-      EXPECT_EQ(server_->Stop(), 0);
-    }
-    std::filesystem::remove_all(dir_);
-    std::filesystem::remove(dir_ + ".port");
-    if (!token_file_.empty()) std::filesystem::remove(token_file_);
-  }
-  int port() const { return server_->port(); }
-  std::unique_ptr<ServerProcess> server_;
-  std::string dir_, token_file_;
+  void Start(std::vector<std::string> flags) { ServerFixture::Start(std::move(flags), "limits"); }
 };
 
 TEST_F(LimitsTest, ConnectionsOverTheLimitGet503AndRoomComesBack) {
@@ -140,9 +125,7 @@ TEST_F(LimitsTest, OversizedHeadAndDeclaredBodyAreRefusedBeforeReading) {
 }
 
 TEST_F(LimitsTest, TokenIsCheckedBeforeTheBodyIsRead) {
-  token_file_ = TempPath("token");
-  { std::ofstream(token_file_) << "t0ken\n"; }
-  Start({"--token-file", token_file_});
+  StartWithToken("t0ken");
   Raw r(port());
   // A huge declared body that is never sent: 401 comes from the head.
   ASSERT_TRUE(
