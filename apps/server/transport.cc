@@ -24,6 +24,15 @@ bool OutOfResources(const boost::system::error_code& ec) {
          ec == asio::error::no_buffer_space || ec == asio::error::no_memory;
 }
 
+// A whole 503 answer with Retry-After, for a socket that gets no session.
+std::string BusyAnswer(const TransportHooks& hooks, const std::string& message) {
+  Response res = hooks.render({503, "unavailable", message, {}});
+  std::string bytes = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n";
+  for (const HeaderField& f : res.headers) bytes += f.name + ": " + f.value + "\r\n";
+  bytes += "Content-Length: " + std::to_string(res.body.size()) + "\r\n\r\n" + res.body;
+  return bytes;
+}
+
 }  // namespace
 
 HttpTransport::Impl::Impl(ConnectionOptions options, TransportHooks hooks, ConnectionStats* stats)
@@ -63,10 +72,7 @@ void HttpTransport::Impl::OnAccepted(tcp::socket socket) {
     return;
   }
   ++stats->over_limit;
-  Response res = hooks.render({503, "unavailable", message, {}});
-  std::string bytes = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n";
-  for (const HeaderField& f : res.headers) bytes += f.name + ": " + f.value + "\r\n";
-  bytes += "Content-Length: " + std::to_string(res.body.size()) + "\r\n\r\n" + res.body;
+  const std::string bytes = BusyAnswer(hooks, message);
   (void)!::send(socket.native_handle(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
@@ -80,11 +86,7 @@ void HttpTransport::Impl::ShedWithReserve() {
     if (fd < 0) break;
     ++stats->accepted;
     ++stats->over_limit;
-    Response res = hooks.render({503, "unavailable", "server out of file descriptors", {}});
-    std::string bytes =
-        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n";
-    for (const HeaderField& f : res.headers) bytes += f.name + ": " + f.value + "\r\n";
-    bytes += "Content-Length: " + std::to_string(res.body.size()) + "\r\n\r\n" + res.body;
+    const std::string bytes = BusyAnswer(hooks, "server out of file descriptors");
     (void)!::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     ::close(fd);
   }
