@@ -1,5 +1,9 @@
 # neardup top-level Makefile. `make demo` and `make test` work on a fresh Debian 12 machine as root.
+# `make demo` installs only what the demo runs and builds only the `neardup` binary
+# (scripts/demo: output in $(DEMO_OUT)/demo.log behind a progress line); `make test`
+# installs everything and builds everything, the tests with it.
 BUILD ?= build
+DEMO_OUT ?= $(BUILD)/demo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DNEARDUP_WERROR=ON
 
@@ -9,8 +13,8 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 # Sanitizer builds: clang (as the fuzzers need), -O1 with debug info, no benchmarks.
 SAN_CMAKE = CC=clang-14 CXX=clang++-14 cmake -S . -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DNEARDUP_BENCH=OFF
-TSAN_TARGETS = engine_test features_test index_test server_api_test neardup_cli
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DNEARDUP_BENCH=OFF -DNEARDUP_TESTS=ON
+TSAN_TARGETS = engine_test features_test index_test distributed_test server_api_test neardup_cli
 
 .PHONY: all setup build demo test test-asan test-tsan bench clean format check-format tidy fuzz
 
@@ -20,13 +24,17 @@ setup:
 	@scripts/setup
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DNEARDUP_TESTS=ON
 
-build: setup $(BUILD)/CMakeCache.txt
+# The whole build, tests included (GoogleTest required). A tree the demo
+# configured (tests only when found) is configured again for them.
+build: setup
+	@grep -qx 'NEARDUP_TESTS:STRING=ON' $(BUILD)/CMakeCache.txt 2>/dev/null || \
+	  cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DNEARDUP_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	@scripts/demo $(BUILD)
+demo:
+	@JOBS=$(JOBS) CMAKE_FLAGS="$(CMAKE_FLAGS)" scripts/demo $(BUILD) $(DEMO_OUT)
 
 test: build
 	@scripts/check-format

@@ -4,7 +4,8 @@
 the output does not depend on the memory budget (spilled or not) or the thread
 count; odd input (CRLF, byte order marks, huge lines); a full temporary disk is a
 clear error and leaves no files; `neardup index build` + `dedup --against`;
-a small dedup runs under a 1 GiB address-space limit whatever the budget.
+a small dedup runs under a 1 GiB address-space limit whatever the budget;
+the peak RSS stays within --memory plus the documented overhead.
 The corpus is made here from a fixed seed: families of near-duplicate Chinese
 questions with hard negatives (another number).
 Usage: batch_cli_test.py NEARDUP_BINARY SOURCE_DIR CASE
@@ -153,8 +154,48 @@ def test_index_build_and_against():
         assert "changed since" in p.stderr and old in p.stderr, p.stderr
         p = run(["dedup", "--against", d, new, "-q"], code=1)
         assert "index build" in p.stderr, p.stderr
-        run(["index", "build", "-", "-o", idx, "-q"], code=1, stdin="{}\n")
         run(["dedup", "--against", idx, new, "--emit", "clusters"], code=2)
+
+
+def test_ids_across_files_and_against():
+    """Records without an id are named by their line in one file and by
+    FILE:LINE across several, so two files never collide; a run against an
+    index refuses a new record whose id the corpus already has, and an index
+    of the old format (without its ids) is refused with a clear message."""
+    with tempfile.TemporaryDirectory() as d:
+        a = write(d, "a.jsonl", '{"text":"hello world one two three"}\n{"text":"another doc"}\n')
+        b = write(d, "b.jsonl", '{"text":"hello world one two three"}\n')
+        assert [r["id"] for r in jsonl(run(["dedup", a, "-q"]).stdout)] == [1, 2]
+        got = jsonl(run(["dedup", a, b, "-q"]).stdout)
+        assert [r["id"] for r in got] == [a + ":1", a + ":2", b + ":1"], got
+        assert got[2]["duplicate_of"] == a + ":1", got
+        idx = os.path.join(d, "idx")
+        run(["index", "build", a, "-o", idx, "-q"])
+        got = jsonl(run(["dedup", "--against", idx, b, "-q"]).stdout)
+        assert [(r["id"], r["duplicate_of"]) for r in got] == [(b + ":1", 1)], got
+        # An id the corpus has: refused, naming the corpus record; skipped
+        # (and reported) with --skip-invalid.
+        c = write(d, "c.jsonl", '{"id":"q1","text":"first question here"}\n'
+                                '{"id":"q2","text":"second question here"}\n')
+        n = write(d, "n.jsonl", '{"id":"q3","text":"a new question"}\n'
+                                '{"id":"q2","text":"not the same text at all"}\n')
+        run(["index", "build", c, "-o", idx, "-q"])
+        p = run(["dedup", "--against", idx, n, "-q"], code=1)
+        assert n + ":2" in p.stderr and "q2" in p.stderr and "in the corpus" in p.stderr, p.stderr
+        assert c + ":2" in p.stderr, p.stderr
+        p = run(["dedup", "--against", idx, n, "--skip-invalid", "-q"])
+        assert [r["id"] for r in jsonl(p.stdout)] == ["q3"], p.stdout
+        # Two new records with one id are still refused against an index.
+        m = write(d, "m.jsonl", '{"id":"q9","text":"x y z"}\n{"id":"q9","text":"u v w"}\n')
+        p = run(["dedup", "--against", idx, m, "-q"], code=1)
+        assert '"q9" already exists' in p.stderr and "corpus" not in p.stderr, p.stderr
+        meta = os.path.join(idx, "index.json")
+        with open(meta) as f:
+            text = f.read()
+        with open(meta, "w") as f:
+            f.write(text.replace("neardup-batch-index-2", "neardup-batch-index-1"))
+        p = run(["dedup", "--against", idx, n, "-q"], code=1)
+        assert "older neardup" in p.stderr and "index build" in p.stderr, p.stderr
 
 
 def test_failed_runs_leave_outputs_untouched():
@@ -195,12 +236,13 @@ def test_failed_runs_leave_outputs_untouched():
         run(["index", "build", os.path.join(d, "missing.jsonl"), "-o", idx, "-q"], code=1)
         run(["index", "build", bad, "-o", idx, "-q"], code=1)
         assert open(os.path.join(idx, "index.json")).read() == first
-        run(["dedup", "--against", idx, src, "-q"])
+        fresh = write(d, "fresh.jsonl", '{"id":"fresh-1","text":"a record not in the corpus"}\n')
+        run(["dedup", "--against", idx, fresh, "-q"])
         p = run(["index", "build", src, "-o", d, "-q"], code=2)
         assert "holds no index" in p.stderr, p.stderr
         run(["index", "build", src, "-o", idx, "-q", "--profile", "qbank"])
         assert open(os.path.join(idx, "index.json")).read() != first
-        run(["dedup", "--against", idx, src, "-q", "--profile", "qbank"])
+        run(["dedup", "--against", idx, fresh, "-q", "--profile", "qbank"])
         left = [f for f in os.listdir(d) if ".tmp-" in f]
         assert not left, left
 
@@ -232,6 +274,42 @@ def test_signals_leave_no_temporary_files():
             assert open(out).read() == "earlier output\n", sig
             assert os.listdir(tmp) == [], (sig, os.listdir(tmp))
             assert not [f for f in os.listdir(d) if ".tmp-" in f], (sig, os.listdir(d))
+
+
+def test_peak_rss_within_budget():
+    """--memory bounds the peak RSS (VmHWM, not a sample) within the
+    documented 64 MB of fixed overhead, here at the smallest budget on an
+    input twice its size: the phases that read the input in order through its
+    memory map drop the mapped pages often enough."""
+    rng = random.Random(9)
+    words = ["w%d" % i for i in range(5000)]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "big.jsonl")
+        with open(path, "w") as f:
+            for i in range(400000):
+                f.write('{"text":"%s"}\n' % " ".join(rng.choices(words, k=60)))
+        assert os.path.getsize(path) > 128 << 20
+        for flags in (["--signals", "exact", "--verify", "none"], ["--profile", "simhash"]):
+            p = run(["dedup", path, "--memory", "64M", "--stats", "-o",
+                     os.path.join(d, "out.jsonl")] + flags)
+            line = [l for l in p.stderr.splitlines() if "peak RSS" in l][0]
+            peak = float(line.split("peak RSS")[1].split()[0])
+            assert peak <= 64 + 64, (flags, line)  # MiB
+
+
+def test_index_build_needs_files():
+    """An index refers to its corpus by path: --help offers files only, and
+    standard input or no file is a usage error."""
+    help = run(["index", "build", "--help"]).stdout
+    files = [l for l in help.splitlines() if l.strip().startswith("files ")]
+    assert len(files) == 1 and "not standard input" in files[0], help
+    assert "stdin" not in files[0] and "'-'" not in files[0], files[0]
+    with tempfile.TemporaryDirectory() as d:
+        idx = os.path.join(d, "idx")
+        for files in (["-"], []):
+            p = run(["index", "build"] + files + ["-o", idx, "-q"], code=2, stdin="{}\n")
+            assert "by path" in p.stderr, p.stderr
+        assert not os.path.exists(idx)
 
 
 def test_address_space_limit():

@@ -7,8 +7,11 @@ if(NEARDUP_TSAN)
   add_test(NAME tsan.engine COMMAND engine_test
     --gtest_filter=*Concurrent*:DurableEngineTest.*:SignalsEngineTest.Durable*)
   add_test(NAME tsan.tfidf COMMAND features_test --gtest_filter=*ThreadSafe*)
-  set_tests_properties(tsan.engine tsan.tfidf PROPERTIES LABELS tsan ENVIRONMENT "${tsan_env}"
-    TIMEOUT 600)
+  # The distributed runner and its parts on ranks that are threads
+  # (distributed/in_process_comm.h).
+  add_test(NAME tsan.distributed COMMAND distributed_test)
+  set_tests_properties(tsan.engine tsan.tfidf tsan.distributed PROPERTIES LABELS tsan
+    ENVIRONMENT "${tsan_env}" TIMEOUT 600)
   if(TARGET server_api_test)
     # The server process runs the TSan build of the CLI too.
     # Not the kill test: under TSan the server is too slow for its stream.

@@ -3,6 +3,7 @@
 // corpus, for `neardup dedup --against DIR NEW.jsonl` (docs/batch.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -41,8 +42,10 @@ int RunIndexBuild(const IndexFlags& f) {
     if (!engine.ok()) options = engine.status();
   }
   if (!options.ok()) return Fail("index build", options.status()), kExitUsage;
-  if (f.input.files.empty()) {
-    std::cerr << "neardup index build: give the corpus files (an index refers to them)\n";
+  if (f.input.files.empty() ||
+      std::find(f.input.files.begin(), f.input.files.end(), "-") != f.input.files.end()) {
+    std::cerr << "neardup index build: give the corpus files: an index refers to them by path, "
+                 "so standard input cannot be indexed\n";
     return kExitUsage;
   }
   auto bo = MakeBatchOptions(*options, f.input, f.batch, "index build");
@@ -83,6 +86,8 @@ void SetupIndex(CLI::App* app, int* exit_code) {
       "Use the same pipeline options for both commands.\n"
       "Exit codes: 0 ok, 1 bad input, 2 usage.");
   AddInputFlags(build, &flags->input);
+  build->get_option("files")->description(
+      "JSONL corpus files (required; not standard input: the index refers to them by path)");
   AddPipelineFlags(build, &flags->pipeline);
   AddBatchFlags(build, &flags->batch);
   build

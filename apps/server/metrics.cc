@@ -6,7 +6,7 @@
 namespace neardup::server {
 
 void RequestMetrics::Record(const std::string& route, int status, double seconds) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   ++requests_[{route, status}];
   Histogram& h = latency_[route];
   for (size_t i = 0; i < kBuckets.size(); ++i) {
@@ -17,7 +17,7 @@ void RequestMetrics::Record(const std::string& route, int status, double seconds
 }
 
 void RequestMetrics::Render(std::string* out) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   char buf[256];
   const std::pair<const char*, uint64_t> conn[] = {
       {"# TYPE neardup_http_connections gauge\nneardup_http_connections", connections.open},

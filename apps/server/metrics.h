@@ -9,10 +9,11 @@
 
 #include <array>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "server/transport.h"
 
 namespace neardup::server {
@@ -33,9 +34,9 @@ class RequestMetrics {
     uint64_t count = 0;
     double sum = 0;
   };
-  mutable std::mutex mu_;
-  std::map<std::pair<std::string, int>, uint64_t> requests_;
-  std::map<std::string, Histogram> latency_;
+  mutable base::Mutex mu_;
+  std::map<std::pair<std::string, int>, uint64_t> requests_ GUARDED_BY(mu_);
+  std::map<std::string, Histogram> latency_ GUARDED_BY(mu_);
 };
 
 }  // namespace neardup::server

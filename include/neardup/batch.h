@@ -42,6 +42,10 @@
 #include "neardup/status.h"
 
 namespace neardup {
+namespace batch {
+struct RunResult;     // src/batch/results.h: what a run leaves for its output
+class BatchInternal;  // src/batch/results.h: the batch phases and the MPI runner make results
+}  // namespace batch
 
 enum class BatchPhase { kSpool, kLearn, kSketch, kMerge, kVerify, kCluster, kWrite };
 std::string_view Name(BatchPhase p);
@@ -182,15 +186,10 @@ class BatchDedup {
   // Learned IDF: saves the table (BatchOptions::idf_save does it for Run).
   Status SaveIdf(const std::string& path) const;
 
-  struct Impl;
-  static std::unique_ptr<BatchDedup> FromImpl(std::unique_ptr<Impl> impl);
-
  private:
-  friend Result<Labels> BatchClusterDocuments(std::span<const Document> docs,
-                                              const BatchOptions& options);
-  explicit BatchDedup(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-  bool matches_read_ = false;  // ForEachRecord ran with with_matches
+  friend class batch::BatchInternal;
+  explicit BatchDedup(std::unique_ptr<batch::RunResult> result);
+  std::unique_ptr<batch::RunResult> result_;
 };
 
 // Clusters in-memory documents with the batch pipeline (a temporary JSONL

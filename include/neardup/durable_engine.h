@@ -49,15 +49,9 @@
 namespace neardup {
 class DurableEngine;
 struct DurableOptions;
-namespace store {
-struct StoreOptions;  // src/store/doc_store.h
-}  // namespace store
 namespace engine {
-struct DurableImpl;                              // src/engine/durable_impl.h
-const Engine& EngineOf(const DurableEngine& d);  // for the library's own tests
-// Open() with store options (fault injection in tests).
-Result<std::unique_ptr<DurableEngine>> OpenDurable(const DurableOptions& options,
-                                                   const store::StoreOptions& store_options);
+struct DurableImpl;   // src/engine/durable_impl.h
+class DurableAccess;  // src/engine/durable_access.h (the library's own code)
 }  // namespace engine
 
 struct DurableOptions {
@@ -219,9 +213,7 @@ class DurableEngine {
   Status Close();
 
  private:
-  friend const Engine& engine::EngineOf(const DurableEngine& d);
-  friend Result<std::unique_ptr<DurableEngine>> engine::OpenDurable(
-      const DurableOptions& options, const store::StoreOptions& store_options);
+  friend class engine::DurableAccess;
   DurableEngine() = default;
   DurableOptions options_;
   std::unique_ptr<Engine> engine_;

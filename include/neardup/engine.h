@@ -216,7 +216,8 @@ class Engine {
   Status FoldCharacters(std::string_view text, std::string* out) const;
 
   // One page of clusters, ordered by (size or time, then id), descending or
-  // ascending, strictly after `after`. O(clusters) per call.
+  // ascending, strictly after `after`. O(log clusters + limit) per call: the
+  // engine keeps both orders as it goes, so a page is a seek.
   std::vector<ClusterSummary> ListClusters(const ListOptions& page) const;
 
   // Learned IDF (FeatureOptions::idf == IdfSource::kLearned). LearnIdf counts `text` in

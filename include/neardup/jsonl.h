@@ -12,7 +12,9 @@
 //     characters as they are). So the integer 7 (`7`) and the string "7"
 //     (`"7"`) are two different ids, and an id is written back with the type
 //     it was read with. neardup/ids.h orders these texts (integers first).
-//   - An absent or null id is the 1-based line number within its file.
+//   - An absent or null id is the 1-based line number within its file, or,
+//     when several files are read together, the string "FILE:LINE" (FILE as
+//     named on the command line), so two files' records can't collide.
 //   - Unknown fields are ignored; of a repeated field the first counts.
 // Lines: separated by '\n'; a trailing '\r' is white space; a UTF-8 byte
 // order mark at the start of a line is skipped; a line of only spaces, tabs

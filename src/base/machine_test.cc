@@ -48,7 +48,7 @@ TEST(MachineTest, ResourceErrorsBecomeStatuses) {
   });
   EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(*CatchResourceErrors([]() -> Result<int> { return 7; }), 7);
-  EXPECT_THROW(CatchResourceErrors([]() -> Status { throw std::logic_error("a bug"); }),
+  EXPECT_THROW((void)CatchResourceErrors([]() -> Status { throw std::logic_error("a bug"); }),
                std::logic_error);
 }
 

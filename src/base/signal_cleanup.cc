@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,10 +36,11 @@ struct LinuxDirent64 {
   char d_name[];
 };
 
-// Unlinks every entry of the open directory `fd`.
+// Unlinks the entries of the open directory `fd`, at most 256 listings'
+// worth: a listing that other threads keep adding to need not end.
 void UnlinkEntries(int fd) {
   alignas(8) char buf[4096];
-  for (;;) {
+  for (int listing = 0; listing < 256; ++listing) {
     const long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
     if (n <= 0) break;
     for (long off = 0; off < n;) {
@@ -68,8 +70,18 @@ void OnSignal(int sig) {
 }  // namespace
 
 void RemoveFlatDirNow(const char* dir) {
-  // Workers of the dying process may create a file between the listing and
-  // rmdir; a few rounds catch them, and a removed directory takes no more.
+  // Workers of the dying process create files by path: renamed away, the
+  // directory takes no more of them (under load, writers that kept adding
+  // files made the listing below endless), so it empties in a round or two.
+  char moved[kMaxPath + 8];
+  const size_t n = std::strlen(dir);
+  if (n + 7 <= kMaxPath) {
+    std::memcpy(moved, dir, n);
+    std::memcpy(moved + n, ".dying", 7);
+    if (rename(dir, moved) == 0) dir = moved;
+  }
+  // A writer that resolved the path before the rename may still add a file
+  // between the listing and rmdir; a few rounds catch it.
   for (int round = 0; round < 100; ++round) {
     const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return;

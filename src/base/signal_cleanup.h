@@ -39,7 +39,9 @@ void UnregisterCleanupPath(int handle);
 void InstallSignalCleanup();
 
 // Removes the files of `dir`, then `dir`, with async-signal-safe calls only;
-// retries while other threads add files. Ignores errors.
+// renames it away first, so threads of the process that create files by
+// its path stop adding to it, and retries for those already past that.
+// Ignores errors.
 void RemoveFlatDirNow(const char* dir);
 
 }  // namespace neardup::base

@@ -5,8 +5,8 @@
 #include <random>
 #include <sstream>
 
-#include "batch/batch_run.h"
 #include "batch/jsonl.h"
+#include "batch/pipeline.h"
 #include "neardup/batch.h"
 #include "neardup/ids.h"
 
@@ -137,6 +137,46 @@ std::string WithStringIds(const std::string& corpus) {
   return out;
 }
 
+// Progress measures work done: every report of the sketch phase counts the
+// records of the bytes it calls done (records of one length here, so
+// records * length >= done), and the phase's last report, where it ends, has
+// every byte and record. Bytes read ahead of the workers are not done.
+TEST_F(BatchDedupTest, ProgressCountsWorkDone) {
+  std::mt19937_64 rng(3);
+  const std::u32string han =
+      U"的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下";
+  std::string corpus;
+  const int kRecords = 40000;
+  for (int i = 0; i < kRecords; ++i) {
+    std::u32string t;
+    for (int j = 0; j < 120; ++j) t += han[rng() % han.size()];
+    corpus += "{\"text\":\"" + Utf8(t) + "\"}\n";
+  }
+  const uint64_t length = corpus.size() / kRecords;
+  const std::string path = dir_->File("progress.jsonl");
+  std::ofstream(path) << corpus;
+  BatchOptions o;
+  o.engine.threads = 2;
+  o.memory_bytes = 64 << 20;
+  std::vector<BatchProgress> sketch;
+  o.progress = [&](const BatchProgress& p) {
+    if (p.phase == BatchPhase::kSketch) sketch.push_back(p);
+  };
+  auto run = BatchDedup::Run({path}, o);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_GE(sketch.size(), 2u);  // where it starts and where it ends
+  for (size_t i = 0; i < sketch.size(); ++i) {
+    EXPECT_GE(sketch[i].records * length, sketch[i].done) << "report " << i;
+    EXPECT_LE(sketch[i].done, sketch[i].total);
+    if (i > 0) {
+      EXPECT_GE(sketch[i].done, sketch[i - 1].done);
+    }
+  }
+  EXPECT_EQ(sketch.back().total, corpus.size());
+  EXPECT_EQ(sketch.back().done, sketch.back().total);
+  EXPECT_EQ(sketch.back().records, uint64_t{kRecords});
+}
+
 TEST_F(BatchDedupTest, KeepPolicies) {
   BatchOptions o;
   o.engine = *EngineOptions::FromProfile("qbank");
@@ -215,7 +255,7 @@ TEST_F(BatchDedupTest, PluggableSignatureAndStarPairing) {
   std::ofstream(path) << data;
   FirstCharSignature sig;
   BatchOptions o;
-  auto run = RunWithSignature({path}, o, &sig);
+  auto run = batch::RunWithSignature({path}, o, &sig);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   // One bucket of 30: each member pairs with the first 8 (all pairs among
   // the first 9): 8*9/2 + 21*8 = 204 similarity calls.

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "batch/line_source.h"
 #include "batch/temp_dir.h"
 #include "neardup/status.h"
 
@@ -47,6 +48,9 @@ struct InputFile {
   int64_t mtime_ns = 0;
   uint64_t first_line = 0;  // global id of its first line (set while reading)
   uint64_t lines = 0;
+  // Names its records without an id (batch::RecordPlace): empty for line
+  // numbers; the file's name when the run reads several files.
+  std::string id_file;
 };
 
 // Resolves the names: "-" (or none) is stdin, spooled into `tmp` as it is
@@ -160,10 +164,12 @@ class ChunkReader {
   std::atomic<uint64_t> bytes_read_{0};
 };
 
-class TextStore {
+// The input files as a LineSource (line_source.h): its files are the
+// input files.
+class TextStore : public LineSource {
  public:
   TextStore() = default;
-  ~TextStore();
+  ~TextStore() override;
   TextStore(const TextStore&) = delete;
   TextStore& operator=(const TextStore&) = delete;
 
@@ -171,12 +177,6 @@ class TextStore {
   // Errors: IOError naming the file.
   Status Open(const std::vector<InputFile>* files, const LineTable* lines);
 
-  struct Line {
-    std::string_view text;  // without '\n'
-    size_t readable = 0;    // bytes readable from text.data()
-    uint32_t file = 0;
-    uint64_t line_in_file = 0;  // 1-based
-  };
   // Through the map. `in_order`: the caller reads lines in increasing order
   // (the bytes read are counted toward dropping mapped pages; a random read
   // counts the kernel's whole fault-around window).
@@ -186,23 +186,18 @@ class TextStore {
   // large folio) each, and resident file pages grew past the budget.
   // Errors: IOError naming the file.
   Status Read(uint64_t line, std::string* buf, Line* out) const;
-  // Which file holds a global line id.
+  // Which file holds a global line id. O(files).
   uint32_t FileOf(uint64_t line) const;
 
-  // Where a line's bytes are: [begin, end) of file `file`, its '\n'
-  // included. O(files).
-  struct Extent {
-    uint32_t file = 0;
-    uint64_t begin = 0, end = 0;
-  };
-  Extent ExtentOf(uint64_t line) const;
+  // O(files).
+  Extent ExtentOf(uint64_t line) const override;
   // The 1-based line number of a global line id within its file.
   uint64_t LineInFile(uint64_t line, uint32_t file) const {
     return line - (*files_)[file].first_line + 1;
   }
-  // `len` bytes at `offset` of file `file` into dst, with pread(2).
-  // Errors: IOError naming the file (also when it shrank).
-  Status ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const;
+  uint64_t LineInFile(uint64_t line) const override { return LineInFile(line, FileOf(line)); }
+  // With pread(2). Errors: IOError naming the file (also when it shrank).
+  Status ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const override;
 
  private:
   void Touch(size_t bytes) const;

@@ -204,6 +204,7 @@ TEST(TempDirTest, RemovedWhenKilledWhileWorkersSpill) {
       EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
       struct stat st;
       EXPECT_NE(stat(path.c_str(), &st), 0) << path << " survived signal " << sig;
+      EXPECT_NE(stat((path + ".dying").c_str(), &st), 0) << path << ".dying survived " << sig;
       if (stat(path.c_str(), &st) == 0) {
         EXPECT_TRUE(RemoveFlatDir(path).ok());
       }

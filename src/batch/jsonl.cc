@@ -92,13 +92,25 @@ struct RecordParser::Impl {
     return parser.parse(p, line.size(), /*realloc_if_needed=*/false).get(*doc);
   }
 
-  Status IdOf(const simdjson::dom::object& obj, uint64_t line_number) {
+  // The id of a record without one (RecordPlace).
+  void PlaceId(RecordPlace place) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, place.line);
+    if (place.file.empty()) {
+      id.assign(buf, r.ptr);
+      return;
+    }
+    std::string name(place.file);
+    name += ':';
+    name.append(buf, r.ptr);
+    AppendJsonString(name, &id);
+  }
+
+  Status IdOf(const simdjson::dom::object& obj, RecordPlace place) {
     id.clear();
     simdjson::dom::element v;
     if (obj.at_key(fields.id_field).get(v) != simdjson::SUCCESS || v.is_null()) {
-      char buf[24];
-      auto r = std::to_chars(buf, buf + sizeof buf, line_number);
-      id.assign(buf, r.ptr);
+      PlaceId(place);
       return Status::OK();
     }
     char buf[24];
@@ -139,7 +151,7 @@ RecordParser::RecordParser(JsonlFields fields) : impl_(std::make_unique<Impl>())
 
 RecordParser::~RecordParser() = default;
 
-Status RecordParser::Parse(std::string_view line, size_t readable, uint64_t line_number,
+Status RecordParser::Parse(std::string_view line, size_t readable, RecordPlace place,
                            ParsedRecord* out) {
   simdjson::dom::object obj;
   if (Status s = impl_->Object(line, readable, &obj); !s.ok()) return s;
@@ -150,16 +162,16 @@ Status RecordParser::Parse(std::string_view line, size_t readable, uint64_t line
   if (t.get_string().get(out->text) != simdjson::SUCCESS) {
     return Status::InvalidArgument("field '" + impl_->fields.text_field + "' is not a string");
   }
-  if (Status s = impl_->IdOf(obj, line_number); !s.ok()) return s;
+  if (Status s = impl_->IdOf(obj, place); !s.ok()) return s;
   out->id_json = impl_->id;
   return Status::OK();
 }
 
-Status RecordParser::ParseId(std::string_view line, size_t readable, uint64_t line_number,
+Status RecordParser::ParseId(std::string_view line, size_t readable, RecordPlace place,
                              std::string_view* id_json) {
   simdjson::dom::object obj;
   if (Status s = impl_->Object(line, readable, &obj); !s.ok()) return s;
-  if (Status s = impl_->IdOf(obj, line_number); !s.ok()) return s;
+  if (Status s = impl_->IdOf(obj, place); !s.ok()) return s;
   *id_json = impl_->id;
   return Status::OK();
 }

@@ -36,6 +36,14 @@ struct ParsedRecord {
   std::string_view id_json;  // canonical JSON of the id; valid until the next Parse
 };
 
+// Where a record is, which names a record without an id: its 1-based line
+// number, or the JSON string "FILE:LINE" when `file` is not empty (a run over
+// several files names the file, so two files' line numbers can't collide).
+struct RecordPlace {
+  std::string_view file;
+  uint64_t line = 0;
+};
+
 // True for a line of only spaces, tabs and '\r' (skipped, not an error).
 bool IsBlankLine(std::string_view line);
 
@@ -47,12 +55,12 @@ class RecordParser {
   RecordParser& operator=(const RecordParser&) = delete;
 
   // Parses `line` (without its '\n'); `readable` is how many bytes from
-  // line.data() may be read (>= line.size()). `line_number` becomes the id
-  // when the record has none. Errors: InvalidArgument as above.
-  Status Parse(std::string_view line, size_t readable, uint64_t line_number, ParsedRecord* out);
+  // line.data() may be read (>= line.size()). `place` names the record when
+  // it has no id. Errors: InvalidArgument as above.
+  Status Parse(std::string_view line, size_t readable, RecordPlace place, ParsedRecord* out);
 
   // Only the id (for output and keep policies), same rules.
-  Status ParseId(std::string_view line, size_t readable, uint64_t line_number,
+  Status ParseId(std::string_view line, size_t readable, RecordPlace place,
                  std::string_view* id_json);
 
   // A buffer for the caller to read a line into (TextStore::Read); records

@@ -117,7 +117,9 @@ struct JsonlReader::Impl {
       if (batch::IsBlankLine(text)) continue;
       batch::ParsedRecord rec;
       const size_t readable = buf.size() - static_cast<size_t>(text.data() - buf.data());
-      if (Status s = parser.Parse(text, readable, line, &rec); !s.ok()) {
+      // Several files: records without an id are named FILE:LINE.
+      const std::string_view id_file = files.size() > 1 ? std::string_view(name) : "";
+      if (Status s = parser.Parse(text, readable, {id_file, line}, &rec); !s.ok()) {
         return s.WithContext(name + ":" + std::to_string(line));
       }
       *out = JsonlRecord{name, line, rec.id_json, rec.text, text};

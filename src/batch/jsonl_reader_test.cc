@@ -79,9 +79,10 @@ TEST_F(JsonlReaderTest, FilesInOrderWithLineNumbersAndIds) {
   EXPECT_EQ(got[0].text, "café");
   EXPECT_EQ(got[0].raw, "{\"id\":12,\"text\":\"caf\\u00e9\"}");
   EXPECT_EQ(got[1].line, 3u);  // the blank line counts
-  EXPECT_EQ(got[1].id, "3");   // no id: the line number
+  // No id, several files: FILE:LINE (one file's ids are line numbers).
+  EXPECT_EQ(got[1].id, "\"" + a + ":3\"");
   EXPECT_EQ(got[2].file, b);
-  EXPECT_EQ(got[2].id, "1");  // null: the line number within its own file
+  EXPECT_EQ(got[2].id, "\"" + b + ":1\"");  // null: its line within its own file
   EXPECT_EQ(got[3].id, "\"k\"");
   EXPECT_EQ(got[3].text, "z");  // a last line without '\n'
   EXPECT_GT(reader.total_bytes(), 0u);

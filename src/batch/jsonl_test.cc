@@ -18,7 +18,7 @@ Parsed ParseLine(const std::string& line, JsonlFields fields = {}, uint64_t line
   ParsedRecord r;
   Parsed out;
   // Exactly the bytes of the line: the parser must copy to get its padding.
-  out.status = p.Parse(line, line.size(), line_no, &r);
+  out.status = p.Parse(line, line.size(), {{}, line_no}, &r);
   if (out.status.ok()) {
     out.text.assign(r.text);
     out.id.assign(r.id_json);
@@ -42,6 +42,21 @@ TEST(RecordParserTest, TextAndIds) {
   ASSERT_TRUE(u.status.ok());
   EXPECT_EQ(u.text, "t");
   EXPECT_EQ(u.id, "\"k\"");
+}
+
+// A record without an id is named by its line, or by FILE:LINE (a JSON
+// string, escaped) when the run reads several files; an id wins over both.
+TEST(RecordParserTest, RecordsWithoutIdsAreNamedByTheirPlace) {
+  RecordParser p(JsonlFields{});
+  ParsedRecord r;
+  const std::string line = "{\"text\":\"t\"}";
+  ASSERT_TRUE(p.Parse(line, line.size(), {{}, 12}, &r).ok());
+  EXPECT_EQ(r.id_json, "12");
+  ASSERT_TRUE(p.Parse(line, line.size(), {"dir/a \"b\".jsonl", 12}, &r).ok());
+  EXPECT_EQ(r.id_json, "\"dir/a \\\"b\\\".jsonl:12\"");
+  const std::string with_id = "{\"id\":\"x\",\"text\":\"t\"}";
+  ASSERT_TRUE(p.Parse(with_id, with_id.size(), {"a.jsonl", 3}, &r).ok());
+  EXPECT_EQ(r.id_json, "\"x\"");
 }
 
 TEST(RecordParserTest, ByteOrderMarkIsSkipped) {
@@ -91,15 +106,15 @@ TEST(RecordParserTest, HugeLinesAndReuse) {
   RecordParser p(JsonlFields{});
   ParsedRecord r;
   std::string big = "{\"id\":1,\"text\":\"" + std::string(5 << 20, 'x') + "\"}";
-  ASSERT_TRUE(p.Parse(big, big.size(), 1, &r).ok());
+  ASSERT_TRUE(p.Parse(big, big.size(), {{}, 1}, &r).ok());
   EXPECT_EQ(r.text.size(), 5u << 20);
   // A small line after it, parsed in place with padding available.
   std::string small = "{\"id\":2,\"text\":\"y\"}";
   small.append(64, ' ');
-  ASSERT_TRUE(p.Parse(std::string_view(small).substr(0, 20), small.size(), 2, &r).ok());
+  ASSERT_TRUE(p.Parse(std::string_view(small).substr(0, 20), small.size(), {{}, 2}, &r).ok());
   EXPECT_EQ(r.text, "y");
   std::string_view id;
-  ASSERT_TRUE(p.ParseId(std::string_view(small).substr(0, 20), small.size(), 2, &id).ok());
+  ASSERT_TRUE(p.ParseId(std::string_view(small).substr(0, 20), small.size(), {{}, 2}, &id).ok());
   EXPECT_EQ(id, "2");
 }
 

@@ -14,10 +14,10 @@ void LineBlock::Clear() {
   bytes_ = 0;
 }
 
-size_t LineBlock::Add(const TextStore& store, uint64_t line) {
+size_t LineBlock::Add(const LineSource& source, uint64_t line) {
   NEARDUP_CHECK(lines_.empty() || line > lines_.back());
   NEARDUP_CHECK(line < kMaxDocs);
-  const TextStore::Extent e = store.ExtentOf(line);
+  const LineSource::Extent e = source.ExtentOf(line);
   if (!spans_.empty() && spans_.back().file == e.file && e.begin >= spans_.back().end &&
       e.begin - spans_.back().end <= max_gap_) {
     Span& s = spans_.back();
@@ -33,29 +33,29 @@ size_t LineBlock::Add(const TextStore& store, uint64_t line) {
   return lines_.size() - 1;
 }
 
-Status LineBlock::Load(const TextStore& store) {
+Status LineBlock::Load(const LineSource& source) {
   if (!buf_ || bytes_ > capacity_) {
     buf_.reset();
     buf_ = std::make_unique_for_overwrite<char[]>(bytes_ + ChunkReader::kPadding);
     capacity_ = bytes_;
   }
   for (const Span& s : spans_) {
-    NEARDUP_RETURN_IF_ERROR(store.ReadBytes(s.file, s.begin, s.end - s.begin, buf_.get() + s.pos));
+    NEARDUP_RETURN_IF_ERROR(source.ReadBytes(s.file, s.begin, s.end - s.begin, buf_.get() + s.pos));
   }
   std::memset(buf_.get() + bytes_, 0, ChunkReader::kPadding);
   return Status::OK();
 }
 
-TextStore::Line LineBlock::Get(const TextStore& store, size_t i) const {
-  const TextStore::Extent e = store.ExtentOf(lines_[i]);
+LineSource::Line LineBlock::Get(const LineSource& source, size_t i) const {
+  const LineSource::Extent e = source.ExtentOf(lines_[i]);
   const char* p = buf_.get() + pos_[i];
   size_t len = e.end - e.begin;
   if (len > 0 && p[len - 1] == '\n') --len;
-  TextStore::Line out;
+  LineSource::Line out;
   out.text = std::string_view(p, len);
   out.readable = bytes_ + ChunkReader::kPadding - pos_[i];
   out.file = e.file;
-  out.line_in_file = store.LineInFile(lines_[i], e.file);
+  out.line_in_file = source.LineInFile(lines_[i]);
   return out;
 }
 

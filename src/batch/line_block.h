@@ -5,8 +5,9 @@
 // in increasing id order; consecutive lines of one file whose bytes lie at
 // most `max_gap` apart share one span (the gap is read and ignored), so a
 // dense run of lines costs one sequential read and a sparse one a read per
-// line. Verification (verify_blocks.cc) reads the `a` texts of a range of
-// pairs a chunk at a time, and the `b` texts of each batch, this way.
+// line. Verification (verify_phase.cc) reads the `a` texts of a range of
+// pairs a chunk at a time, and the `b` texts of each batch, this way, from
+// any LineSource (the input files, or an MPI rank's fetched records).
 //
 // Memory: the bytes of the spans (bytes()) plus kPadding, and 12 bytes per
 // line. Thread safety: one thread per block; Get() is const and may be
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "batch/input.h"
+#include "batch/line_source.h"
 #include "batch/records.h"
 #include "neardup/status.h"
 
@@ -32,21 +34,21 @@ class LineBlock {
   void Clear();
   // Adds `line`, which must be greater than every line added since Clear(),
   // and returns its index (0, 1, ...). O(files).
-  size_t Add(const TextStore& store, uint64_t line);
+  size_t Add(const LineSource& source, uint64_t line);
   size_t size() const { return lines_.size(); }
   uint64_t line(size_t i) const { return lines_[i]; }
   // The bytes Load() reads (gaps inside spans included).
   uint64_t bytes() const { return bytes_; }
 
   // Reads every span. Errors: IOError naming the file.
-  Status Load(const TextStore& store);
+  Status Load(const LineSource& source);
   // The line of index i (after Load()): its text without '\n', readable up
   // to the end of the buffer's padding.
-  TextStore::Line Get(const TextStore& store, size_t i) const;
+  LineSource::Line Get(const LineSource& source, size_t i) const;
 
  private:
   struct Span {
-    uint32_t file;
+    uint32_t file;        // of the source
     uint64_t begin, end;  // file offsets
     uint64_t pos;         // where the span starts in the buffer
   };

@@ -67,6 +67,7 @@ void Monitor::Sample() {
 void Monitor::Phase(BatchPhase p, uint64_t total) {
   const auto now = Clock::now();
   if (phase_) {
+    Report();  // where the phase ended
     phase_seconds_.emplace_back(*phase_, std::chrono::duration<double>(now - phase_start_).count());
   }
   phase_ = p;
@@ -82,9 +83,15 @@ void Monitor::Tick() {
   const auto now = Clock::now();
   if (now - last_tick_ < std::chrono::milliseconds(200)) return;
   last_tick_ = now;
+  Report();
+}
+
+void Monitor::Report() {
+  if (!callback_ || !phase_) return;
   BatchProgress p;
   p.phase = *phase_;
-  p.done = done_.load(std::memory_order_relaxed);
+  // Acquire: the records counted before a unit was marked done are seen.
+  p.done = done_.load(std::memory_order_acquire);
   p.total = total_;
   p.records = records_.load(std::memory_order_relaxed);
   p.seconds = Seconds();
@@ -93,6 +100,7 @@ void Monitor::Tick() {
 
 void Monitor::Finish(BatchStats* stats) {
   if (phase_) {
+    Report();
     phase_seconds_.emplace_back(*phase_,
                                 std::chrono::duration<double>(Clock::now() - phase_start_).count());
     phase_.reset();

@@ -39,11 +39,14 @@ class Monitor {
   ~Monitor();
 
   void Phase(BatchPhase p, uint64_t total);
-  void Done(uint64_t done) { done_.store(done, std::memory_order_relaxed); }
-  void AddDone(uint64_t n) { done_.fetch_add(n, std::memory_order_relaxed); }
+  // Work done in the phase's units. Count a unit's records (AddRecords)
+  // before marking it done: a report never shows work done without them.
+  void Done(uint64_t done) { done_.store(done, std::memory_order_release); }
+  void AddDone(uint64_t n) { done_.fetch_add(n, std::memory_order_release); }
   void AddRecords(uint64_t n) { records_.fetch_add(n, std::memory_order_relaxed); }
   uint64_t records() const { return records_.load(std::memory_order_relaxed); }
-  // Calls the progress callback when 200 ms have passed since the last call.
+  // Calls the progress callback when 200 ms have passed since the last call
+  // (and once more where each phase ends).
   void Tick();
   // Ends the last phase; fills timing and resource fields of *stats.
   void Finish(BatchStats* stats);
@@ -51,6 +54,7 @@ class Monitor {
  private:
   using Clock = std::chrono::steady_clock;
   double Seconds() const;
+  void Report();
   void Sample();
   std::function<void(const BatchProgress&)> callback_;
   const TempDir* tmp_;

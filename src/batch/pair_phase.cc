@@ -1,172 +1,211 @@
 // SPDX-License-Identifier: Apache-2.0
-//
-// Phase 2: the k-way merge of every key run yields buckets (equal keys) in
-// key order, members in document order. Each bucket of a signature's space
-// becomes candidate pairs by star pairing (batch_run.h); pairs are sorted
-// runs again (spilled past the budget), so the verify phase sees each pair
-// once, in (a, b) order. With the key filter (key_filter.h) a bucket emits
-// only pairs whose key bytes allow min_shared_keys shared keys. Buckets of the id space hold
-// records with equal id hashes: a later record whose id equals an earlier one's is a repeated id.
+#include "batch/pair_phase.h"
+
 #include <algorithm>
 #include <array>
-#include <functional>
 
 #include "base/status_macros.h"
-#include "batch/batch_run.h"
 #include "batch/sort.h"
 #include "batch/spill_buffer.h"
 
-namespace neardup {
+namespace neardup::batch {
 namespace {
 
-uint64_t PairKey(const batch::Pair& p) { return p; }
+uint64_t PairKey(const Pair& p) { return p; }
+
+// The merged key entries. With the key filter, entries are read kAhead
+// ahead of the pairing and their documents' key bytes prefetched: those are
+// random reads into the LineTable, one per entry, and would otherwise stall
+// one at a time.
+class KeyStream {
+ public:
+  KeyStream(RunMerger<KeyEntry, KeyEntryLess>* merger, const LineTable* lines, bool prefetch)
+      : merger_(merger), lines_(lines), prefetch_(prefetch) {}
+
+  Result<bool> Next(KeyEntry* out) {
+    if (!prefetch_) return merger_->Next(out);
+    while (!drained_ && size_ < kAhead) {
+      KeyEntry x;
+      NEARDUP_ASSIGN_OR_RETURN(bool got, merger_->Next(&x));
+      if (!got) {
+        drained_ = true;
+        break;
+      }
+      Prefetch(x);
+      ring_[(at_ + size_) % kAhead] = x;
+      ++size_;
+    }
+    if (size_ == 0) return false;
+    *out = ring_[at_];
+    at_ = (at_ + 1) % kAhead;
+    --size_;
+    return true;
+  }
+
+ private:
+  static constexpr size_t kAhead = 32;
+  // Only members of buckets of two or more are read.
+  void Prefetch(const KeyEntry& x) {
+    if (x.key == ahead_key_ && SpaceOf(x.key) != kIdSpace) {
+      if (ahead_doc_ != UINT32_MAX) __builtin_prefetch(lines_->key_bytes(ahead_doc_));
+      __builtin_prefetch(lines_->key_bytes(x.doc));
+      ahead_doc_ = UINT32_MAX;  // fetched
+    } else {
+      ahead_key_ = x.key;
+      ahead_doc_ = x.doc;
+    }
+  }
+
+  RunMerger<KeyEntry, KeyEntryLess>* merger_;
+  const LineTable* lines_;
+  bool prefetch_;
+  std::array<KeyEntry, kAhead> ring_;
+  size_t at_ = 0, size_ = 0;
+  bool drained_ = false;
+  uint64_t ahead_key_ = 0;  // the key of the entry read last
+  uint32_t ahead_doc_ = UINT32_MAX;
+};
 
 }  // namespace
 
-Status BatchDedup::Impl::PairPhase(batch::KeyRuns* keys, batch::PairRuns* pairs) {
-  monitor->Phase(BatchPhase::kMerge, keys->records());
-  const uint64_t read_budget = std::clamp<uint64_t>(Available() / 8, 1 << 20, 256 << 20);
-  NEARDUP_ASSIGN_OR_RETURN(auto merger, keys->Merge(read_budget));
-  const uint64_t in_memory = keys->memory_bytes();
-  const uint64_t avail = Available();
-  const uint64_t pair_limit = std::max<uint64_t>(
-      8192, (avail > in_memory + read_budget ? avail - in_memory - read_budget : 0) /
-                sizeof(batch::Pair));
-  batch::SpillBuffer<batch::Pair> buf(pair_limit);  // memory by need, up to the limit
-  auto flush = [&](bool spill) -> Status {
-    batch::ParallelRadixSort(buf.span(), PairKey, std::less<batch::Pair>(), threads);
-    // Repeats inside one buffer go now (the verify phase drops the rest);
-    // with min_shared_keys = m it counts them, so m copies are kept.
-    const uint64_t keep = std::max<uint64_t>(1, options.min_shared_keys);
-    size_t out = 0, copies = 0;
-    for (size_t i = 0; i < buf.size(); ++i) {
-      copies = i > 0 && buf[i] == buf[i - 1] ? copies + 1 : 1;
-      if (copies <= keep) buf[out++] = buf[i];
-    }
-    buf.truncate(out);
-    return pairs->AddRun(&buf, spill);
-  };
+// Candidate pairs into sorted runs. Repeats inside one buffer go at once
+// (the verify phase drops the rest); with min_shared_keys = m it counts
+// them, so m copies are kept.
+class PairPhase::Writer {
+ public:
+  Writer(PairRuns* runs, uint64_t limit, uint64_t copies, int threads)
+      : runs_(runs), buf_(limit), copies_(copies), threads_(threads) {}
+  Status Add(Pair p) {
+    return AppendOrSpill(&buf_, p, [&] { return Flush(true); });
+  }
+  Status Finish() { return Flush(runs_->spilled_runs() > 0); }
 
-  const std::vector<batch::KeySpace>& spaces = sig->spaces();
-  batch::RecordParser parser(fields);
-  std::vector<std::pair<uint32_t, std::string>> ids;  // distinct ids of an id bucket
-  std::vector<uint32_t> head;                         // the first W members of a bucket
-  uint64_t key = 0, merged = 0;
-  uint32_t last = UINT32_MAX;
-  uint32_t space = 0;
-  batch::KeyEntry e;
-  // With the key filter, entries are read kAhead ahead of the pairing and
-  // their documents' key bytes prefetched: those are random reads into the
-  // LineTable, one per entry, and would otherwise stall one at a time.
-  constexpr size_t kAhead = 32;
-  std::array<batch::KeyEntry, kAhead> ring;
-  size_t ring_at = 0, ring_size = 0;
-  bool drained = false;
-  uint64_t ahead_key = 0;  // the key of the entry read last
-  uint32_t ahead_doc = UINT32_MAX;
-  auto next = [&](batch::KeyEntry* out) -> Result<bool> {
-    if (key_filter.width() == 0) return merger->Next(out);
-    while (!drained && ring_size < kAhead) {
-      batch::KeyEntry x;
-      NEARDUP_ASSIGN_OR_RETURN(bool got, merger->Next(&x));
-      if (!got) {
-        drained = true;
-        break;
-      }
-      // Only members of buckets of two or more are read.
-      if (x.key == ahead_key && batch::SpaceOf(x.key) != batch::kIdSpace) {
-        if (ahead_doc != UINT32_MAX) __builtin_prefetch(lines->key_bytes(ahead_doc));
-        __builtin_prefetch(lines->key_bytes(x.doc));
-        ahead_doc = UINT32_MAX;  // fetched
-      } else {
-        ahead_key = x.key;
-        ahead_doc = x.doc;
-      }
-      ring[(ring_at + ring_size) % kAhead] = x;
-      ++ring_size;
+ private:
+  Status Flush(bool spill) {
+    ParallelRadixSort(buf_.span(), PairKey, std::less<Pair>(), threads_);
+    size_t out = 0, copies = 0;
+    for (size_t i = 0; i < buf_.size(); ++i) {
+      copies = i > 0 && buf_[i] == buf_[i - 1] ? copies + 1 : 1;
+      if (copies <= copies_) buf_[out++] = buf_[i];
     }
-    if (ring_size == 0) return false;
-    *out = ring[ring_at];
-    ring_at = (ring_at + 1) % kAhead;
-    --ring_size;
-    return true;
-  };
+    buf_.truncate(out);
+    return runs_->AddRun(&buf_, spill);
+  }
+
+  PairRuns* runs_;
+  SpillBuffer<Pair> buf_;  // memory by need, up to the limit
+  uint64_t copies_;
+  int threads_;
+};
+
+PairPhase::PairPhase(const PhaseEnv& env, const PairInput& in, RecordErrors* errors)
+    : env_(env), in_(in), errors_(errors), parser_(in.input->fields) {}
+
+Status PairPhase::Run(KeyRuns* keys, PairRuns* pairs, PairCounts* counts) {
+  env_.monitor->Phase(BatchPhase::kMerge, keys->records());
+  const uint64_t read_budget = env_.budget->ReadBytes();
+  NEARDUP_ASSIGN_OR_RETURN(auto merger, keys->Merge(read_budget));
+  const uint64_t held = keys->memory_bytes() + read_budget;
+  const uint64_t avail = env_.budget->Available();
+  const uint64_t pair_limit =
+      std::max<uint64_t>(8192, (avail > held ? avail - held : 0) / sizeof(Pair));
+  Writer writer(pairs, pair_limit, std::max<uint64_t>(1, in_.min_shared_keys), env_.threads);
+  const bool filter = in_.key_filter->width() > 0;
+  KeyStream stream(merger.get(), in_.input->lines.get(), filter);
+  uint64_t merged = 0;
+  KeyEntry e;
   while (true) {
-    NEARDUP_ASSIGN_OR_RETURN(bool more, next(&e));
+    NEARDUP_ASSIGN_OR_RETURN(bool more, stream.Next(&e));
     if (!more) break;
     if ((++merged & 0xFFFF) == 0) {
-      monitor->Done(merged);
-      monitor->Tick();
+      env_.monitor->Done(merged);
+      env_.monitor->Tick();
     }
-    if (merged == 1 || e.key != key) {
-      key = e.key;
-      space = batch::SpaceOf(key);
-      head.clear();
-      ids.clear();
-      last = UINT32_MAX;
-    }
-    if (e.doc == last) continue;  // the same key twice in one document
-    last = e.doc;
-    if (space == batch::kIdSpace) {
-      // Ids are parsed only when a bucket gets a second member (ids are
-      // almost always unique, and parsing every record here would cost a
-      // pass over the input).
-      if (head.empty() && ids.empty()) {
-        head.push_back(e.doc);
-        continue;
-      }
-      if (ids.empty()) {
-        std::string_view first_id;
-        NEARDUP_RETURN_IF_ERROR(ParseId(head.front(), &parser, &first_id));
-        ids.emplace_back(head.front(), std::string(first_id));
-      }
-      std::string_view id;
-      NEARDUP_RETURN_IF_ERROR(ParseId(e.doc, &parser, &id));
-      bool repeated = false;
-      for (const auto& [doc, other] : ids) repeated = repeated || other == id;
-      if (!repeated) {
-        ids.emplace_back(e.doc, std::string(id));
-        continue;
-      }
-      Status s = Status::AlreadyExists("document " + std::string(id) + " already exists")
-                     .WithContext(Where(e.doc));
-      if (!options.skip_invalid) {
-        RecordError(e.doc, std::move(s));
-        continue;
-      }
-      lines->set_state(e.doc, batch::kSkipped);
-      skips.emplace_back(e.doc, std::move(s));
-      ++stats.skipped;
-      --stats.records;
-      continue;
-    }
-    if (space >= spaces.size()) return Status::Internal("a key outside the signature's spaces");
-    const batch::KeySpace& sp = spaces[space];
-    const bool hamming = sp.max_distance >= 0;
-    const uint64_t payload = hamming ? lines->payload(e.doc) : 0;
-    const bool filter = key_filter.width() > 0;
-    const uint8_t* doc_bytes = filter && !head.empty() ? lines->key_bytes(e.doc) : nullptr;
-    // Against an index, pairs of two corpus records are not wanted (head
-    // members precede e.doc, so they are corpus records too).
-    if (e.doc >= corpus_lines) {
-      for (uint32_t h : head) {
-        if (hamming && batch::PayloadDistance(lines->payload(h), payload) > sp.max_distance)
-          continue;
-        if (filter && !key_filter.MayShare(lines->key_bytes(h), doc_bytes)) {
-          ++stats.pairs_filtered;
-          continue;
-        }
-        NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&buf, batch::MakePair(h, e.doc, sp.decides),
-                                                     [&] { return flush(true); }));
-      }
-    }
-    if (head.size() < (hamming ? batch::kHammingWidth : batch::kStarWidth)) head.push_back(e.doc);
+    if (merged == 1 || e.key != key_) StartBucket(e.key);
+    if (e.doc == last_) continue;  // the same key twice in one document
+    last_ = e.doc;
+    NEARDUP_RETURN_IF_ERROR(space_ == kIdSpace ? IdMember(e.doc, counts)
+                                               : StarMember(e.doc, &writer, counts));
   }
-  merger.reset();                                        // frees in-memory key runs
-  if (key_filter.width() > 0) lines->ReleaseKeyBytes();  // read only above
-  NEARDUP_RETURN_IF_ERROR(flush(pairs->spilled_runs() > 0));
-  NEARDUP_RETURN_IF_ERROR(FirstError());
+  merger.reset();                                   // frees in-memory key runs
+  if (filter) in_.input->lines->ReleaseKeyBytes();  // read only here
+  NEARDUP_RETURN_IF_ERROR(writer.Finish());
+  return errors_->First();
+}
+
+void PairPhase::StartBucket(uint64_t key) {
+  key_ = key;
+  space_ = SpaceOf(key);
+  head_.clear();
+  ids_.clear();
+  last_ = UINT32_MAX;
+}
+
+// Ids are parsed only when a bucket gets a second member (ids are almost
+// always unique, and parsing every record here would cost a pass over the
+// input).
+Status PairPhase::IdMember(uint32_t doc, PairCounts* counts) {
+  if (head_.empty() && ids_.empty()) {
+    head_.push_back(doc);
+    return Status::OK();
+  }
+  const RunInput& input = *in_.input;
+  if (ids_.empty()) {
+    std::string_view first_id;
+    NEARDUP_RETURN_IF_ERROR(input.ParseId(head_.front(), &parser_, &first_id));
+    ids_.emplace_back(head_.front(), std::string(first_id));
+  }
+  std::string_view id;
+  NEARDUP_RETURN_IF_ERROR(input.ParseId(doc, &parser_, &id));
+  const uint32_t* first = nullptr;  // the earlier member with this id
+  for (const auto& [member, other] : ids_) {
+    if (other == id) {
+      first = &member;
+      break;
+    }
+  }
+  // Members come in line order, so the corpus's precede the input's; the
+  // corpus's own repeats were accepted when it was indexed.
+  if (first == nullptr || doc < input.corpus_lines) {
+    ids_.emplace_back(doc, std::string(id));
+    return Status::OK();
+  }
+  std::string what = "document " + std::string(id) + " already exists";
+  if (*first < input.corpus_lines) what += " in the corpus (" + input.Where(*first) + ")";
+  Status s = Status::AlreadyExists(what).WithContext(input.Where(doc));
+  if (!in_.skip_invalid) {
+    errors_->Record(doc, std::move(s));
+    return Status::OK();
+  }
+  input.lines->set_state(doc, kSkipped);
+  errors_->AddSkip(doc, std::move(s));
+  ++counts->repeated_ids;
   return Status::OK();
 }
 
-}  // namespace neardup
+Status PairPhase::StarMember(uint32_t doc, Writer* out, PairCounts* counts) {
+  const std::vector<KeySpace>& spaces = env_.sig->spaces();
+  if (space_ >= spaces.size()) return Status::Internal("a key outside the signature's spaces");
+  const KeySpace& sp = spaces[space_];
+  const LineTable& lines = *in_.input->lines;
+  const KeyFilter& filter = *in_.key_filter;
+  const bool hamming = sp.max_distance >= 0;
+  const uint64_t payload = hamming ? lines.payload(doc) : 0;
+  const uint8_t* doc_bytes = filter.width() > 0 && !head_.empty() ? lines.key_bytes(doc) : nullptr;
+  // Against an index, pairs of two corpus records are not wanted (head
+  // members precede doc, so they are corpus records too).
+  if (doc >= in_.input->corpus_lines) {
+    for (uint32_t h : head_) {
+      if (hamming && PayloadDistance(lines.payload(h), payload) > sp.max_distance) continue;
+      if (doc_bytes != nullptr && !filter.MayShare(lines.key_bytes(h), doc_bytes)) {
+        ++counts->pairs_filtered;
+        continue;
+      }
+      NEARDUP_RETURN_IF_ERROR(out->Add(MakePair(h, doc, sp.decides)));
+    }
+  }
+  if (head_.size() < (hamming ? kHammingWidth : kStarWidth)) head_.push_back(doc);
+  return Status::OK();
+}
+
+}  // namespace neardup::batch

@@ -24,9 +24,8 @@
 //   * Keys() must be a pure function of the text: the same text gives the
 //     same keys in any run, thread or process (MPI ranks rely on it).
 //   * Similarity() must be symmetric and a pure function of the two texts.
-//     Pairs reach it in runs of equal a.doc (streaming verification) or of
-//     equal b.doc (blocked verification, verify_blocks.cc), so caching
-//     each side's prepared form on its doc pays off.
+//     Pairs reach it in runs of equal b.doc (verification in blocks), so
+//     caching each side's prepared form on its doc pays off.
 //   * A record whose text fails Keys() (bad UTF-8, too large) is an input
 //     error reported with its file and line (or skipped under skip_invalid).
 //

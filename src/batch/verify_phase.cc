@@ -1,70 +1,54 @@
 // SPDX-License-Identifier: Apache-2.0
-//
-// Phase 3: the merged pairs, each once (a pair proposed by several keys is
-// de-duplicated here; `decided` if any proposer decides), go in batches to
-// worker threads, which read both texts from the TextStore and call
-// BatchSignature::Similarity. Batches are committed in order, so the edges
-// reach the ClusterBuilder (and the --with-matches runs) in (a, b) order
-// whatever the thread count. Pairs that touch a skipped record are dropped.
-// This streaming way reads both texts of every pair at random (pread); it
-// serves MPI ranks, whose borrowed lines are not in the TextStore. A single
-// process verifies in blocks (verify_blocks.cc). VerifyPairs hands the edges
-// to a callback (the MPI runner's edge list); VerifyPhase feeds them to the
-// ClusterBuilder.
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <deque>
-#include <map>
+#include "batch/verify_phase.h"
+
+#include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include "base/status_macros.h"
-#include "batch/batch_run.h"
-#include "batch/spill_buffer.h"
+#include "batch/sort.h"
 
-namespace neardup {
+namespace neardup::batch {
 namespace {
 
 constexpr size_t kBatchPairs = 4096;
-
-struct PairBatch {
-  std::vector<batch::Pair> pairs;
-  std::vector<batch::Edge> edges;  // similarity -1: decided by a key space
-  uint64_t calls = 0;
-  Status status;
-};
+constexpr size_t kPrepareChunk = 1024;     // a texts prepared per task
+constexpr uint64_t kBatchGap = 16 << 10;   // b side
+constexpr uint64_t kBatchBytes = 4 << 20;  // b side: at most this read at once by a worker
+// Per pair held in a range: the entry, an edge, an a line and its prepared
+// form's end offset.
+constexpr uint64_t kBytesPerRangePair = 8 + 12 + 4 + 8;
 
 }  // namespace
 
-Status BatchDedup::Impl::VerifyPhase(batch::PairRuns* pairs) {
-  if (options.with_matches) matches = std::make_unique<batch::MatchRuns>(tmp.get(), "matches");
-  const uint64_t match_limit = std::max<uint64_t>(4096, Available() / 8 / sizeof(batch::Edge));
-  batch::SpillBuffer<batch::Edge> match_buf(match_limit);  // memory by need
-  batch::ClusterBuilder builder(n, options.max_cluster_size, tmp.get(),
-                                std::max<uint64_t>(1 << 20, Available() / 4));
-  NEARDUP_RETURN_IF_ERROR(VerifyPairs(pairs, [&](const batch::Edge& e) -> Status {
-    NEARDUP_RETURN_IF_ERROR(builder.Add({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity}));
-    if (matches) {
-      NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&match_buf, e, [&] {
-        std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
-        return matches->AddRun(&match_buf, true);
-      }));
-    }
-    return Status::OK();
-  }));
-  if (matches) {
-    std::sort(match_buf.begin(), match_buf.end(), batch::MatchLess());
-    NEARDUP_RETURN_IF_ERROR(matches->AddRun(&match_buf, matches->spilled_runs() > 0));
-  }
-  monitor->Phase(BatchPhase::kCluster, 0);
-  NEARDUP_ASSIGN_OR_RETURN(clustering, builder.Finish());
-  stats.edges = clustering.stats.edges;
-  stats.oversized_components = clustering.stats.oversized_components;
-  stats.refused_by_cap = clustering.stats.refused_by_cap;
-  return Status::OK();
-}
+struct VerifyPhase::Worker {
+  explicit Worker(const JsonlFields& fields) : parser(fields) {}
+  std::unique_ptr<SignatureScratch> scratch;
+  RecordParser parser;
+  LineBlock block{kBatchGap};
+  std::string prepared;  // of the current b
+};
 
-Result<bool> batch::DistinctPairs::Next(Pair* pair, uint64_t* proposals) {
+// The a side of a range: distinct a's in order, prepared forms by chunk.
+struct VerifyPhase::ASide {
+  std::vector<uint32_t> lines;
+  uint64_t text_bytes = 0;          // raw bytes of their lines (the block's estimate)
+  std::vector<std::string> chunks;  // prepared forms of lines [c*kPrepareChunk, ...)
+  std::vector<uint64_t> ends;       // per line: its form's end in its chunk
+  std::string_view Prepared(size_t i) const {
+    const std::string& c = chunks[i / kPrepareChunk];
+    const uint64_t begin = i % kPrepareChunk == 0 ? 0 : ends[i - 1];
+    return std::string_view(c.data() + begin, ends[i] - begin);
+  }
+  void Clear() {
+    lines.clear();
+    chunks.clear();
+    ends.clear();
+    text_bytes = 0;
+  }
+};
+
+Result<bool> DistinctPairs::Next(Pair* pair, uint64_t* proposals) {
   if (done_) return false;
   if (!have_pending_) {
     NEARDUP_ASSIGN_OR_RETURN(bool got, merger_->Next(&pending_));
@@ -98,134 +82,221 @@ Result<bool> batch::DistinctPairs::Next(Pair* pair, uint64_t* proposals) {
   return true;
 }
 
-Status BatchDedup::Impl::VerifyPairs(batch::PairRuns* pairs,
-                                     const std::function<Status(const batch::Edge&)>& on_edge) {
-  if (borrowed) return VerifyStreaming(pairs, on_edge);
-  return VerifyBlocks(pairs, on_edge);
+VerifyPhase::VerifyPhase(const PhaseEnv& env, const VerifyInput& in)
+    : env_(env), in_(in), aside_(std::make_unique<ASide>()) {
+  for (int t = 0; t < env.threads; ++t) {
+    workers_.push_back(std::make_unique<Worker>(in.input->fields));
+    workers_.back()->scratch = env.sig->NewScratch();
+  }
+  threshold_ = env.sig->threshold();
 }
 
-Status BatchDedup::Impl::VerifyStreaming(batch::PairRuns* pairs,
-                                         const std::function<Status(const batch::Edge&)>& on_edge) {
-  monitor->Phase(BatchPhase::kVerify, pairs->records());
-  const uint64_t read_budget = std::clamp<uint64_t>(Available() / 8, 1 << 20, 256 << 20);
+VerifyPhase::~VerifyPhase() = default;
+
+// What the budget leaves: less the merger's buffers, what the caller holds
+// (`reserved`) and the workers' reads; 5/8 for the a block, 3/8 for the
+// range's pairs. (Small floors, so tiny budgets in tests cut many ranges and
+// batches.) A block holds at most an eighth of the input (or 64 MB): about
+// eight ranges, each reading the rest of the input once, rather than every
+// text of the input in memory because a large budget would allow it.
+void VerifyPhase::Size(uint64_t read_budget) {
+  const uint64_t available = env_.budget->Available();
+  const uint64_t reserved =
+      read_budget + in_.reserved + env_.threads * (kBatchBytes + kBatchPairs * sizeof(Edge));
+  const uint64_t avail = available > reserved ? available - reserved : 0;
+  block_bytes_ = std::min(std::max<uint64_t>(64 << 10, avail / 8 * 5),
+                          std::max<uint64_t>(64 << 20, in_.input->bytes / 8));
+  pair_cap_ = std::max<uint64_t>(1024, avail / 8 * 3 / kBytesPerRangePair);
+  batch_bytes_ = std::clamp<uint64_t>(block_bytes_ / 16, 4 << 10, kBatchBytes);
+}
+
+Status VerifyPhase::Run(PairRuns* pairs, const EdgeFn& on_edge, VerifyCounts* counts) {
+  on_edge_ = &on_edge;
+  counts_ = counts;
+  env_.monitor->Phase(BatchPhase::kVerify, pairs->records());
+  const uint64_t read_budget = env_.budget->ReadBytes();
+  Size(read_budget);
   NEARDUP_ASSIGN_OR_RETURN(auto merger, pairs->Merge(read_budget));
-  const double threshold = sig->threshold();
-
-  // Workers: batches in, batches out keyed by sequence number.
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::pair<uint64_t, std::unique_ptr<PairBatch>>> todo;
-  std::map<uint64_t, std::unique_ptr<PairBatch>> done;
-  bool closing = false;
-  auto work = [&](batch::SignatureScratch* scratch, batch::RecordParser* pa,
-                  batch::RecordParser* pb, PairBatch* b) {
-    uint32_t cached = UINT32_MAX;
-    batch::ParsedRecord ra, rb;
-    for (batch::Pair p : b->pairs) {
-      const uint32_t a = batch::PairA(p), d = batch::PairB(p);
-      if (lines->state(a) != batch::kRecord || lines->state(d) != batch::kRecord) continue;
-      if (batch::PairDecided(p)) {
-        b->edges.push_back({a, d, -1.0f});
-        continue;
-      }
-      if (cached != a) {
-        cached = UINT32_MAX;
-        if (Status s = Parse(a, pa, &ra); !s.ok()) return s;
-        cached = a;
-      }
-      NEARDUP_RETURN_IF_ERROR(Parse(d, pb, &rb));
-      ++b->calls;
-      NEARDUP_ASSIGN_OR_RETURN(double sim,
-                               sig->Similarity({a, ra.text, lines->payload(a)},
-                                               {d, rb.text, lines->payload(d)}, scratch));
-      if (sim >= threshold) b->edges.push_back({a, d, static_cast<float>(sim)});
+  DistinctPairs distinct(merger.get());
+  const uint64_t min_proposals = std::max<uint64_t>(1, in_.min_shared_keys);
+  while (true) {
+    Pair p;
+    uint64_t proposals = 0;
+    const uint64_t merged_before = distinct.merged();
+    NEARDUP_ASSIGN_OR_RETURN(bool more, distinct.Next(&p, &proposals));
+    if (!more) break;
+    if ((++counts->candidate_pairs & 0xFFFF) == 0) {
+      env_.monitor->Done(merged_before);
+      env_.monitor->Tick();
     }
-    return Status::OK();
-  };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      auto scratch = sig->NewScratch();
-      batch::RecordParser pa(fields), pb(fields);
-      std::unique_lock<std::mutex> lock(mu);
-      while (true) {
-        cv.wait(lock, [&] { return !todo.empty() || closing; });
-        if (todo.empty()) return;
-        auto [seq, b] = std::move(todo.front());
-        todo.pop_front();
-        lock.unlock();
-        b->status = work(scratch.get(), &pa, &pb, b.get());
-        lock.lock();
-        done.emplace(seq, std::move(b));
-        cv.notify_all();
-      }
-    });
+    if (proposals >= min_proposals) NEARDUP_RETURN_IF_ERROR(Add(p, merged_before));
   }
-
-  auto commit = [&](PairBatch& b) -> Status {
-    NEARDUP_RETURN_IF_ERROR(b.status);
-    stats.similarity_calls += b.calls;
-    for (const batch::Edge& e : b.edges) NEARDUP_RETURN_IF_ERROR(on_edge(e));
-    return Status::OK();
-  };
-
-  // Produce batches, keep at most 2 per thread in flight, commit in order.
-  const size_t max_in_flight = 2 * static_cast<size_t>(threads);
-  uint64_t next_seq = 0, next_commit = 0;
-  Status status;
-  bool more = true;
-  auto batch_buf = std::make_unique<PairBatch>();
-  batch::DistinctPairs distinct(merger.get());
-  const uint64_t min_proposals = std::max<uint64_t>(1, options.min_shared_keys);
-  while (status.ok() && (more || next_commit < next_seq)) {
-    while (more && next_seq - next_commit < max_in_flight) {
-      batch::Pair p;
-      uint64_t proposals = 0;
-      auto r = distinct.Next(&p, &proposals);
-      if (!r.ok()) {
-        status = r.status();
-        more = false;
-        break;
-      }
-      more = *r;
-      if (more) {
-        ++stats.candidate_pairs;
-        if (proposals >= min_proposals) batch_buf->pairs.push_back(p);
-      }
-      if ((!more || batch_buf->pairs.size() >= kBatchPairs) && !batch_buf->pairs.empty()) {
-        std::lock_guard<std::mutex> lock(mu);
-        todo.emplace_back(next_seq++, std::move(batch_buf));
-        batch_buf = std::make_unique<PairBatch>();
-        cv.notify_all();
-      }
-    }
-    std::unique_ptr<PairBatch> ready;
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      if (next_commit == next_seq) continue;
-      cv.wait_for(lock, std::chrono::milliseconds(100),
-                  [&] { return done.count(next_commit) > 0; });
-      auto it = done.find(next_commit);
-      if (it != done.end()) {
-        ready = std::move(it->second);
-        done.erase(it);
-      }
-    }
-    monitor->Done(distinct.merged());
-    monitor->Tick();
-    if (ready) {
-      ++next_commit;
-      status = commit(*ready);
-    }
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    closing = true;
-    cv.notify_all();
-  }
-  for (auto& t : pool) t.join();
-  NEARDUP_RETURN_IF_ERROR(status);
+  NEARDUP_RETURN_IF_ERROR(RunRange(distinct.merged()));
+  env_.monitor->Done(distinct.merged());
   return Status::OK();
 }
 
-}  // namespace neardup
+// Adds a distinct pair to the range, verifying the range first when the
+// pair starts a new a and the range is full.
+Status VerifyPhase::Add(Pair p, uint64_t merged_before) {
+  const LineTable& lines = *in_.input->lines;
+  const uint32_t a = PairA(p), b = PairB(p);
+  if (lines.state(a) != kRecord || lines.state(b) != kRecord) return Status::OK();
+  if (a != last_a_) {
+    if (range_.size() + edges_.size() >= pair_cap_ || aside_->text_bytes >= block_bytes_) {
+      NEARDUP_RETURN_IF_ERROR(RunRange(merged_before));
+    }
+    last_a_ = a;
+    a_added_ = false;
+  }
+  if (PairDecided(p)) {
+    edges_.push_back({a, b, -1.0f});
+    return Status::OK();
+  }
+  if (!a_added_) {
+    const LineSource::Extent e = in_.source->ExtentOf(a);
+    aside_->text_bytes += e.end - e.begin;
+    aside_->lines.push_back(a);
+    a_added_ = true;
+  }
+  if (!range_.Room(1)) return Status::ResourceExhausted("cannot allocate memory for a range");
+  range_.push_back({b, static_cast<uint32_t>(aside_->lines.size() - 1)});
+  return Status::OK();
+}
+
+// Verifies the range (merged pair records [m0_, m1)) and hands its edges on.
+Status VerifyPhase::RunRange(uint64_t m1) {
+  if (!range_.empty()) {
+    ++counts_->ranges;
+    ASide& aside = *aside_;
+    const size_t chunks = (aside.lines.size() + kPrepareChunk - 1) / kPrepareChunk;
+    aside.chunks.assign(chunks, std::string());
+    aside.ends.resize(aside.lines.size());
+    const uint64_t mid = m0_ + (m1 - m0_) / 4;  // progress: a quarter for preparing
+    RunTasks(chunks, m0_, mid,
+             [this](Worker* w, size_t c, TaskResult* out) { return PrepareChunk(w, c, out); });
+    NEARDUP_RETURN_IF_ERROR(Collect());
+    auto key = [](const RangePair& p) { return (static_cast<uint64_t>(p.b) << 32) | p.ai; };
+    ParallelRadixSort(
+        range_.span(), key, [&](const RangePair& x, const RangePair& y) { return key(x) < key(y); },
+        env_.threads);
+    // Batches of up to kBatchPairs, at least 4 per thread when the range allows.
+    const size_t per_batch =
+        std::clamp<size_t>(range_.size() / (4 * env_.threads), 64, kBatchPairs);
+    const size_t batches = (range_.size() + per_batch - 1) / per_batch;
+    RunTasks(batches, mid, m1, [&](Worker* w, size_t i, TaskResult* out) {
+      const size_t begin = i * per_batch, end = std::min(range_.size(), begin + per_batch);
+      return VerifyBatch(w, std::span<const RangePair>(range_.data() + begin, end - begin), out);
+    });
+    NEARDUP_RETURN_IF_ERROR(Collect());
+  }
+  std::sort(edges_.begin(), edges_.end(),
+            [](const Edge& x, const Edge& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+  for (const Edge& e : edges_) NEARDUP_RETURN_IF_ERROR((*on_edge_)(e));
+  edges_.clear();
+  range_.clear();
+  aside_->Clear();
+  m0_ = m1;
+  return Status::OK();
+}
+
+// Runs task(worker, i, result) for i in [0, tasks) on every worker; the
+// calling thread is worker 0 and reports progress from `from` to `to`.
+void VerifyPhase::RunTasks(size_t tasks, uint64_t from, uint64_t to, const Task& task) {
+  results_.assign(tasks, TaskResult());
+  std::atomic<size_t> next{0};
+  auto loop = [&](Worker* w, bool report) {
+    for (size_t i; (i = next.fetch_add(1)) < tasks;) {
+      results_[i].status = task(w, i, &results_[i]);
+      if (report) {
+        env_.monitor->Done(from + (to - from) * std::min(i + 1, tasks) / tasks);
+        env_.monitor->Tick();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < env_.threads && static_cast<size_t>(t) < tasks; ++t) {
+    pool.emplace_back(loop, workers_[t].get(), false);
+  }
+  loop(workers_[0].get(), true);
+  for (auto& t : pool) t.join();
+}
+
+// The results of RunTasks: the first error, counts, edges.
+Status VerifyPhase::Collect() {
+  for (TaskResult& r : results_) {
+    NEARDUP_RETURN_IF_ERROR(r.status);
+    counts_->similarity_calls += r.calls;
+    counts_->bytes_read += r.bytes_read;
+    edges_.insert(edges_.end(), r.edges.begin(), r.edges.end());
+  }
+  results_.clear();
+  return Status::OK();
+}
+
+// Reads and prepares the a texts of chunk c.
+Status VerifyPhase::PrepareChunk(Worker* w, size_t c, TaskResult* out) {
+  ASide& aside = *aside_;
+  const LineSource& source = *in_.source;
+  const size_t begin = c * kPrepareChunk;
+  const size_t end = std::min(aside.lines.size(), begin + kPrepareChunk);
+  w->block.Clear();
+  for (size_t i = begin; i < end; ++i) w->block.Add(source, aside.lines[i]);
+  NEARDUP_RETURN_IF_ERROR(w->block.Load(source));
+  out->bytes_read += w->block.bytes();
+  std::string& arena = aside.chunks[c];
+  ParsedRecord rec;
+  for (size_t i = begin; i < end; ++i) {
+    NEARDUP_RETURN_IF_ERROR(
+        in_.input->ParseLine(aside.lines[i], w->block.Get(source, i - begin), &w->parser, &rec));
+    NEARDUP_RETURN_IF_ERROR(env_.sig->Prepare(rec.text, w->scratch.get(), &w->prepared));
+    arena += w->prepared;
+    aside.ends[i] = arena.size();
+  }
+  return Status::OK();
+}
+
+Result<size_t> VerifyPhase::ReadBSide(Worker* w, std::span<const RangePair> entries, size_t i,
+                                      TaskResult* out) {
+  w->block.Clear();
+  size_t j = i;
+  for (uint32_t last = UINT32_MAX; j < entries.size(); ++j) {
+    if (entries[j].b == last) continue;
+    if (j > i && w->block.bytes() >= batch_bytes_) break;
+    w->block.Add(*in_.source, entries[j].b);
+    last = entries[j].b;
+  }
+  NEARDUP_RETURN_IF_ERROR(w->block.Load(*in_.source));
+  out->bytes_read += w->block.bytes();
+  return j;
+}
+
+// Verifies the entries (sorted by b) of one batch.
+Status VerifyPhase::VerifyBatch(Worker* w, std::span<const RangePair> entries, TaskResult* out) {
+  const LineTable& lines = *in_.input->lines;
+  ParsedRecord rb;
+  for (size_t i = 0; i < entries.size();) {
+    NEARDUP_ASSIGN_OR_RETURN(const size_t j, ReadBSide(w, entries, i, out));
+    size_t bi = 0;
+    for (size_t k = i; k < j; ++k) {
+      const uint32_t b = entries[k].b;
+      if (k == i || b != entries[k - 1].b) {
+        if (k > i) ++bi;
+        NEARDUP_RETURN_IF_ERROR(
+            in_.input->ParseLine(b, w->block.Get(*in_.source, bi), &w->parser, &rb));
+        NEARDUP_RETURN_IF_ERROR(env_.sig->Prepare(rb.text, w->scratch.get(), &w->prepared));
+      }
+      const uint32_t ai = entries[k].ai, a = aside_->lines[ai];
+      ++out->calls;
+      NEARDUP_ASSIGN_OR_RETURN(
+          const double sim,
+          env_.sig->SimilarityPrepared({a, aside_->Prepared(ai), lines.payload(a)},
+                                       {b, w->prepared, lines.payload(b)}, w->scratch.get()));
+      if (sim >= threshold_) out->edges.push_back({a, b, static_cast<float>(sim)});
+    }
+    i = j;
+  }
+  return Status::OK();
+}
+
+}  // namespace neardup::batch

@@ -9,6 +9,7 @@
 
 #include "base/machine.h"
 #include "base/status_macros.h"
+#include "engine/durable_access.h"
 #include "engine/durable_impl.h"
 #include "engine/engine_impl.h"
 
@@ -106,11 +107,9 @@ store::StoreOptions WithLog(store::StoreOptions o, DurableImpl* impl) {
 }
 }  // namespace
 
-const Engine& EngineOf(const DurableEngine& d) { return *d.engine_; }
-
 Status DurableImpl::LookupText(std::string_view id, std::string* text) const {
   {
-    std::lock_guard lock(pending_mu);
+    base::MutexLock lock(pending_mu);
     if (auto it = pending_texts.find(std::string(id)); it != pending_texts.end()) {
       *text = *it->second;
       return Status::OK();
@@ -124,10 +123,10 @@ Status DurableImpl::LookupText(std::string_view id, std::string* text) const {
 }  // namespace engine
 
 Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions& options) {
-  return base::CatchResourceErrors([&] { return engine::OpenDurable(options, {}); });
+  return base::CatchResourceErrors([&] { return engine::DurableAccess::Open(options, {}); });
 }
 
-Result<std::unique_ptr<DurableEngine>> engine::OpenDurable(
+Result<std::unique_ptr<DurableEngine>> engine::DurableAccess::Open(
     const DurableOptions& options, const store::StoreOptions& store_options) {
   if (options.dir.empty()) return Status::InvalidArgument("a data directory is required");
   if (options.max_group == 0 || options.expire_trees_per_step == 0) {
@@ -185,13 +184,13 @@ DurableEngine::~DurableEngine() { (void)Close(); }
 Status DurableEngine::Close() {
   if (!impl_) return Status::OK();
   {
-    std::lock_guard lock(impl_->mu);
+    base::MutexLock lock(impl_->mu);
     if (impl_->closed) return Status::OK();
     impl_->closing = true;
     impl_->closed = true;
   }
-  impl_->cv.notify_all();
-  impl_->expirer_cv.notify_all();
+  impl_->cv.NotifyAll();
+  impl_->expirer_cv.NotifyAll();
   if (impl_->expirer.joinable()) impl_->expirer.join();
   if (impl_->writer.joinable()) impl_->writer.join();  // drains the queue first
   // An Open that failed before the store opened has nothing to flush.
@@ -346,7 +345,7 @@ DurableStats DurableEngine::Stats() const {
   s.expired_trees = impl_->expired_trees;
   s.expired_documents = impl_->expired_documents;
   {
-    std::lock_guard lock(impl_->mu);
+    base::MutexLock lock(impl_->mu);
     s.queue_depth = impl_->queued_docs;
   }
   s.disk_bytes = impl_->store->DiskBytes();

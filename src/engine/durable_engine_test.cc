@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/utf8.h"
+#include "engine/durable_access.h"
 #include "engine/durable_test_util.h"
 #include "engine/engine_internal.h"
 

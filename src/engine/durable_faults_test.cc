@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 
+#include "engine/durable_access.h"
 #include "engine/durable_impl.h"
 #include "engine/durable_test_util.h"
 #include "store/doc_store.h"

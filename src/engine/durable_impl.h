@@ -7,16 +7,16 @@
 #define NEARDUP_ENGINE_DURABLE_IMPL_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <future>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "engine/engine_internal.h"
 #include "neardup/durable_engine.h"
 #include "store/doc_store.h"
@@ -54,15 +54,15 @@ struct DurableImpl {
   InfoLog log;  // may be null
   std::unique_ptr<store::DocStore> store;
 
-  std::mutex mu;  // guards the queue and flags
-  std::condition_variable cv;
-  std::deque<std::shared_ptr<WriteOp>> queue;
-  size_t queued_docs = 0;
-  bool closing = false;
-  bool closed = false;
+  base::Mutex mu;  // guards the queue and flags
+  base::CondVar cv;
+  std::deque<std::shared_ptr<WriteOp>> queue GUARDED_BY(mu);
+  size_t queued_docs GUARDED_BY(mu) = 0;
+  bool closing GUARDED_BY(mu) = false;
+  bool closed GUARDED_BY(mu) = false;
   std::thread writer;
   std::thread expirer;
-  std::condition_variable expirer_cv;
+  base::CondVar expirer_cv;
 
   bool store_text = false;  // options->store_text, or forced by the verifier
 
@@ -70,8 +70,8 @@ struct DurableImpl {
   uint64_t next_seq = 0;
   // Texts of the documents applied in the current group (not yet in the
   // store), by id; the verifier reads them before the store.
-  mutable std::mutex pending_mu;
-  std::unordered_map<std::string, const std::string*> pending_texts;
+  mutable base::Mutex pending_mu;
+  std::unordered_map<std::string, const std::string*> pending_texts GUARDED_BY(pending_mu);
 
   // The verifier's text lookup: the current group, then the store.
   Status LookupText(std::string_view id, std::string* text) const;
@@ -81,7 +81,7 @@ struct DurableImpl {
   uint64_t restore_ms = 0, restored_documents = 0;
 
   // Queues `op`; Unavailable when closed or full.
-  Status Enqueue(std::shared_ptr<WriteOp> op);
+  Status Enqueue(std::shared_ptr<WriteOp> op) EXCLUDES(mu);
   void WriterLoop();
   void ExpirerLoop();
   // Runs expiry steps with cutoff `before` until a step finds nothing more.

@@ -89,7 +89,7 @@ class Writer {
     // A group's own documents are in memory before they are in the store:
     // the verifier finds their texts here.
     {
-      std::lock_guard lock(impl_.pending_mu);
+      base::MutexLock lock(impl_.pending_mu);
       impl_.pending_texts[d.id] = &d.text;
     }
     NEARDUP_ASSIGN_OR_RETURN(AddResult r, EngineInternal::AddPrepared(engine_, doc, item.prepared));
@@ -202,7 +202,7 @@ bool DecodeCounters(std::string_view v, uint64_t out[5]) {
 
 Status DurableImpl::Enqueue(std::shared_ptr<WriteOp> op) {
   {
-    std::lock_guard lock(mu);
+    base::MutexLock lock(mu);
     if (closing) return Status::Unavailable("the engine is shutting down");
     if (op->kind == WriteOp::Kind::kAdd && queued_docs + op->weight() > options->max_queue &&
         queued_docs > 0) {
@@ -211,7 +211,7 @@ Status DurableImpl::Enqueue(std::shared_ptr<WriteOp> op) {
     queued_docs += op->weight();
     queue.push_back(std::move(op));
   }
-  cv.notify_one();
+  cv.NotifyOne();
   return Status::OK();
 }
 
@@ -223,8 +223,8 @@ void DurableImpl::WriterLoop() {
   for (;;) {
     ops.clear();
     {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return !queue.empty() || closing; });
+      base::MutexLock lock(mu);
+      while (queue.empty() && !closing) cv.Wait(lock);
       if (queue.empty()) return;  // closing and drained
       size_t docs = 0;
       while (!queue.empty() &&
@@ -253,7 +253,7 @@ void DurableImpl::WriterLoop() {
       s = store->Write(&g.batch, g.sync && options.sync);
     }
     {
-      std::lock_guard lock(pending_mu);
+      base::MutexLock lock(pending_mu);
       pending_texts.clear();
     }
     if (s.ok()) {
@@ -298,9 +298,9 @@ Result<ExpireReport> DurableImpl::ExpireAll(int64_t before) {
 
 void DurableImpl::ExpirerLoop() {
   const DurableOptions& options = *this->options;
-  std::unique_lock lock(mu);
+  base::MutexLock lock(mu);
   while (!closing) {
-    expirer_cv.wait_for(lock, std::chrono::milliseconds(options.expire_interval_ms));
+    expirer_cv.WaitFor(lock, std::chrono::milliseconds(options.expire_interval_ms));
     if (closing) break;
     lock.unlock();
     auto r = ExpireAll(clock->NowMs() - options.ttl_ms);

@@ -28,7 +28,10 @@ Engine::~Engine() = default;
 Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) try {
   NEARDUP_RETURN_IF_ERROR(base::CheckThreads(options.threads, "threads"));
   auto impl = std::make_unique<Impl>();
-  impl->forest.OrderBy(&impl->root_names);
+  {
+    base::WriterLock lock(impl->mu);  // not shared yet; the analysis asks for it
+    impl->forest.OrderBy(&impl->root_names);
+  }
   impl->options = options;
   impl->clock = options.clock ? options.clock.get() : &SystemClock();
   NEARDUP_ASSIGN_OR_RETURN(impl->signals, engine::BuildSignalSet(options));
@@ -57,7 +60,7 @@ Result<AddResult> Engine::Add(const Document& doc) {
   }
   engine::PreparedDocument p;
   NEARDUP_RETURN_IF_ERROR(impl_->Prepare(doc.text, &p));
-  std::unique_lock lock(impl_->mu);
+  base::WriterLock lock(impl_->mu);
   return impl_->AddLocked(doc, p);
 }
 
@@ -78,7 +81,7 @@ std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) 
   });
   std::vector<Result<AddResult>> out;
   out.reserve(docs.size());
-  std::unique_lock lock(impl_->mu);
+  base::WriterLock lock(impl_->mu);
   for (size_t i = 0; i < docs.size(); ++i) {
     if (docs[i].id.empty()) {
       out.push_back(Status::InvalidArgument("document id must not be empty"));
@@ -118,7 +121,7 @@ Result<QueryResult> Engine::Query(std::string_view text, const QueryOptions& q) 
   QueryResult r;
   r.fingerprint = p.processed.fingerprint;
   std::vector<Slot> near;
-  std::shared_lock lock(impl_->mu);
+  base::ReaderLock lock(impl_->mu);
   NEARDUP_RETURN_IF_ERROR(
       impl_->Candidates(p, {.max_distance = q.max_distance}, &near, &r.matches));
   const Slot root = impl_->forest.ChooseCluster(near);
@@ -130,8 +133,8 @@ Result<QueryResult> Engine::Query(std::string_view text, const QueryOptions& q) 
 }
 
 Result<std::vector<Match>> Engine::Similar(std::string_view id, size_t limit) const {
-  std::shared_lock lock(impl_->mu);
   const Impl& m = *impl_;
+  base::ReaderLock lock(m.mu);
   const Slot s = m.LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
   std::vector<Slot> members;
@@ -157,14 +160,14 @@ Result<std::vector<Match>> Engine::Similar(std::string_view id, size_t limit) co
 }
 
 Result<ClusterInfo> Engine::ClusterOf(std::string_view id, size_t limit) const {
-  std::shared_lock lock(impl_->mu);
+  base::ReaderLock lock(impl_->mu);
   const Slot s = impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
   return impl_->Describe(impl_->forest.RootOf(s), limit);
 }
 
 Result<ClusterInfo> Engine::GetCluster(std::string_view cluster_id, size_t limit) const {
-  std::shared_lock lock(impl_->mu);
+  base::ReaderLock lock(impl_->mu);
   const Slot s = impl_->Lookup(cluster_id);
   if (s == kNoSlot || impl_->forest.RootOf(s) != s) {
     return Status::NotFound("no cluster '" + std::string(cluster_id) + "'");
@@ -173,7 +176,7 @@ Result<ClusterInfo> Engine::GetCluster(std::string_view cluster_id, size_t limit
 }
 
 Result<DocumentInfo> Engine::Get(std::string_view id) const {
-  std::shared_lock lock(impl_->mu);
+  base::ReaderLock lock(impl_->mu);
   const Slot s = impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
   return DocumentInfo{std::string(id), impl_->IdOf(impl_->forest.RootOf(s)), impl_->fingerprints[s],
@@ -181,7 +184,7 @@ Result<DocumentInfo> Engine::Get(std::string_view id) const {
 }
 
 Status Engine::Remove(std::string_view id) {
-  std::unique_lock lock(impl_->mu);
+  base::WriterLock lock(impl_->mu);
   const Slot s = impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
   RemovalChanges ignored;
@@ -191,7 +194,7 @@ Status Engine::Remove(std::string_view id) {
 }
 
 EngineStats Engine::Stats() const {
-  std::shared_lock lock(impl_->mu);
+  base::ReaderLock lock(impl_->mu);
   EngineStats s = impl_->counters;
   s.documents = impl_->forest.live();
   s.clusters = impl_->forest.clusters();

@@ -15,11 +15,12 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status_macros.h"
+#include "base/thread_annotations.h"
 #include "cluster/forest.h"
 #include "engine/engine_internal.h"
 #include "engine/id_table.h"
@@ -87,38 +88,47 @@ struct Engine::Impl {
   int simhash_pos = -1;  // position of simhash in the signal set, -1 if absent
   int k = 0;             // SimHash k in effect
 
-  mutable std::shared_mutex mu;  // guards everything below
+  // Guards everything below. Writers (Add, Remove, Expire, Load, ...) hold
+  // it exclusively, readers (Query, Get, ListClusters, ...) shared; the
+  // pipeline and signal sketches are computed outside it.
+  mutable base::SharedMutex mu;
+  // Set at creation, never reassigned. Its sketching (Compute, Compare) is
+  // pure and needs no lock; its indexes (Insert, Remove, Candidates) are
+  // used under `mu`, which the analysis cannot see through the pointer.
   std::unique_ptr<signal::SignalSet> signals;
-  engine::IdTable ids;  // live and ghost documents, by slot
+  engine::IdTable ids GUARDED_BY(mu);  // live and ghost documents, by slot
   // Names the forest's roots by id, for its cluster orders.
   struct RootNames final : cluster::RootNames {
     explicit RootNames(const engine::IdTable* t) : table(t) {}
     std::string_view Name(Slot root) const override { return table->Get(root); }
     const engine::IdTable* table;
   } root_names{&ids};
-  cluster::Forest forest;
-  std::vector<uint64_t> fingerprints;  // by slot
-  Slot next_slot = 0;                  // slots below it have been handed out
-  std::vector<Slot> free_slots;
-  EngineStats counters;
-  engine::TextStore texts;  // with a verifier and no external source
-  std::unique_ptr<signal::TextSource> external_texts;
+  cluster::Forest forest GUARDED_BY(mu);
+  std::vector<uint64_t> fingerprints GUARDED_BY(mu);  // by slot
+  Slot next_slot GUARDED_BY(mu) = 0;                  // slots below it have been handed out
+  std::vector<Slot> free_slots GUARDED_BY(mu);
+  EngineStats counters GUARDED_BY(mu);
+  engine::TextStore texts GUARDED_BY(mu);              // with a verifier and no external source
+  std::unique_ptr<signal::TextSource> external_texts;  // set at creation
 
-  bool keeps_texts() const { return signals->verifier() != nullptr && !external_texts; }
-  const signal::TextSource* text_source() const {
+  bool keeps_texts() const REQUIRES_SHARED(mu) {
+    return signals->verifier() != nullptr && !external_texts;
+  }
+  const signal::TextSource* text_source() const REQUIRES_SHARED(mu) {
     return external_texts ? external_texts.get() : &texts;
   }
-  Slot Lookup(std::string_view id) const { return ids.Find(id); }
-  std::string IdOf(Slot s) const { return std::string(ids.Get(s)); }
-  Slot LiveSlot(std::string_view id) const {
+  Slot Lookup(std::string_view id) const REQUIRES_SHARED(mu) { return ids.Find(id); }
+  std::string IdOf(Slot s) const REQUIRES_SHARED(mu) { return std::string(ids.Get(s)); }
+  Slot LiveSlot(std::string_view id) const REQUIRES_SHARED(mu) {
     Slot s = Lookup(id);
     return s != kNoSlot && forest.IsLive(s) ? s : kNoSlot;
   }
   int64_t Now() const { return clock->NowMs(); }
 
-  Slot AllocateSlot();
+  Slot AllocateSlot() REQUIRES(mu);
 
-  // Pure, outside the lock. Errors: those of the pipeline and signals.
+  // Pure, outside the lock (the signal set's sketching is). Errors: those
+  // of the pipeline and signals.
   Status Prepare(std::string_view text, engine::PreparedDocument* out) const;
   signal::SignalInput InputOf(const engine::PreparedDocument& p) const {
     return {p.processed.normalized, p.processed.features, p.processed.shingles,
@@ -128,17 +138,17 @@ struct Engine::Impl {
   // The verified candidates of `p`: every slot (for the forest) and the
   // matches, best first, at most max_matches.
   Status Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
-                    std::vector<Slot>* near, std::vector<Match>* matches) const;
+                    std::vector<Slot>* near, std::vector<Match>* matches) const REQUIRES_SHARED(mu);
 
-  Result<AddResult> AddLocked(const Document& doc, const engine::PreparedDocument& p);
+  Result<AddResult> AddLocked(const Document& doc, const engine::PreparedDocument& p) REQUIRES(mu);
 
   // Files `slot` under its sketches, text and fingerprint.
-  void Index(Slot slot, const engine::PreparedDocument& p);
+  void Index(Slot slot, const engine::PreparedDocument& p) REQUIRES(mu);
   // Removes live `s` from the signals, the forest and the id table, and
   // records what changed (counters are the caller's).
-  void EraseLocked(Slot s, RemovalChanges* changes);
+  void EraseLocked(Slot s, RemovalChanges* changes) REQUIRES(mu);
 
-  ClusterInfo Describe(Slot root, size_t limit) const;
+  ClusterInfo Describe(Slot root, size_t limit) const REQUIRES_SHARED(mu);
 };
 
 }  // namespace neardup

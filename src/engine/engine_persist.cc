@@ -22,20 +22,20 @@ std::string EngineInternal::EncodeSketches(const Engine&, const PreparedDocument
 Result<AddResult> EngineInternal::AddPrepared(Engine& e, const Document& doc,
                                               const PreparedDocument& p) {
   if (doc.id.empty()) return Status::InvalidArgument("document id must not be empty");
-  std::unique_lock lock(e.impl_->mu);
+  base::WriterLock lock(e.impl_->mu);
   return e.impl_->AddLocked(doc, p);
 }
 
 void EngineInternal::UseTextLookup(Engine& e, TextLookup lookup) {
-  std::unique_lock lock(e.impl_->mu);
   Engine::Impl& m = *e.impl_;
+  base::WriterLock lock(m.mu);
   m.external_texts =
       std::make_unique<LookupTextSource>(&m.ids, m.pipeline.get(), std::move(lookup));
 }
 
 Result<NodeRecord> EngineInternal::Record(const Engine& e, std::string_view id) {
-  std::shared_lock lock(e.impl_->mu);
   const Engine::Impl& m = *e.impl_;
+  base::ReaderLock lock(m.mu);
   const Slot s = m.Lookup(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
   const bool ghost = !m.forest.IsLive(s);
@@ -45,8 +45,8 @@ Result<NodeRecord> EngineInternal::Record(const Engine& e, std::string_view id) 
 
 Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view sketch_bytes) {
   if (r.id.empty()) return Status::InvalidArgument("restored id must not be empty");
-  std::unique_lock lock(e.impl_->mu);
   Engine::Impl& m = *e.impl_;
+  base::WriterLock lock(m.mu);
   if (m.Lookup(r.id) != kNoSlot) {
     return Status::AlreadyExists("restored document '" + r.id + "' already exists");
   }
@@ -72,7 +72,7 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view 
 }
 
 Status EngineInternal::MarkGhost(Engine& e, std::string_view id) {
-  std::unique_lock lock(e.impl_->mu);
+  base::WriterLock lock(e.impl_->mu);
   const Slot s = e.impl_->LiveSlot(id);
   if (s == kNoSlot || e.impl_->forest.RootOf(s) != s) {
     return Status::NotFound("no live root '" + std::string(id) + "'");
@@ -84,14 +84,14 @@ Status EngineInternal::MarkGhost(Engine& e, std::string_view id) {
 
 void EngineInternal::RestoreCounters(Engine& e, uint64_t added, uint64_t duplicates,
                                      uint64_t removed) {
-  std::unique_lock lock(e.impl_->mu);
+  base::WriterLock lock(e.impl_->mu);
   e.impl_->counters.added = added;
   e.impl_->counters.duplicates = duplicates;
   e.impl_->counters.removed = removed;
 }
 
 void EngineInternal::ShrinkToFit(Engine& e) {
-  std::unique_lock lock(e.impl_->mu);
+  base::WriterLock lock(e.impl_->mu);
   e.impl_->forest.ShrinkToFit();
   e.impl_->ids.ShrinkToFit();
   e.impl_->free_slots.shrink_to_fit();
@@ -100,7 +100,7 @@ void EngineInternal::ShrinkToFit(Engine& e) {
 }
 
 Status EngineInternal::Touch(Engine& e, std::string_view id, int64_t time) {
-  std::unique_lock lock(e.impl_->mu);
+  base::WriterLock lock(e.impl_->mu);
   const Slot s = e.impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
   e.impl_->forest.Touch(s, time);
@@ -108,7 +108,7 @@ Status EngineInternal::Touch(Engine& e, std::string_view id, int64_t time) {
 }
 
 Status EngineInternal::Erase(Engine& e, std::string_view id, RemovalChanges* changes) {
-  std::unique_lock lock(e.impl_->mu);
+  base::WriterLock lock(e.impl_->mu);
   const Slot s = e.impl_->LiveSlot(id);
   if (s == kNoSlot) return Status::NotFound("no document '" + std::string(id) + "'");
   e.impl_->EraseLocked(s, changes);
@@ -118,8 +118,8 @@ Status EngineInternal::Erase(Engine& e, std::string_view id, RemovalChanges* cha
 
 size_t EngineInternal::Expire(Engine& e, int64_t before, size_t max_trees, size_t max_documents,
                               RemovalChanges* changes) {
-  std::unique_lock lock(e.impl_->mu);
   Engine::Impl& impl = *e.impl_;
+  base::WriterLock lock(impl.mu);
   std::vector<Slot> roots;
   impl.forest.ExpiredRoots(before, max_trees, &roots);
   size_t trees = 0;
@@ -135,8 +135,8 @@ size_t EngineInternal::Expire(Engine& e, int64_t before, size_t max_trees, size_
     ++trees;
   }
   // Whole trees went: no root of an expired tree remains a ghost.
-  std::erase_if(changes->ghosted,
-                [&](const std::string& id) { return impl.ids.Find(id) == kNoSlot; });
+  std::erase_if(changes->ghosted, [&](const std::string& id)
+                                      REQUIRES(impl.mu) { return impl.ids.Find(id) == kNoSlot; });
   changes->trees += trees;
   return trees;
 }
@@ -144,8 +144,8 @@ size_t EngineInternal::Expire(Engine& e, int64_t before, size_t max_trees, size_
 }  // namespace engine
 
 std::vector<ClusterSummary> Engine::ListClusters(const ListOptions& o) const {
-  std::shared_lock lock(impl_->mu);
   const Impl& impl = *impl_;
+  base::ReaderLock lock(impl.mu);
   std::vector<ClusterSummary> out;
   if (o.limit == 0) return out;
   // The forest keeps both orders (size and root time, then root id): a page
@@ -155,7 +155,7 @@ std::vector<ClusterSummary> Engine::ListClusters(const ListOptions& o) const {
   std::optional<std::pair<int64_t, std::string_view>> after;
   if (o.after) after.emplace(o.after->first, o.after->second);
   std::vector<Slot> first;
-  order->Scan(o.descending, after, [&](int64_t, Slot r) {
+  order->Scan(o.descending, after, [&](int64_t, Slot r) REQUIRES_SHARED(impl.mu) {
     first.clear();
     impl.forest.Members(r, &first, 1);
     out.push_back(ClusterSummary{impl.IdOf(r), first.empty() ? "" : impl.IdOf(first[0]),

@@ -51,7 +51,9 @@ void GenericKernel(const uint64_t* keys, size_t n, const uint64_t* a_lo, const u
 
 // GCC 12 warns falsely about _mm512_set1_epi64's undefined start value.
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 // 32 lanes in four 512-bit registers; keeps 64-bit minima.
 __attribute__((target("avx512f"))) void Avx512Kernel(const uint64_t* keys, size_t n,
                                                      const uint64_t* a_lo, const uint64_t* a_hi,

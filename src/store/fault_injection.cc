@@ -88,7 +88,7 @@ class SequentialFile : public rocksdb::FSSequentialFileOwnerWrapper {
 class FileSystem : public rocksdb::FileSystemWrapper {
  public:
   FileSystem(std::shared_ptr<FaultInjection> faults, std::shared_ptr<rocksdb::FileSystem> base)
-      : FileSystemWrapper(std::move(base)), faults_(std::move(faults)) {}
+      : FileSystemWrapper(base), faults_(std::move(faults)) {}
   const char* Name() const override { return "NeardupFaultInjection"; }
 
   IOStatus NewWritableFile(const std::string& f, const FileOptions& o,

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// RunInput: the input of a batch run and how its records are read back by
+// line id. Lines are dense ids over the files in order; against an index
+// its corpus files come first (files[0, corpus_files), lines [0,
+// corpus_lines)). The LineTable is filled by the sketch phase (or the
+// index), the TextStore opened after it.
+//
+// Thread safety: the Parse functions are const and may run on many threads
+// (one RecordParser each) once the TextStore is open.
+#ifndef NEARDUP_BATCH_RUN_INPUT_H_
+#define NEARDUP_BATCH_RUN_INPUT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "batch/input.h"
+#include "batch/jsonl.h"
+#include "neardup/status.h"
+
+namespace neardup::batch {
+
+struct RunInput {
+  std::vector<InputFile> files;
+  std::unique_ptr<LineTable> lines;
+  TextStore store;
+  JsonlFields fields;
+  uint64_t corpus_lines = 0;
+  size_t corpus_files = 0;
+  uint64_t bytes = 0;  // of the files read (the corpus excluded)
+
+  uint64_t n() const { return lines->size(); }
+  // Opens the TextStore over the files (after the sketch phase).
+  Status OpenStore() { return store.Open(&files, lines.get()); }
+  // "file:line" of a line id.
+  std::string Where(uint64_t line) const;
+  // What names line `line` (its file's line `line_in_file`) without an id.
+  RecordPlace Place(uint64_t line, uint64_t line_in_file) const;
+  // The record of a line, read into parser->line_buffer() and parsed.
+  // `in_order`: the caller reads lines in increasing order (the mapped
+  // input is cheaper then; random reads use pread). `raw`, when given,
+  // receives the line read. Errors: as RecordParser, naming file:line;
+  // IOError reading the input.
+  Status Parse(uint64_t line, RecordParser* parser, ParsedRecord* out, bool in_order = false,
+               TextStore::Line* raw = nullptr) const;
+  Status ParseId(uint64_t line, RecordParser* parser, std::string_view* id) const;
+  // Parses a line already read (a LineBlock's); errors name the line.
+  Status ParseLine(uint64_t line, const TextStore::Line& l, RecordParser* parser,
+                   ParsedRecord* out) const;
+};
+
+}  // namespace neardup::batch
+
+#endif  // NEARDUP_BATCH_RUN_INPUT_H_

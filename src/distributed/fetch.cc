@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "distributed/fetch.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/status_macros.h"
+
+namespace neardup::distributed {
+namespace {
+
+// Answers the ids other ranks asked for (`from`: bytes of ids from each):
+// per record its size (u32), payload (u64) and text.
+std::vector<std::vector<uint8_t>> Answer(const std::vector<uint32_t>& asked,
+                                         const std::vector<size_t>& from,
+                                         const batch::RunInput& input) {
+  std::vector<std::vector<uint8_t>> answer(from.size());
+  size_t k = 0;
+  for (size_t r = 0; r < from.size(); ++r) {
+    for (size_t b = 0; b < from[r]; b += sizeof(uint32_t), ++k) {
+      const std::string_view text = input.store.Get(asked[k]).text;
+      AppendPod(static_cast<uint32_t>(text.size()), &answer[r]);
+      AppendPod(input.lines->payload(asked[k]), &answer[r]);
+      answer[r].insert(answer[r].end(), text.begin(), text.end());
+    }
+  }
+  return answer;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BorrowedLines>> BorrowedLines::Fetch(Comm& c, const LineRanges& ranges,
+                                                            std::vector<uint32_t> ids,
+                                                            batch::RunInput* input,
+                                                            batch::TempDir* tmp, size_t round_bytes,
+                                                            uint64_t* fetched) {
+  std::unique_ptr<BorrowedLines> b(new BorrowedLines(&input->store, ranges.begin(c.rank())));
+  b->ids_ = std::move(ids);
+  b->file_ = static_cast<uint32_t>(input->files.size());
+  b->path_ = tmp->File("borrowed.jsonl");
+  b->offs_.assign(1, 0);
+  // Each round a rank asks for about round_bytes / N bytes of records (by
+  // the input's average line), so it answers and receives about round_bytes.
+  uint64_t total = 0;
+  for (const batch::InputFile& f : input->files) total += f.size;
+  const uint64_t average = std::max<uint64_t>(1, total / std::max<uint64_t>(1, input->n()));
+  const size_t per_round =
+      std::max<size_t>(1, round_bytes / average / static_cast<size_t>(c.size()));
+  batch::SpillWriter w;
+  Status status = w.Open(b->path_);
+  for (size_t next = 0;;) {
+    const size_t end = std::min(b->ids_.size(), next + per_round);
+    const Status s = b->Receive(c, ranges, next, end, input, &w, fetched);
+    if (status.ok()) status = s;
+    next = end;
+    if (MaxAll(c, next < b->ids_.size() ? 1 : 0) == 0) break;
+  }
+  if (status.ok()) status = w.Close();
+  NEARDUP_RETURN_IF_ERROR(status);
+  b->fd_ = open(b->path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (b->fd_ < 0) return Status::IOError(b->path_ + ": cannot open file: " + std::strerror(errno));
+  return b;
+}
+
+// One round: asks the owners for ids_[begin, end) and appends their records.
+Status BorrowedLines::Receive(Comm& c, const LineRanges& ranges, size_t begin, size_t end,
+                              batch::RunInput* input, batch::SpillWriter* w, uint64_t* fetched) {
+  std::vector<std::vector<uint8_t>> ask(c.size());
+  for (size_t i = begin; i < end; ++i) AppendPod(ids_[i], &ask[ranges.Owner(ids_[i])]);
+  std::vector<size_t> from;
+  const std::vector<uint32_t> asked = FromBytes<uint32_t>(c.Exchange(ask, &from));
+  const std::vector<uint8_t> got = c.Exchange(Answer(asked, from, *input));
+  *fetched += got.size();
+  Status status;
+  size_t doc = begin;
+  for (size_t pos = 0; pos + 12 <= got.size(); ++doc) {
+    uint32_t size;
+    uint64_t payload;
+    std::memcpy(&size, &got[pos], 4);
+    std::memcpy(&payload, &got[pos + 4], 8);
+    pos += 12;
+    // Signatures may read DocText::payload in Similarity().
+    input->lines->set_payload(ids_[doc], payload);
+    if (status.ok()) status = w->Append(&got[pos], size);
+    if (status.ok()) status = w->Append("\n", 1);
+    offs_.push_back(offs_.back() + size + 1);
+    pos += size;
+  }
+  return status;
+}
+
+BorrowedLines::~BorrowedLines() {
+  if (fd_ >= 0) close(fd_);
+}
+
+batch::LineSource::Extent BorrowedLines::ExtentOf(uint64_t line) const {
+  if (line >= lo_) return store_->ExtentOf(line);
+  const auto it = std::lower_bound(ids_.begin(), ids_.end(), line);
+  NEARDUP_CHECK_MSG(it != ids_.end() && *it == line, "a record to verify was not fetched");
+  const size_t i = it - ids_.begin();
+  return {file_, offs_[i], offs_[i + 1]};
+}
+
+Status BorrowedLines::ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const {
+  if (file != file_) return store_->ReadBytes(file, offset, len, dst);
+  for (size_t got = 0; got < len;) {
+    const ssize_t n = pread(fd_, dst + got, len - got, static_cast<off_t>(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return Status::IOError(
+          path_ + ": cannot read: " + (n == 0 ? std::string("file shrank") : std::strerror(errno)));
+    }
+    got += static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+uint64_t BorrowedLines::LineInFile(uint64_t line) const { return store_->LineInFile(line); }
+
+}  // namespace neardup::distributed

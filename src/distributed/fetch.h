@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Records a rank verifies but does not own. A pair (a, b) is verified by
+// the owner of b; when another rank owns a, its record is fetched from that
+// owner (ids out, records back, in rounds of about round_bytes of text)
+// into a file in the temporary directory. BorrowedLines is then the rank's
+// LineSource for verification: lines before its own range from that file
+// (only those fetched: another is a bug and aborts), the rest from the
+// input files. The verify phase reads it like the input: coalesced preads.
+//
+// Thread safety: Fetch is a collective (one thread per rank); the source is
+// read-only after it and may be read from the verify workers.
+#ifndef NEARDUP_DISTRIBUTED_FETCH_H_
+#define NEARDUP_DISTRIBUTED_FETCH_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "batch/pipeline.h"
+#include "distributed/comm.h"
+#include "distributed/ranges.h"
+
+namespace neardup::distributed {
+
+class BorrowedLines final : public batch::LineSource {
+ public:
+  // Fetches the records of `ids` (sorted, distinct, owned by other ranks,
+  // before this rank's lines) from their owners, and their payloads into
+  // input->lines; answers the other ranks' requests from input->store.
+  // Collective. Adds the bytes received to *fetched. Errors: IOError
+  // (writing or opening the file); every rank still takes part.
+  static Result<std::unique_ptr<BorrowedLines>> Fetch(Comm& c, const LineRanges& ranges,
+                                                      std::vector<uint32_t> ids,
+                                                      batch::RunInput* input, batch::TempDir* tmp,
+                                                      size_t round_bytes, uint64_t* fetched);
+  ~BorrowedLines() override;
+  BorrowedLines(const BorrowedLines&) = delete;
+  BorrowedLines& operator=(const BorrowedLines&) = delete;
+
+  Extent ExtentOf(uint64_t line) const override;
+  Status ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const override;
+  uint64_t LineInFile(uint64_t line) const override;
+
+ private:
+  BorrowedLines(const batch::TextStore* store, uint32_t lo) : store_(store), lo_(lo) {}
+  Status Receive(Comm& c, const LineRanges& ranges, size_t begin, size_t end,
+                 batch::RunInput* input, batch::SpillWriter* w, uint64_t* fetched);
+
+  const batch::TextStore* store_;
+  uint32_t lo_;                 // lines before it are fetched
+  uint32_t file_ = 0;           // the fetched file's number (after the input files)
+  std::vector<uint32_t> ids_;   // fetched lines, sorted
+  std::vector<uint64_t> offs_;  // line ids_[i] is [offs_[i], offs_[i+1]) of the file
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace neardup::distributed
+
+#endif  // NEARDUP_DISTRIBUTED_FETCH_H_

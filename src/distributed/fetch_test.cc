@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "distributed/fetch.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+#include "batch/line_block.h"
+#include "distributed/in_process_comm.h"
+
+namespace neardup::distributed {
+namespace {
+
+// Two files of lines of varied length (a long one, blank ones); every
+// rank reads the same input, as ranks of a job do.
+std::vector<std::string> WriteInput(batch::TempDir* dir) {
+  std::mt19937 rng(3);
+  std::string a, b;
+  for (int i = 0; i < 900; ++i) {
+    std::string line = "{\"id\":" + std::to_string(i) + ",\"text\":\"" +
+                       std::string(i == 400 ? 70000 : rng() % 300, 'a' + i % 26) + "\"}";
+    if (i % 50 == 7) line.clear();
+    (i < 500 ? a : b) += line + "\n";
+  }
+  std::vector<std::string> names = {dir->File("a.jsonl"), dir->File("b.jsonl")};
+  std::ofstream(names[0], std::ios::binary) << a;
+  std::ofstream(names[1], std::ios::binary) << b;
+  return names;
+}
+
+void ReadInput(const std::vector<std::string>& names, batch::RunInput* in) {
+  auto files = batch::OpenInputs(names, nullptr);
+  ASSERT_TRUE(files.ok());
+  in->files = std::move(*files);
+  in->lines = std::make_unique<batch::LineTable>(/*payloads=*/true);
+  batch::ChunkReader reader(&in->files, in->lines.get(), 1 << 14);
+  batch::Chunk c;
+  while (true) {
+    auto more = reader.Next(&c);
+    ASSERT_TRUE(more.ok());
+    if (!*more) break;
+  }
+  ASSERT_TRUE(in->OpenStore().ok());
+}
+
+class FetchTest : public ::testing::TestWithParam<int> {};
+
+// Each rank fetches some lines of the ranks before it (payloads too) in
+// small rounds; reading them through BorrowedLines, with LineBlock as
+// verification does, gives the input's bytes, as do its own lines.
+TEST_P(FetchTest, BorrowedLinesReadAsTheInput) {
+  const int n = GetParam();
+  auto dir = batch::TempDir::Create("");
+  ASSERT_TRUE(dir.ok());
+  const std::vector<std::string> names = WriteInput(dir->get());
+  std::vector<std::string> failures(n);
+  RunInProcess(n, [&](Comm& c) {
+    auto tmp = batch::TempDir::Create("");
+    ASSERT_TRUE(tmp.ok());
+    batch::RunInput in;
+    ReadInput(names, &in);
+    const uint64_t lines = in.n();
+    std::vector<uint32_t> bounds;
+    for (int r = 0; r <= n; ++r) bounds.push_back(static_cast<uint32_t>(lines * r / n));
+    const LineRanges own(bounds);
+    const uint32_t lo = own.begin(c.rank()), hi = own.end(c.rank());
+    // The owners know their lines' payloads.
+    for (uint32_t d = lo; d < hi; ++d) in.lines->set_payload(d, d * 31 + 1);
+    std::vector<uint32_t> ids;
+    for (uint32_t d = 0; d < lo; d += 1 + d % 3) ids.push_back(d);
+    uint64_t fetched = 0;
+    auto source =
+        BorrowedLines::Fetch(c, own, ids, &in, tmp->get(), /*round_bytes=*/20000, &fetched);
+    ASSERT_TRUE(source.ok()) << source.status().ToString();
+    std::string& fail = failures[c.rank()];
+    batch::LineBlock block(1 << 10);
+    for (uint32_t d : ids) block.Add(**source, d);
+    for (uint32_t d = lo; d < hi; ++d) block.Add(**source, d);
+    ASSERT_TRUE(block.Load(**source).ok());
+    for (size_t i = 0; i < block.size(); ++i) {
+      const uint64_t d = block.line(i);
+      const batch::TextStore::Line got = block.Get(**source, i), want = in.store.Get(d);
+      if (got.text != want.text || got.line_in_file != want.line_in_file) {
+        fail = "line " + std::to_string(d);
+      }
+      if (in.lines->payload(d) != d * 31 + 1) fail = "payload of " + std::to_string(d);
+    }
+    if ((fetched > 0) != !ids.empty()) fail = "fetched bytes";
+  });
+  for (int r = 0; r < n; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, FetchTest, ::testing::Values(1, 2, 3, 4));
+
+}  // namespace
+}  // namespace neardup::distributed

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "distributed/line_states.h"
+
+namespace neardup::distributed {
+
+void ShareStates(Comm& c, const LineRanges& ranges, batch::LineTable* lines) {
+  const uint32_t lo = ranges.begin(c.rank()), hi = ranges.end(c.rank());
+  std::vector<uint8_t> own(hi - lo);
+  for (uint32_t d = lo; d < hi; ++d) own[d - lo] = lines->state(d);
+  const std::vector<uint8_t> all = c.AllGather(own);
+  for (uint32_t d = 0; d < all.size(); ++d) lines->set_state(d, all[d]);
+}
+
+std::vector<uint8_t> ShareSkips(Comm& c, batch::RecordErrors* errors, batch::LineTable* lines) {
+  std::vector<uint32_t> skipped;
+  std::vector<uint8_t> messages;
+  for (const auto& [line, s] : errors->TakeSkips()) {
+    skipped.push_back(static_cast<uint32_t>(line));
+    AppendPod(line, &messages);
+    AppendPod(static_cast<int32_t>(s.code()), &messages);
+    AppendPod(static_cast<uint32_t>(s.message().size()), &messages);
+    messages.insert(messages.end(), s.message().begin(), s.message().end());
+  }
+  for (uint32_t d : FromBytes<uint32_t>(c.AllGather(AsBytes(skipped)))) {
+    lines->set_state(d, batch::kSkipped);
+  }
+  return c.Gather(messages);
+}
+
+void DeliverSkips(const Comm& c, const std::vector<uint8_t>& all,
+                  const std::function<void(const Status&)>& on_skip) {
+  if (c.rank() != 0) return;
+  batch::RecordErrors skips;
+  for (size_t pos = 0; pos + 16 <= all.size();) {
+    uint64_t line;
+    int32_t code;
+    uint32_t size;
+    std::memcpy(&line, &all[pos], 8);
+    std::memcpy(&code, &all[pos + 8], 4);
+    std::memcpy(&size, &all[pos + 12], 4);
+    pos += 16;
+    skips.AddSkip(line, Status(static_cast<StatusCode>(code),
+                               std::string(reinterpret_cast<const char*>(&all[pos]), size)));
+    pos += size;
+  }
+  skips.DeliverSkips(on_skip);
+}
+
+}  // namespace neardup::distributed

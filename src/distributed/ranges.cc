@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "distributed/ranges.h"
+
+#include <algorithm>
+
+namespace neardup::distributed {
+
+uint64_t Mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+namespace {
+
+uint64_t Cut(uint64_t total, uint64_t r, uint64_t np) {
+  return total / np * r + total % np * r / np;
+}
+
+}  // namespace
+
+ByteRange OwnBytes(uint64_t total_bytes, int rank, int ranks) {
+  const auto np = static_cast<uint64_t>(ranks), r = static_cast<uint64_t>(rank);
+  ByteRange b;
+  b.begin = Cut(total_bytes, r, np);
+  b.end = r + 1 == np ? UINT64_MAX : Cut(total_bytes, r + 1, np);
+  return b;
+}
+
+LineRanges::LineRanges(int ranks, uint64_t total_bytes, uint64_t lines,
+                       const std::function<uint64_t(uint64_t)>& global_start) {
+  const auto np = static_cast<uint64_t>(ranks);
+  bounds_.assign(np + 1, static_cast<uint32_t>(lines));
+  for (uint64_t r = 0; r < np; ++r) {
+    const uint64_t begin = Cut(total_bytes, r, np);
+    uint64_t a = 0, b = lines;  // the first line starting at or after `begin`
+    while (a < b) {
+      const uint64_t mid = a + (b - a) / 2;
+      if (global_start(mid) < begin) {
+        a = mid + 1;
+      } else {
+        b = mid;
+      }
+    }
+    bounds_[r] = static_cast<uint32_t>(a);
+  }
+}
+
+int LineRanges::Owner(uint32_t line) const {
+  return static_cast<int>(std::upper_bound(bounds_.begin(), bounds_.end(), line) -
+                          bounds_.begin()) -
+         1;
+}
+
+}  // namespace neardup::distributed

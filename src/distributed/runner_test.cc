@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The whole distributed pipeline on 1-4 in-process ranks against one
+// process's BatchDedup::Run: the same records, clusters and kept members.
+#include "distributed/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <random>
+
+#include "batch/pipeline.h"
+#include "distributed/in_process_comm.h"
+
+namespace neardup::distributed {
+namespace {
+
+// Families of near-duplicates over a small vocabulary: a base text, copies
+// with a word or two changed, integer ids in shuffled order.
+std::string Corpus(int families, uint64_t seed) {
+  static const char* const kWords[] = {"river",  "stone",  "bright", "window", "garden",  "silver",
+                                       "market", "yellow", "winter", "letter", "orange",  "forest",
+                                       "candle", "harbor", "pencil", "meadow", "thunder", "copper"};
+  std::mt19937_64 rng(seed);
+  auto word = [&] { return std::string(kWords[rng() % std::size(kWords)]); };
+  std::string out;
+  int line = 0;
+  for (int f = 0; f < families; ++f) {
+    std::vector<std::string> base;
+    for (int i = 0, len = 12 + static_cast<int>(rng() % 10); i < len; ++i) base.push_back(word());
+    for (int c = 0, copies = 1 + static_cast<int>(rng() % 4); c < copies; ++c, ++line) {
+      std::vector<std::string> t = base;
+      if (c > 0) t[rng() % t.size()] = word();
+      std::string text;
+      for (const auto& w : t) text += (text.empty() ? "" : " ") + w;
+      out += "{\"id\":" + std::to_string((line * 7919) % 100003) + ",\"text\":\"" + text + " " +
+             std::to_string(f) + "\"}\n";
+    }
+  }
+  return out;
+}
+
+struct Row {
+  std::string id, cluster, kept, line;
+  uint64_t size;
+  bool is_kept;
+  bool operator==(const Row&) const = default;
+};
+
+std::vector<Row> Rows(BatchDedup* run) {
+  std::vector<Row> rows;
+  EXPECT_TRUE(run->ForEachRecord([&](const BatchRecord& r) {
+                   rows.push_back({std::string(r.id), std::string(r.cluster), std::string(r.kept),
+                                   std::string(r.line), r.cluster_size, r.is_kept});
+                   return Status::OK();
+                 })
+                  .ok());
+  return rows;
+}
+
+struct Outcome {
+  std::vector<Status> status;          // per rank
+  std::unique_ptr<BatchDedup> result;  // rank 0's
+  std::vector<std::string> info, skips;
+};
+
+class RunnerTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    auto dir = batch::TempDir::Create("");
+    ASSERT_TRUE(dir.ok());
+    dir_ = std::move(dir).value();
+    path_ = Write("corpus.jsonl", Corpus(220, 5));
+  }
+  std::string Write(const std::string& name, const std::string& data) {
+    const std::string path = dir_->File(name);
+    std::ofstream(path, std::ios::binary) << data;
+    return path;
+  }
+  static BatchOptions Options(const char* profile) {
+    BatchOptions o;
+    o.engine = *EngineOptions::FromProfile(profile);
+    o.engine.threads = 1;
+    o.memory_bytes = 64 << 20;
+    return o;
+  }
+  // One process, with the signature the ranks share.
+  std::unique_ptr<BatchDedup> Single(const std::vector<std::string>& files, BatchOptions o,
+                                     std::vector<std::string>* skips = nullptr) {
+    if (skips) o.on_skip = [skips](const Status& s) { skips->push_back(s.message()); };
+    auto r = batch::RunWithSignature(files, o, sig_.get());
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+  Outcome Ranks(const std::vector<std::string>& files, BatchOptions o, DistributedOptions d = {}) {
+    Outcome out;
+    out.status.resize(GetParam());
+    o.on_skip = [&](const Status& s) { out.skips.push_back(s.message()); };
+    d.info = [&](const std::string& m) { out.info.push_back(m); };
+    RunInProcess(GetParam(), [&](Comm& c) {
+      auto r = RunOnComm(c, files, o, d, sig_.get());
+      out.status[c.rank()] = r.status();
+      if (r.ok() && c.rank() == 0) out.result = std::move(r).value();
+      if (r.ok() && c.rank() != 0) {
+        EXPECT_TRUE(*r == nullptr);
+      }
+    });
+    return out;
+  }
+  void MakeSignature(const BatchOptions& o) {
+    auto sig = batch::CreateBatchSignature(o.engine, false);
+    ASSERT_TRUE(sig.ok()) << sig.status().ToString();
+    sig_ = std::move(sig).value();
+  }
+  // Same rows and counters as one process.
+  void ExpectSame(const std::vector<std::string>& files, const BatchOptions& o) {
+    MakeSignature(o);
+    auto want = Single(files, o);
+    ASSERT_TRUE(want);
+    Outcome got = Ranks(files, o);
+    for (const Status& s : got.status) ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(got.result);
+    EXPECT_EQ(Rows(got.result.get()), Rows(want.get()));
+    const BatchStats &g = got.result->stats(), &w = want->stats();
+    EXPECT_EQ(g.records, w.records);
+    EXPECT_EQ(g.candidate_pairs, w.candidate_pairs);
+    EXPECT_EQ(g.similarity_calls, w.similarity_calls);
+    EXPECT_EQ(g.edges, w.edges);
+    EXPECT_EQ(g.multi_clusters, w.multi_clusters);
+    EXPECT_EQ(g.duplicates, w.duplicates);
+    EXPECT_EQ(g.refused_by_cap, w.refused_by_cap);
+    EXPECT_EQ(g.ranks, GetParam());
+    EXPECT_GT(w.multi_clusters, 20u);
+  }
+
+  std::unique_ptr<batch::TempDir> dir_;
+  std::string path_;
+  std::unique_ptr<batch::BatchSignature> sig_;
+};
+
+TEST_P(RunnerTest, DefaultPipeline) { ExpectSame({path_}, Options("default")); }
+
+TEST_P(RunnerTest, QbankSmallestIdSpilling) {
+  BatchOptions o = Options("qbank");
+  o.engine.keep = KeepPolicy::kSmallestId;
+  o.memory_bytes = 1 << 20;  // spills keys; shuffles in many rounds
+  ExpectSame({path_}, o);
+}
+
+TEST_P(RunnerTest, CapAndLongest) {
+  BatchOptions o = Options("default");
+  o.max_cluster_size = 2;
+  o.engine.keep = KeepPolicy::kLongest;
+  ExpectSame({path_}, o);
+}
+
+TEST_P(RunnerTest, SimHashOverFilesWithABlankLine) {
+  std::string all = Corpus(220, 9);
+  const size_t cut1 = all.find('\n', all.size() / 3) + 1, cut2 = all.find('\n', all.size() / 2) + 1;
+  const std::vector<std::string> files = {Write("a.jsonl", all.substr(0, cut1)),
+                                          Write("b.jsonl", "\n" + all.substr(cut1, cut2 - cut1)),
+                                          Write("c.jsonl", all.substr(cut2))};
+  ExpectSame(files, Options("simhash"));
+}
+
+// The first bad record over all ranks, as one process reports it; skipped
+// records reported in the same order.
+TEST_P(RunnerTest, ErrorsAndSkipsAsOneProcess) {
+  std::string data = Corpus(150, 3);
+  const size_t mid = data.find('\n', data.size() / 2) + 1;
+  data = data.substr(0, mid) + "{\"id\":1,\"text\":\"a repeated id\"}\nnot json\n" +
+         data.substr(mid) + "{\"id\":1,\"text\":\"again\"}\n";
+  const std::string bad = Write("bad.jsonl", data);
+  BatchOptions o = Options("default");
+  MakeSignature(o);
+  auto single = batch::RunWithSignature({bad}, o, sig_.get());
+  ASSERT_FALSE(single.ok());
+  Outcome got = Ranks({bad}, o);
+  for (const Status& s : got.status) EXPECT_EQ(s.message(), single.status().message());
+  o.skip_invalid = true;
+  std::vector<std::string> want_skips;
+  auto want = Single({bad}, o, &want_skips);
+  ASSERT_TRUE(want);
+  got = Ranks({bad}, o);
+  ASSERT_TRUE(got.status[0].ok()) << got.status[0].ToString();
+  EXPECT_EQ(got.skips, want_skips);
+  EXPECT_GE(want_skips.size(), 2u);
+  EXPECT_EQ(Rows(got.result.get()), Rows(want.get()));
+}
+
+// With a work directory a run leaves checkpoints; a resumed run starts from
+// the latest every rank has, for this run only, with the same result.
+TEST_P(RunnerTest, ResumeFromCheckpoints) {
+  BatchOptions o = Options("default");
+  o.max_cluster_size = 3;
+  MakeSignature(o);
+  auto want = Single({path_}, o);
+  ASSERT_TRUE(want);
+  const std::vector<Row> rows = Rows(want.get());
+  DistributedOptions d;
+  d.work_dir = dir_->File("work");
+  Outcome first = Ranks({path_}, o, d);
+  ASSERT_TRUE(first.status[0].ok()) << first.status[0].ToString();
+  EXPECT_TRUE(first.info.empty());
+  d.resume = true;
+  Outcome cluster = Ranks({path_}, o, d);
+  ASSERT_TRUE(cluster.status[0].ok()) << cluster.status[0].ToString();
+  ASSERT_EQ(cluster.info.size(), 1u);
+  EXPECT_NE(cluster.info[0].find("resuming from the cluster checkpoint"), std::string::npos);
+  EXPECT_EQ(Rows(cluster.result.get()), rows);
+  const std::string last =
+      d.work_dir + "/rank-" + std::to_string(GetParam() - 1) + "-of-" + std::to_string(GetParam());
+  ASSERT_EQ(std::remove((last + "/cluster.done").c_str()), 0);
+  Outcome verify = Ranks({path_}, o, d);
+  ASSERT_TRUE(verify.status[0].ok()) << verify.status[0].ToString();
+  ASSERT_EQ(verify.info.size(), 1u);
+  EXPECT_NE(verify.info[0].find("resuming from the verify checkpoint"), std::string::npos);
+  EXPECT_EQ(Rows(verify.result.get()), rows);
+  EXPECT_EQ(verify.result->stats().similarity_calls, want->stats().similarity_calls);
+  // Other options: the checkpoints are not this run's.
+  o.max_cluster_size = 4;
+  auto want4 = Single({path_}, o);
+  Outcome other = Ranks({path_}, o, d);
+  ASSERT_TRUE(other.status[0].ok()) << other.status[0].ToString();
+  EXPECT_TRUE(other.info.empty());
+  EXPECT_EQ(Rows(other.result.get()), Rows(want4.get()));
+}
+
+TEST_P(RunnerTest, RefusesWhatItDoesNotRun) {
+  BatchOptions o = Options("default");
+  MakeSignature(o);
+  o.with_matches = true;
+  EXPECT_NE(Ranks({path_}, o).status[0].message().find("--with-matches"), std::string::npos);
+  o.with_matches = false;
+  EXPECT_NE(Ranks({"-"}, o).status[0].message().find("standard input"), std::string::npos);
+  o.against = dir_->path();
+  EXPECT_NE(Ranks({path_}, o).status[0].message().find("--against"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, RunnerTest, ::testing::Values(1, 2, 3, 4));
+
+}  // namespace
+}  // namespace neardup::distributed
