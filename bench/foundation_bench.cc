@@ -7,11 +7,11 @@
 #include <random>
 
 #include "bench_corpus.h"
-#include "engine/pipeline.h"
 #include "features/char_ngram.h"
 #include "index/hamming_index.h"
 #include "neardup/engine.h"
 #include "normalize/normalizer.h"
+#include "pipeline/pipeline.h"
 #include "sketch/simhash.h"
 
 namespace neardup {
@@ -24,8 +24,8 @@ size_t TotalBytes(const std::vector<std::string>& docs) {
 }
 
 void RunFingerprint(benchmark::State& state, const std::vector<std::string>& docs) {
-  auto p =
-      engine::Pipeline::Create(EngineOptions::FromProfile("simhash").value(), true, false).value();
+  auto p = pipeline::Pipeline::Create(EngineOptions::FromProfile("simhash").value(), true, false)
+               .value();
   uint64_t sink = 0;
   for (auto _ : state) {
     for (const auto& d : docs) sink ^= p->Fingerprint(d).value();

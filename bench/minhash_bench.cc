@@ -8,10 +8,10 @@
 #include <random>
 
 #include "bench_corpus.h"
-#include "engine/pipeline.h"
 #include "features/char_ngram.h"
 #include "index/lsh_index.h"
 #include "normalize/normalizer.h"
+#include "pipeline/pipeline.h"
 #include "sketch/lsh.h"
 #include "sketch/minhash.h"
 #include "sketch/supershingle.h"
@@ -186,9 +186,9 @@ BENCHMARK(BM_NormalizeAndExtract5gramChinese)->Unit(benchmark::kMillisecond);
 // Tang poems are Traditional Chinese: every document goes through T2S.
 void DefaultPipeline(benchmark::State& state, const Corpus& c) {
   EngineOptions o;
-  auto p = engine::Pipeline::Create(o, false, true).value();
+  auto p = pipeline::Pipeline::Create(o, false, true).value();
   auto h = sketch::MinHasher::Create(Options(state.range(0), 128)).value();
-  engine::Processed doc;
+  pipeline::Processed doc;
   std::vector<uint32_t> sig(128);
   for (auto _ : state) {
     for (const auto& d : c.raw) {
@@ -210,7 +210,7 @@ void BM_DefaultNormalizeChinese(benchmark::State& state) {
   const Corpus& c = Chinese();
   EngineOptions o;
   if (state.range(0) == 0) o.normalize.t2s = T2S::kOff;
-  auto p = engine::Pipeline::Create(o, false, true).value();
+  auto p = pipeline::Pipeline::Create(o, false, true).value();
   std::string norm;
   for (auto _ : state) {
     for (const auto& d : c.raw) (void)p->Normalize(d, &norm);

@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/pipeline.h"
 #include "features/tfidf.h"
 #include "features/word_extractor.h"
 #include "neardup/options.h"
 #include "normalize/normalizer.h"
 #include "normalize/t2s.h"
+#include "pipeline/pipeline.h"
 #include "resources/data_dir.h"
 #include "sketch/simhash.h"
 #include "tokenize/dictionary.h"
@@ -159,8 +159,8 @@ const std::vector<std::string>& Articles() {
 void BM_ZhNewsFingerprint3KB(benchmark::State& state) {
   // The zh-news profile as the engine runs it: NFKC + T2S (Taiwan usage, then
   // t2s) + jieba words + stop words + TF-IDF + SimHash-64.
-  auto p =
-      engine::Pipeline::Create(EngineOptions::FromProfile("zh-news").value(), true, false).value();
+  auto p = pipeline::Pipeline::Create(EngineOptions::FromProfile("zh-news").value(), true, false)
+               .value();
   const auto& docs = Articles();
   size_t i = 0, bytes = 0;
   for (auto _ : state) {

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 #
-# neardup_module(NAME [DEPS module...] [LIBS target...] [INTERNAL module...] [API])
+# neardup_module(NAME [DEPS module...] [LIBS target...] [API | SEES_API])
 #   A static library neardup_NAME from src/NAME/*.cc (tests excluded), or an
 #   interface library when the module is headers only. Its include path is
 #   its own staging directory plus those of DEPS (linked PUBLIC), so
@@ -8,10 +8,11 @@
 #   Every module sees neardup/status.h, neardup/utf8.h and neardup/signal_kind.h. With API the
 #   module implements the public API: it sees all of include/neardup, and
 #   exports only that (its own headers and DEPS are PRIVATE), so what links
-#   it cannot reach internal headers. INTERNAL names API modules (among
-#   DEPS) whose internal headers this module includes anyway: the one
-#   declared exception, for a module built on another's internals (the MPI
-#   runner on the batch phases, batch/pipeline.h).
+#   it cannot reach internal headers. With SEES_API the module sees
+#   include/neardup too but exports its own headers as usual, for the
+#   modules built on it (pipeline under engine and batch; batch under
+#   distributed). Apps link the umbrella target `neardup`, which passes on
+#   the libraries only (LINK_ONLY), so no module's headers reach them.
 # neardup_module_tests()
 #   One GoogleTest binary per module from src/NAME/*_test.cc, linked to that
 #   module and its DEPS (plus gtest), label "unit;NAME".
@@ -25,7 +26,7 @@ endforeach()
 set(NEARDUP_MODULES "" CACHE INTERNAL "")
 
 function(neardup_module name)
-  cmake_parse_arguments(M "API" "" "DEPS;LIBS;INTERNAL" ${ARGN})
+  cmake_parse_arguments(M "API;SEES_API" "" "DEPS;LIBS" ${ARGN})
   set(stage ${NEARDUP_STAGE}/${name})
   file(MAKE_DIRECTORY ${stage})
   file(CREATE_LINK ${CMAKE_SOURCE_DIR}/src/${name} ${stage}/${name} SYMBOLIC)
@@ -38,6 +39,8 @@ function(neardup_module name)
     if(M_API)
       set(scope PRIVATE)
       target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR}/include)
+    elseif(M_SEES_API)
+      target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR}/include)
     endif()
     target_compile_definitions(${target} PRIVATE NEARDUP_DEFAULT_DATA_DIR="${NEARDUP_DATA_DIR}")
   else()
@@ -47,9 +50,6 @@ function(neardup_module name)
   target_include_directories(${target} ${scope} ${stage} ${NEARDUP_API_BASE})
   foreach(dep ${M_DEPS})
     target_link_libraries(${target} ${scope} neardup_${dep})
-  endforeach()
-  foreach(other ${M_INTERNAL})
-    target_include_directories(${target} ${scope} ${NEARDUP_STAGE}/${other})
   endforeach()
   target_link_libraries(${target} ${scope} Threads::Threads ${M_LIBS})
   set(NEARDUP_MODULES ${NEARDUP_MODULES} ${name} CACHE INTERNAL "")

@@ -18,9 +18,9 @@
 #include "neardup/status.h"
 
 namespace neardup {
-namespace engine {
+namespace pipeline {
 class Pipeline;
-}  // namespace engine
+}  // namespace pipeline
 namespace sketch {
 class MinHasher;
 }  // namespace sketch
@@ -53,8 +53,8 @@ class TextPipeline {
   Status MinHash(std::string_view text, std::vector<uint32_t>* out) const;
 
  private:
-  TextPipeline(std::unique_ptr<engine::Pipeline> p, std::unique_ptr<sketch::MinHasher> h);
-  std::unique_ptr<engine::Pipeline> p_;
+  TextPipeline(std::unique_ptr<pipeline::Pipeline> p, std::unique_ptr<sketch::MinHasher> h);
+  std::unique_ptr<pipeline::Pipeline> p_;
   std::unique_ptr<sketch::MinHasher> minhasher_;
 };
 

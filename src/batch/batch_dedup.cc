@@ -10,7 +10,7 @@
 #include "base/status_macros.h"
 #include "batch/pipeline.h"
 #include "batch/results.h"
-#include "batch/run_file.h"
+#include "batch/spill_file.h"
 #include "neardup/ids.h"
 
 namespace neardup {

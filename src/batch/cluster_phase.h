@@ -18,7 +18,7 @@
 #include "batch/clusters.h"
 #include "batch/records.h"
 #include "batch/run_env.h"
-#include "batch/runs.h"
+#include "batch/sorted_runs.h"
 #include "batch/spill_buffer.h"
 
 namespace neardup::batch {

@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "base/status_macros.h"
-#include "batch/runs.h"
 #include "batch/sort.h"
+#include "batch/sorted_runs.h"
 #include "batch/spill_buffer.h"
 #include "cluster/union_find.h"
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "batch/records.h"
-#include "batch/run_file.h"
+#include "batch/spill_file.h"
 #include "batch/temp_dir.h"
 #include "neardup/status.h"
 

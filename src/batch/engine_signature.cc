@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "base/status_macros.h"
-#include "engine/identity.h"
-#include "engine/pipeline.h"
-#include "engine/signals.h"
+#include "pipeline/identity.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/signals.h"
 #include "signal/signal.h"
 #include "signal/signal_set.h"
 #include "verify/verifier.h"
@@ -16,7 +16,7 @@ namespace neardup::batch {
 namespace {
 
 struct Scratch final : SignatureScratch {
-  engine::Processed p;
+  pipeline::Processed p;
   std::vector<uint64_t> keys;  // one signal's keys
   // The cached normalized sides of Similarity() (pairs come in runs of
   // equal a, or of equal b in blocked verification).
@@ -27,7 +27,7 @@ struct Scratch final : SignatureScratch {
   std::vector<uint64_t> a_shingles, b_shingles;
 };
 
-signal::SignalInput InputOf(const engine::Processed& p) {
+signal::SignalInput InputOf(const pipeline::Processed& p) {
   return {p.normalized, p.features, p.shingles, p.key_salt};
 }
 
@@ -36,7 +36,7 @@ signal::SignalInput InputOf(const engine::Processed& p) {
 struct EngineSignature::Impl {
   EngineOptions options;
   bool learn_first = false;
-  std::unique_ptr<engine::Pipeline> pipeline;
+  std::unique_ptr<pipeline::Pipeline> pipeline;
   // The engine's signals (their batch sides) and verifier (null: signals decide).
   std::unique_ptr<signal::SignalSet> signals;
   std::vector<KeySpace> spaces;
@@ -46,7 +46,7 @@ struct EngineSignature::Impl {
   const verify::Verifier* verifier() const { return signals->verifier(); }
   // A Processed of a normalized text (features and shingles as the
   // pipeline makes them). Errors: the pipeline's.
-  Status FromNormalized(std::string_view normalized, engine::Processed* p) const {
+  Status FromNormalized(std::string_view normalized, pipeline::Processed* p) const {
     p->normalized.assign(normalized);
     if (pipeline->has_features()) {
       NEARDUP_RETURN_IF_ERROR(pipeline->Features(p->normalized, &p->features));
@@ -64,14 +64,14 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
   auto m = std::make_unique<Impl>();
   m->options = o;
   m->learn_first = learn_first;
-  NEARDUP_RETURN_IF_ERROR(engine::CheckSignalOptions(o));
+  NEARDUP_RETURN_IF_ERROR(pipeline::CheckSignalOptions(o));
   if (o.signals.size() > static_cast<size_t>(kMaxSpaces)) {
     return Status::InvalidArgument("too many signals");
   }
-  const engine::PipelineNeeds needs = engine::NeedsOf(o);
+  const pipeline::PipelineNeeds needs = pipeline::NeedsOf(o);
   NEARDUP_ASSIGN_OR_RETURN(m->pipeline,
-                           engine::Pipeline::Create(o, needs.features, needs.shingles));
-  NEARDUP_ASSIGN_OR_RETURN(m->signals, engine::BuildSignalSet(o));
+                           pipeline::Pipeline::Create(o, needs.features, needs.shingles));
+  NEARDUP_ASSIGN_OR_RETURN(m->signals, pipeline::BuildSignalSet(o));
   const bool decide = m->verifier() == nullptr;
   for (size_t i = 0; i < m->signals->size(); ++i) {
     const signal::Signal& sig = m->signals->signal(i);
@@ -162,7 +162,7 @@ Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, std::string_view a
   // No verifier: only pairs of a space that does not decide get here
   // (SpotSig); that signal's estimate, from the normalized texts.
   if (judge < 0) return 1.0;
-  engine::Processed pa, pb;
+  pipeline::Processed pa, pb;
   NEARDUP_RETURN_IF_ERROR(FromNormalized(a_norm, &pa));
   NEARDUP_RETURN_IF_ERROR(FromNormalized(b_norm, &pb));
   return signals->signal(static_cast<size_t>(judge)).Compare(InputOf(pa), InputOf(pb)).similarity;
@@ -176,7 +176,7 @@ double EngineSignature::threshold() const {
 std::string EngineSignature::identity() const { return PipelineIdentity(impl_->options); }
 
 std::string EngineSignature::IdentityHint(std::string_view recorded) const {
-  return engine::SchemeHint(recorded, impl_->options);
+  return pipeline::SchemeHint(recorded, impl_->options);
 }
 
 bool EngineSignature::wants_learning() const {
@@ -204,7 +204,7 @@ Status EngineSignature::SaveState(const std::string& path) const {
 Result<PairEvidence> EngineSignature::Explain(const DocText& a, const DocText& b,
                                               SignatureScratch*) const {
   const Impl& m = *impl_;
-  engine::Processed pa, pb;
+  pipeline::Processed pa, pb;
   NEARDUP_RETURN_IF_ERROR(m.pipeline->Process(a.text, &pa));
   NEARDUP_RETURN_IF_ERROR(m.pipeline->Process(b.text, &pb));
   // The first signal (in precedence order) that proposes the pair.

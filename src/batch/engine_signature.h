@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The BatchSignature of an EngineOptions: the engine's own pipeline
-// (engine::Pipeline: normalization, features, shingles), signals and
-// verifier (engine::BuildSignalSet), with one key space per selected
+// (pipeline::Pipeline: normalization, features, shingles), signals and
+// verifier (pipeline::BuildSignalSet), with one key space per selected
 // signal, in the options' precedence order. Each signal gives its own keys
 // and evidence (signal::Signal::Keys, key_space, Compare; see each
 // signal's file in src/signal for its keys), so batch and online agree.

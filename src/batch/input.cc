@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "base/status_macros.h"
-#include "batch/run_file.h"
+#include "batch/spill_file.h"
 
 namespace neardup::batch {
 namespace {
@@ -228,7 +228,7 @@ Result<bool> ChunkReader::Next(Chunk* c) {
   return false;
 }
 
-TextStore::~TextStore() {
+InputTexts::~InputTexts() {
   for (size_t i = 0; i < maps_.size(); ++i) {
     if (maps_[i] != nullptr) munmap(const_cast<char*>(maps_[i]), (*files_)[i].size);
   }
@@ -237,7 +237,7 @@ TextStore::~TextStore() {
   }
 }
 
-TextStore::Extent TextStore::ExtentOf(uint64_t line) const {
+InputTexts::Extent InputTexts::ExtentOf(uint64_t line) const {
   Extent e;
   e.file = FileOf(line);
   const InputFile& f = (*files_)[e.file];
@@ -246,7 +246,7 @@ TextStore::Extent TextStore::ExtentOf(uint64_t line) const {
   return e;
 }
 
-Status TextStore::ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const {
+Status InputTexts::ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const {
   const InputFile& f = (*files_)[file];
   size_t got = 0;
   while (got < len) {
@@ -259,7 +259,7 @@ Status TextStore::ReadBytes(uint32_t file, uint64_t offset, size_t len, char* ds
   return Status::OK();
 }
 
-Status TextStore::Read(uint64_t line, std::string* buf, Line* out) const {
+Status InputTexts::Read(uint64_t line, std::string* buf, Line* out) const {
   const Extent e = ExtentOf(line);
   out->file = e.file;
   const size_t len = e.end - e.begin;
@@ -272,7 +272,7 @@ Status TextStore::Read(uint64_t line, std::string* buf, Line* out) const {
   return Status::OK();
 }
 
-Status TextStore::Open(const std::vector<InputFile>* files, const LineTable* lines) {
+Status InputTexts::Open(const std::vector<InputFile>* files, const LineTable* lines) {
   files_ = files;
   lines_ = lines;
   for (const InputFile& f : *files) {
@@ -291,13 +291,13 @@ Status TextStore::Open(const std::vector<InputFile>* files, const LineTable* lin
   return Status::OK();
 }
 
-uint32_t TextStore::FileOf(uint64_t line) const {
+uint32_t InputTexts::FileOf(uint64_t line) const {
   uint32_t f = 0;
   while (f + 1 < files_->size() && (*files_)[f + 1].first_line <= line) ++f;
   return f;
 }
 
-void TextStore::Touch(size_t bytes) const {
+void InputTexts::Touch(size_t bytes) const {
   const uint64_t before = touched_.fetch_add(bytes, std::memory_order_relaxed);
   if (before / kDropEvery == (before + bytes) / kDropEvery) return;
   for (size_t i = 0; i < maps_.size(); ++i) {
@@ -305,7 +305,7 @@ void TextStore::Touch(size_t bytes) const {
   }
 }
 
-TextStore::Line TextStore::Get(uint64_t line, bool in_order) const {
+InputTexts::Line InputTexts::Get(uint64_t line, bool in_order) const {
   const Extent e = ExtentOf(line);
   const uint64_t begin = e.begin;
   uint64_t end = e.end;

@@ -14,16 +14,16 @@
 //   ChunkReader  reads the files front to back with read(2) in chunks of
 //                whole lines (a longer line grows its chunk), recording line
 //                offsets; chunks end with simdjson's padding;
-//   TextStore    random access to a line by id: read with pread(2) into the
+//   InputTexts   random access to a line by id: read with pread(2) into the
 //                caller's buffer (Read), or through the files memory-mapped
 //                (Get), with the mapped pages dropped from the process every
-//                few hundred MB touched (madvise MADV_DONTNEED; the page
-//                cache keeps them), so resident memory stays bounded.
+//                24 MB touched (madvise MADV_DONTNEED; the page cache keeps
+//                them), so resident memory stays bounded.
 //
 // Memory: 9 bytes per line in the LineTable (17 with payloads), plus the
 // key-byte width when enabled.
 // Thread safety: LineTable appends from one thread; states/payloads of
-// allocated lines from any thread (distinct lines). TextStore is read-only
+// allocated lines from any thread (distinct lines). InputTexts is read-only
 // and thread-safe after Open().
 #ifndef NEARDUP_BATCH_INPUT_H_
 #define NEARDUP_BATCH_INPUT_H_
@@ -166,12 +166,12 @@ class ChunkReader {
 
 // The input files as a LineSource (line_source.h): its files are the
 // input files.
-class TextStore : public LineSource {
+class InputTexts : public LineSource {
  public:
-  TextStore() = default;
-  ~TextStore() override;
-  TextStore(const TextStore&) = delete;
-  TextStore& operator=(const TextStore&) = delete;
+  InputTexts() = default;
+  ~InputTexts() override;
+  InputTexts(const InputTexts&) = delete;
+  InputTexts& operator=(const InputTexts&) = delete;
 
   // Maps the files (after the ChunkReader has read them all).
   // Errors: IOError naming the file.

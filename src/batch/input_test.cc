@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "batch/run_file.h"
+#include "batch/spill_file.h"
 
 namespace neardup::batch {
 namespace {
@@ -75,10 +75,10 @@ TEST(InputTest, ChunksHoldWholeLinesAndTheStoreRereadsThem) {
     ASSERT_EQ(lines.size(), want.size());
     EXPECT_EQ((*files)[1].first_line, 300u);
     EXPECT_EQ((*files)[0].lines, 300u);
-    TextStore store;
+    InputTexts store;
     ASSERT_TRUE(store.Open(&*files, &lines).ok());
     for (uint64_t i = 0; i < want.size(); ++i) {
-      const TextStore::Line l = store.Get(i);
+      const InputTexts::Line l = store.Get(i);
       ASSERT_EQ(l.text, want[i]) << i;
       EXPECT_EQ(l.file, i < 300 ? 0u : 1u);
       EXPECT_EQ(l.line_in_file, i < 300 ? i + 1 : i - 299);

@@ -63,7 +63,7 @@ class RecordParser {
   Status ParseId(std::string_view line, size_t readable, RecordPlace place,
                  std::string_view* id_json);
 
-  // A buffer for the caller to read a line into (TextStore::Read); records
+  // A buffer for the caller to read a line into (InputTexts::Read); records
   // parsed from it stay valid until the next read into it.
   std::string* line_buffer() { return &line_buffer_; }
 

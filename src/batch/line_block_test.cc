@@ -13,7 +13,7 @@ struct Fixture {
   std::unique_ptr<TempDir> dir;
   std::vector<InputFile> files;
   LineTable lines;
-  TextStore store;
+  InputTexts store;
   std::vector<std::string> want;
 };
 
@@ -66,7 +66,7 @@ TEST(LineBlockTest, SparseAndDenseSelectionsReadBackExactly) {
       ASSERT_TRUE(block.Load(f.store).ok());
       ASSERT_EQ(block.size(), picked.size());
       for (size_t k = 0; k < picked.size(); ++k) {
-        const TextStore::Line l = block.Get(f.store, k);
+        const InputTexts::Line l = block.Get(f.store, k);
         ASSERT_EQ(block.line(k), picked[k]);
         ASSERT_EQ(l.text, f.want[picked[k]]) << picked[k] << " gap " << gap;
         EXPECT_EQ(l.file, picked[k] < 1200 ? 0u : 1u);

@@ -2,7 +2,7 @@
 //
 // LineSource: where the bytes of input line i are, and how to read them.
 // Verification reads its texts through one (LineBlock, verify_phase.cc):
-// a single process from the input files (TextStore), an MPI rank from the
+// a single process from the input files (InputTexts), an MPI rank from the
 // input files for its own lines and from a file of records fetched from
 // other ranks for the rest (distributed/fetch.h). A source is a set of
 // files; a line is a byte extent of one of them, its '\n' included.

@@ -33,8 +33,8 @@
 #include "batch/record_errors.h"
 #include "batch/run_env.h"
 #include "batch/run_input.h"
-#include "batch/runs.h"
 #include "batch/sketch_phase.h"
+#include "batch/sorted_runs.h"
 
 namespace neardup::batch {
 

@@ -86,7 +86,7 @@ Status RecordWriter::Run(const std::function<Status(const BatchRecord&)>& fn) {
   ParsedRecord rec;
   for (uint32_t d = static_cast<uint32_t>(input_.corpus_lines); d < n; ++d) {
     if (input_.lines->state(d) != kRecord) continue;
-    TextStore::Line raw;
+    InputTexts::Line raw;
     NEARDUP_RETURN_IF_ERROR(input_.Parse(d, &own_, &rec, /*in_order=*/true, &raw));
     BatchRecord out;
     out.index = d;

@@ -15,8 +15,8 @@ RecordPlace RunInput::Place(uint64_t line, uint64_t line_in_file) const {
 }
 
 Status RunInput::Parse(uint64_t line, RecordParser* parser, ParsedRecord* out, bool in_order,
-                       TextStore::Line* raw) const {
-  TextStore::Line l;
+                       InputTexts::Line* raw) const {
+  InputTexts::Line l;
   if (in_order) {
     l = store.Get(line, /*in_order=*/true);
   } else {
@@ -26,14 +26,14 @@ Status RunInput::Parse(uint64_t line, RecordParser* parser, ParsedRecord* out, b
   return ParseLine(line, l, parser, out);
 }
 
-Status RunInput::ParseLine(uint64_t line, const TextStore::Line& l, RecordParser* parser,
+Status RunInput::ParseLine(uint64_t line, const InputTexts::Line& l, RecordParser* parser,
                            ParsedRecord* out) const {
   Status s = parser->Parse(l.text, l.readable, Place(line, l.line_in_file), out);
   return s.ok() ? s : s.WithContext(Where(line));
 }
 
 Status RunInput::ParseId(uint64_t line, RecordParser* parser, std::string_view* id) const {
-  const TextStore::Line l = store.Get(line);
+  const InputTexts::Line l = store.Get(line);
   Status s = parser->ParseId(l.text, l.readable, Place(line, l.line_in_file), id);
   return s.ok() ? s : s.WithContext(Where(line));
 }

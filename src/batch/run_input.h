@@ -4,10 +4,10 @@
 // line id. Lines are dense ids over the files in order; against an index
 // its corpus files come first (files[0, corpus_files), lines [0,
 // corpus_lines)). The LineTable is filled by the sketch phase (or the
-// index), the TextStore opened after it.
+// index), the InputTexts opened after it.
 //
 // Thread safety: the Parse functions are const and may run on many threads
-// (one RecordParser each) once the TextStore is open.
+// (one RecordParser each) once the InputTexts is open.
 #ifndef NEARDUP_BATCH_RUN_INPUT_H_
 #define NEARDUP_BATCH_RUN_INPUT_H_
 
@@ -26,14 +26,14 @@ namespace neardup::batch {
 struct RunInput {
   std::vector<InputFile> files;
   std::unique_ptr<LineTable> lines;
-  TextStore store;
+  InputTexts store;
   JsonlFields fields;
   uint64_t corpus_lines = 0;
   size_t corpus_files = 0;
   uint64_t bytes = 0;  // of the files read (the corpus excluded)
 
   uint64_t n() const { return lines->size(); }
-  // Opens the TextStore over the files (after the sketch phase).
+  // Opens the InputTexts over the files (after the sketch phase).
   Status OpenStore() { return store.Open(&files, lines.get()); }
   // "file:line" of a line id.
   std::string Where(uint64_t line) const;
@@ -45,10 +45,10 @@ struct RunInput {
   // receives the line read. Errors: as RecordParser, naming file:line;
   // IOError reading the input.
   Status Parse(uint64_t line, RecordParser* parser, ParsedRecord* out, bool in_order = false,
-               TextStore::Line* raw = nullptr) const;
+               InputTexts::Line* raw = nullptr) const;
   Status ParseId(uint64_t line, RecordParser* parser, std::string_view* id) const;
   // Parses a line already read (a LineBlock's); errors name the line.
-  Status ParseLine(uint64_t line, const TextStore::Line& l, RecordParser* parser,
+  Status ParseLine(uint64_t line, const InputTexts::Line& l, RecordParser* parser,
                    ParsedRecord* out) const;
 };
 

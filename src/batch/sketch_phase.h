@@ -30,7 +30,7 @@
 #include "batch/record_errors.h"
 #include "batch/run_env.h"
 #include "batch/run_input.h"
-#include "batch/runs.h"
+#include "batch/sorted_runs.h"
 
 namespace neardup::batch {
 

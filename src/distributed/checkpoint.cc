@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "base/status_macros.h"
-#include "batch/run_file.h"
+#include "batch/spill_file.h"
 
 namespace neardup::distributed {
 namespace {

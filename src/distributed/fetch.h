@@ -44,11 +44,11 @@ class BorrowedLines final : public batch::LineSource {
   uint64_t LineInFile(uint64_t line) const override;
 
  private:
-  BorrowedLines(const batch::TextStore* store, uint32_t lo) : store_(store), lo_(lo) {}
+  BorrowedLines(const batch::InputTexts* store, uint32_t lo) : store_(store), lo_(lo) {}
   Status Receive(Comm& c, const LineRanges& ranges, size_t begin, size_t end,
                  batch::RunInput* input, batch::SpillWriter* w, uint64_t* fetched);
 
-  const batch::TextStore* store_;
+  const batch::InputTexts* store_;
   uint32_t lo_;                 // lines before it are fetched
   uint32_t file_ = 0;           // the fetched file's number (after the input files)
   std::vector<uint32_t> ids_;   // fetched lines, sorted

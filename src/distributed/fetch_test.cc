@@ -80,7 +80,7 @@ TEST_P(FetchTest, BorrowedLinesReadAsTheInput) {
     ASSERT_TRUE(block.Load(**source).ok());
     for (size_t i = 0; i < block.size(); ++i) {
       const uint64_t d = block.line(i);
-      const batch::TextStore::Line got = block.Get(**source, i), want = in.store.Get(d);
+      const batch::InputTexts::Line got = block.Get(**source, i), want = in.store.Get(d);
       if (got.text != want.text || got.line_in_file != want.line_in_file) {
         fail = "line " + std::to_string(d);
       }

@@ -12,7 +12,7 @@
 #include "engine/durable_access.h"
 #include "engine/durable_impl.h"
 #include "engine/engine_impl.h"
-#include "engine/identity.h"
+#include "pipeline/identity.h"
 
 namespace neardup {
 
@@ -33,7 +33,7 @@ Status CheckStoreOptions(const store::DocStore& st, const EngineOptions& o, bool
     if (*have != want) {
       return Status::FailedPrecondition(
           "the store was written by the pipeline '" + *have + "' but this engine has '" + want +
-          "'; open it with the same profile and options." + engine::SchemeHint(*have, o));
+          "'; open it with the same profile and options." + pipeline::SchemeHint(*have, o));
     }
     return Status::OK();
   }

@@ -12,7 +12,7 @@
 #include "base/machine.h"
 #include "base/parallel.h"
 #include "engine/engine_impl.h"
-#include "engine/signals.h"
+#include "pipeline/signals.h"
 
 namespace neardup {
 
@@ -34,12 +34,12 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) try
   }
   impl->options = options;
   impl->clock = options.clock ? options.clock.get() : &SystemClock();
-  NEARDUP_ASSIGN_OR_RETURN(impl->signals, engine::BuildSignalSet(options));
+  NEARDUP_ASSIGN_OR_RETURN(impl->signals, pipeline::BuildSignalSet(options));
   impl->simhash_pos = impl->signals->IndexOf(SignalKind::kSimHash);
   impl->k = options.SimHashDistance();
-  const engine::PipelineNeeds needs = engine::NeedsOf(options);
+  const pipeline::PipelineNeeds needs = pipeline::NeedsOf(options);
   NEARDUP_ASSIGN_OR_RETURN(impl->pipeline,
-                           engine::Pipeline::Create(options, needs.features, needs.shingles));
+                           pipeline::Pipeline::Create(options, needs.features, needs.shingles));
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 } catch (...) {
   return base::ResourceErrorOrRethrow();

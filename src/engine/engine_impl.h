@@ -24,8 +24,8 @@
 #include "cluster/forest.h"
 #include "engine/engine_internal.h"
 #include "engine/id_table.h"
-#include "engine/pipeline.h"
 #include "neardup/engine.h"
+#include "pipeline/pipeline.h"
 #include "signal/signal_set.h"
 
 namespace neardup {
@@ -64,7 +64,7 @@ class TextStore final : public signal::TextSource {
 // The texts of an external store, by id, normalized on the way in.
 class LookupTextSource final : public signal::TextSource {
  public:
-  LookupTextSource(const IdTable* ids, const Pipeline* pipeline, TextLookup lookup)
+  LookupTextSource(const IdTable* ids, const pipeline::Pipeline* pipeline, TextLookup lookup)
       : ids_(ids), pipeline_(pipeline), lookup_(std::move(lookup)) {}
   Status Get(uint32_t slot, std::string* normalized) const override {
     if (!ids_->Bound(slot)) return Status::NotFound("no such slot");
@@ -75,7 +75,7 @@ class LookupTextSource final : public signal::TextSource {
 
  private:
   const IdTable* ids_;
-  const Pipeline* pipeline_;
+  const pipeline::Pipeline* pipeline_;
   TextLookup lookup_;
 };
 
@@ -84,7 +84,7 @@ class LookupTextSource final : public signal::TextSource {
 struct Engine::Impl {
   EngineOptions options;
   const Clock* clock = nullptr;
-  std::unique_ptr<engine::Pipeline> pipeline;
+  std::unique_ptr<pipeline::Pipeline> pipeline;
   int simhash_pos = -1;  // position of simhash in the signal set, -1 if absent
   int k = 0;             // SimHash k in effect
 

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/pipeline.h"
 #include "neardup/engine.h"
+#include "pipeline/pipeline.h"
 #include "signal/signal_set.h"
 
 namespace neardup {
@@ -45,7 +45,7 @@ namespace engine {
 // A document prepared outside the engine's lock: what the pipeline made of
 // it and every signal's sketch.
 struct PreparedDocument {
-  Processed processed;
+  pipeline::Processed processed;
   signal::SignalSet::Sketches sketches;
 };
 

@@ -9,7 +9,7 @@
 
 #include "base/sorted_set.h"
 #include "engine/engine_impl.h"
-#include "engine/signals.h"
+#include "pipeline/signals.h"
 #include "sketch/minhash.h"
 #include "sketch/simhash.h"
 #include "verify/edit_distance.h"
@@ -46,7 +46,7 @@ std::string Fmt(double v) {
   return buf;
 }
 
-uint64_t SimHashOf(const engine::Pipeline& p, const std::string& normalized,
+uint64_t SimHashOf(const pipeline::Pipeline& p, const std::string& normalized,
                    const std::vector<uint64_t>& shingles) {
   std::vector<features::Feature> feats;
   if (p.has_features() && p.Features(normalized, &feats).ok()) return sketch::SimHash(feats);
@@ -57,8 +57,8 @@ uint64_t SimHashOf(const engine::Pipeline& p, const std::string& normalized,
 
 // Would the signals propose b for a? Each signal's own Compare(), which
 // agrees with its index (signal_test.cc checks it).
-bool Proposes(const signal::SignalSet& set, const engine::Processed& a,
-              const engine::Processed& b) {
+bool Proposes(const signal::SignalSet& set, const pipeline::Processed& a,
+              const pipeline::Processed& b) {
   const signal::SignalInput ia{a.normalized, a.features, a.shingles, a.key_salt};
   const signal::SignalInput ib{b.normalized, b.features, b.shingles, b.key_salt};
   for (size_t i = 0; i < set.size(); ++i) {
@@ -71,7 +71,7 @@ bool Proposes(const signal::SignalSet& set, const engine::Processed& a,
 
 Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view text_b) const {
   const Impl& m = *impl_;
-  engine::Processed a, b;
+  pipeline::Processed a, b;
   NEARDUP_RETURN_IF_ERROR(m.pipeline->Process(text_a, &a));
   NEARDUP_RETURN_IF_ERROR(m.pipeline->Process(text_b, &b));
   Explanation x;
@@ -106,10 +106,10 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
     x.edit_similarity = verify::LevenshteinSimilarity(ca, cb);
   }
   NEARDUP_ASSIGN_OR_RETURN(auto hasher,
-                           sketch::MinHasher::Create(engine::ToMinHashOptions(m.options)));
+                           sketch::MinHasher::Create(pipeline::ToMinHashOptions(m.options)));
   const auto sig_a = hasher.Sketch(ha), sig_b = hasher.Sketch(hb);
   x.minhash_estimate = sketch::EstimateJaccard(sig_a, sig_b);
-  NEARDUP_ASSIGN_OR_RETURN(sketch::LshParams lsh, engine::ResolveLsh(m.options));
+  NEARDUP_ASSIGN_OR_RETURN(sketch::LshParams lsh, pipeline::ResolveLsh(m.options));
   x.lsh_bands = lsh.bands;
   for (int band = 0; band < lsh.bands; ++band) {
     x.lsh_equal_bands += sketch::SaltedBandKey(sketch::LshBandKey(sig_a, lsh, band), a.key_salt) ==

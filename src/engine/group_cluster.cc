@@ -17,9 +17,9 @@
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "cluster/union_find.h"
-#include "engine/pipeline.h"
-#include "engine/signals.h"
 #include "neardup/ids.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/signals.h"
 #include "verify/verifier.h"
 
 namespace neardup {
@@ -61,8 +61,8 @@ uint64_t PairKey(uint32_t a, uint32_t b) {
 struct GroupClusterer::Impl {
   GroupClusterOptions options;
   cluster::KeepPolicy keep = cluster::KeepPolicy::kFirst;
-  std::unique_ptr<engine::Pipeline> pipeline;  // normalization only
-  std::unique_ptr<verify::Verifier> verifier;  // null: accept every pair
+  std::unique_ptr<pipeline::Pipeline> pipeline;  // normalization only
+  std::unique_ptr<verify::Verifier> verifier;    // null: accept every pair
 
   // XXH3-64 of the wanted ids (a collision only keeps an unneeded text);
   // empty: keep every text. Freed when the groups pass starts.
@@ -124,7 +124,7 @@ GroupClusterer::~GroupClusterer() = default;
 Result<std::unique_ptr<GroupClusterer>> GroupClusterer::Create(const GroupClusterOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  impl->keep = engine::ToClusterKeep(options.keep);
+  impl->keep = pipeline::ToClusterKeep(options.keep);
   if (options.max_group_size < 2) return Status::InvalidArgument("max_group_size must be >= 2");
   NEARDUP_RETURN_IF_ERROR(base::CheckThreads(options.threads, "threads"));
   // The engine's own normalization and verifier, from options of the same shape.
@@ -137,8 +137,8 @@ Result<std::unique_ptr<GroupClusterer>> GroupClusterer::Create(const GroupCluste
   eo.normalize.drop_punctuation =
       options.drop_punctuation.value_or(options.verify != VerifyKind::kQbank);
   eo.normalize.replace_invalid_utf8 = options.replace_invalid_utf8;
-  NEARDUP_ASSIGN_OR_RETURN(impl->verifier, engine::BuildVerifier(eo));
-  NEARDUP_ASSIGN_OR_RETURN(impl->pipeline, engine::Pipeline::Create(eo, false, false));
+  NEARDUP_ASSIGN_OR_RETURN(impl->verifier, pipeline::BuildVerifier(eo));
+  NEARDUP_ASSIGN_OR_RETURN(impl->pipeline, pipeline::Pipeline::Create(eo, false, false));
   return std::unique_ptr<GroupClusterer>(new GroupClusterer(std::move(impl)));
 }
 

@@ -4,11 +4,13 @@
 
 #include <cmath>
 
-#include "engine/pipeline.h"
 #include "features/feature.h"
+#include "pipeline/pipeline.h"
 
 namespace neardup::engine {
 namespace {
+
+using pipeline::Pipeline;
 
 EngineOptions Learned() {
   EngineOptions o = EngineOptions::FromProfile("zh-news").value();

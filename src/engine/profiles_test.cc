@@ -5,13 +5,15 @@
 #include <bit>
 #include <filesystem>
 
-#include "engine/pipeline.h"
 #include "neardup/options.h"
+#include "pipeline/pipeline.h"
 #include "resources/data_dir.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup::engine {
 namespace {
+
+using pipeline::Pipeline;
 
 // Our own sample text, Simplified and a Traditional copy of it.
 constexpr char kSimplified[] =

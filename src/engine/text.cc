@@ -4,24 +4,24 @@
 #include "neardup/text.h"
 
 #include "base/status_macros.h"
-#include "engine/pipeline.h"
-#include "engine/signals.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/signals.h"
 #include "resources/data_dir.h"
 #include "sketch/minhash.h"
 #include "tokenize/segmenter.h"
 
 namespace neardup {
 
-TextPipeline::TextPipeline(std::unique_ptr<engine::Pipeline> p,
+TextPipeline::TextPipeline(std::unique_ptr<pipeline::Pipeline> p,
                            std::unique_ptr<sketch::MinHasher> h)
     : p_(std::move(p)), minhasher_(std::move(h)) {}
 TextPipeline::~TextPipeline() = default;
 
 Result<std::unique_ptr<TextPipeline>> TextPipeline::Create(const EngineOptions& options) {
-  const engine::PipelineNeeds needs = engine::NeedsOf(options);
-  NEARDUP_ASSIGN_OR_RETURN(auto p, engine::Pipeline::Create(options, needs.features, true));
+  const pipeline::PipelineNeeds needs = pipeline::NeedsOf(options);
+  NEARDUP_ASSIGN_OR_RETURN(auto p, pipeline::Pipeline::Create(options, needs.features, true));
   NEARDUP_ASSIGN_OR_RETURN(sketch::MinHasher h,
-                           sketch::MinHasher::Create(engine::ToMinHashOptions(options)));
+                           sketch::MinHasher::Create(pipeline::ToMinHashOptions(options)));
   return std::unique_ptr<TextPipeline>(
       new TextPipeline(std::move(p), std::make_unique<sketch::MinHasher>(std::move(h))));
 }

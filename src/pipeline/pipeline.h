@@ -7,8 +7,8 @@
 // `truth`, `explain`) calls this one object, so they cannot drift apart.
 //
 // Thread safety: every method is const and safe from many threads.
-#ifndef NEARDUP_ENGINE_PIPELINE_H_
-#define NEARDUP_ENGINE_PIPELINE_H_
+#ifndef NEARDUP_PIPELINE_PIPELINE_H_
+#define NEARDUP_PIPELINE_PIPELINE_H_
 
 #include <memory>
 #include <mutex>
@@ -24,7 +24,7 @@
 #include "neardup/status.h"
 #include "normalize/normalizer.h"
 
-namespace neardup::engine {
+namespace neardup::pipeline {
 
 // What the pipeline makes of one text. Reused across calls to avoid
 // allocation.
@@ -101,6 +101,6 @@ bool SaltsKeys(const EngineOptions& options);
 // The shingle spec of the options, for the features module.
 features::ShingleSpec ToShingleSpec(const ShingleOptions& s);
 
-}  // namespace neardup::engine
+}  // namespace neardup::pipeline
 
-#endif  // NEARDUP_ENGINE_PIPELINE_H_
+#endif  // NEARDUP_PIPELINE_PIPELINE_H_

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/signals.h"
+#include "pipeline/signals.h"
 
 #include <algorithm>
 
 #include "base/status_macros.h"
-#include "engine/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "resources/data_dir.h"
 
-namespace neardup::engine {
+namespace neardup::pipeline {
 namespace {
 
 bool Has(const EngineOptions& o, SignalKind k) {
@@ -159,4 +159,4 @@ Result<std::unique_ptr<signal::SignalSet>> BuildSignalSet(const EngineOptions& o
   return signal::SignalSet::Create(std::move(list), std::move(verifier));
 }
 
-}  // namespace neardup::engine
+}  // namespace neardup::pipeline

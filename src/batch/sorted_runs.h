@@ -17,8 +17,8 @@
 // Thread safety: RunSet::AddRun may be called from many threads; a merger is
 // used by one thread. Memory: in-memory runs as given, plus one read buffer
 // per spilled run (the budget passed to Merge() split between them).
-#ifndef NEARDUP_BATCH_RUNS_H_
-#define NEARDUP_BATCH_RUNS_H_
+#ifndef NEARDUP_BATCH_SORTED_RUNS_H_
+#define NEARDUP_BATCH_SORTED_RUNS_H_
 
 #include <unistd.h>
 
@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "base/status_macros.h"
-#include "batch/run_file.h"
 #include "batch/spill_buffer.h"
+#include "batch/spill_file.h"
 #include "batch/temp_dir.h"
 #include "neardup/status.h"
 
@@ -253,4 +253,4 @@ class RunMerger {
 
 }  // namespace neardup::batch
 
-#endif  // NEARDUP_BATCH_RUNS_H_
+#endif  // NEARDUP_BATCH_SORTED_RUNS_H_

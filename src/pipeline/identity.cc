@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // PipelineIdentity: what a durable store records of the pipeline that wrote
 // it, and the system clock.
-#include "engine/identity.h"
+#include "pipeline/identity.h"
 
 #include <xxhash.h>
 
@@ -10,9 +10,9 @@
 #include <cstdio>
 
 #include "base/file_util.h"
-#include "engine/pipeline.h"
 #include "neardup/env.h"
 #include "neardup/options.h"
+#include "pipeline/pipeline.h"
 #include "resources/data_dir.h"
 
 namespace neardup {
@@ -86,7 +86,7 @@ std::string PipelineIdentity(const EngineOptions& o) {
   add("verify", std::string(Name(o.verify.kind)) + ":" + std::to_string(o.verify.short_chars) +
                     ":" + fmt(o.verify.edit_weight));
   // Band keys salted with the exact part of a question (engine/pipeline.h).
-  if (engine::SaltsKeys(o)) add("salt", "other");
+  if (pipeline::SaltsKeys(o)) add("salt", "other");
   // The data files the pipeline reads.
   if (o.normalize.t2s != T2S::kOff) {
     s += " " + FileHash(resources::OpenccFile("TSCharacters.txt", o.data_dir));
@@ -107,7 +107,7 @@ std::string PipelineIdentity(const EngineOptions& o) {
   return s;
 }
 
-namespace engine {
+namespace pipeline {
 
 std::string SchemeHint(std::string_view recorded, const EngineOptions& o) {
   for (MinHashScheme scheme :
@@ -126,5 +126,5 @@ std::string SchemeHint(std::string_view recorded, const EngineOptions& o) {
   return "";
 }
 
-}  // namespace engine
+}  // namespace pipeline
 }  // namespace neardup

@@ -2,15 +2,15 @@
 // Explaining a pipeline-identity mismatch (PipelineIdentity in
 // neardup/options.h): what a store or index recorded against what an engine
 // would write.
-#ifndef NEARDUP_ENGINE_IDENTITY_H_
-#define NEARDUP_ENGINE_IDENTITY_H_
+#ifndef NEARDUP_PIPELINE_IDENTITY_H_
+#define NEARDUP_PIPELINE_IDENTITY_H_
 
 #include <string>
 #include <string_view>
 
 #include "neardup/options.h"
 
-namespace neardup::engine {
+namespace neardup::pipeline {
 
 // When `recorded` is the identity of `o` under another MinHash scheme, a
 // sentence naming that scheme and the option that opens it (stores written
@@ -18,6 +18,6 @@ namespace neardup::engine {
 // Thread-safe; reads the data files PipelineIdentity hashes.
 std::string SchemeHint(std::string_view recorded, const EngineOptions& o);
 
-}  // namespace neardup::engine
+}  // namespace neardup::pipeline
 
-#endif  // NEARDUP_ENGINE_IDENTITY_H_
+#endif  // NEARDUP_PIPELINE_IDENTITY_H_

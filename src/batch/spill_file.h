@@ -7,8 +7,8 @@
 //
 // Thread safety: one object per thread. Memory: one buffer per file, its size
 // chosen by the caller (the merger shrinks buffers when many runs are open).
-#ifndef NEARDUP_BATCH_RUN_FILE_H_
-#define NEARDUP_BATCH_RUN_FILE_H_
+#ifndef NEARDUP_BATCH_SPILL_FILE_H_
+#define NEARDUP_BATCH_SPILL_FILE_H_
 
 #include <cstdint>
 #include <cstring>
@@ -92,4 +92,4 @@ uint64_t FileBytes(const std::string& path);
 
 }  // namespace neardup::batch
 
-#endif  // NEARDUP_BATCH_RUN_FILE_H_
+#endif  // NEARDUP_BATCH_SPILL_FILE_H_

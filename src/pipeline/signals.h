@@ -3,8 +3,8 @@
 // Builds the engine's SignalSet from EngineOptions: the selected signals in
 // precedence order, the LSH banding resolved from the threshold, and the
 // verifier. Shared by the online engine and batch dedup.
-#ifndef NEARDUP_ENGINE_SIGNALS_H_
-#define NEARDUP_ENGINE_SIGNALS_H_
+#ifndef NEARDUP_PIPELINE_SIGNALS_H_
+#define NEARDUP_PIPELINE_SIGNALS_H_
 
 #include <memory>
 
@@ -15,7 +15,7 @@
 #include "sketch/minhash.h"
 #include "verify/verifier.h"
 
-namespace neardup::engine {
+namespace neardup::pipeline {
 
 // Which pipeline outputs the options' signals and verifier read.
 struct PipelineNeeds {
@@ -52,6 +52,6 @@ cluster::KeepPolicy ToClusterKeep(KeepPolicy k);
 // data a signal needs cannot be loaded.
 Result<std::unique_ptr<signal::SignalSet>> BuildSignalSet(const EngineOptions& o);
 
-}  // namespace neardup::engine
+}  // namespace neardup::pipeline
 
-#endif  // NEARDUP_ENGINE_SIGNALS_H_
+#endif  // NEARDUP_PIPELINE_SIGNALS_H_

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "batch/runs.h"
+#include "batch/sorted_runs.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

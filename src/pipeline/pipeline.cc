@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/pipeline.h"
+#include "pipeline/pipeline.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -13,7 +13,7 @@
 #include "sketch/simhash.h"
 #include "verify/question_bank.h"
 
-namespace neardup::engine {
+namespace neardup::pipeline {
 namespace {
 
 std::string Jieba(const EngineOptions& o, std::string_view file) {
@@ -235,4 +235,4 @@ Status Pipeline::Learn(std::string_view text) const {
   return Status::OK();
 }
 
-}  // namespace neardup::engine
+}  // namespace neardup::pipeline

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "batch/run_file.h"
+#include "batch/spill_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
