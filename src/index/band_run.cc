@@ -32,7 +32,7 @@ std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t l
       source(b, &entries);
     }
     NEARDUP_CHECK(entries.size() == n);
-    std::sort(entries.begin(), entries.end());
+    if (!std::is_sorted(entries.begin(), entries.end())) std::sort(entries.begin(), entries.end());
     run->Pack(b, entries);
   }
   return run;
@@ -83,8 +83,7 @@ void BandRun::Find(int band, uint32_t key, const TierIds& run_of,
   }
 }
 
-void BandRun::Gather(int band, const TierIds& run_of,
-                     std::vector<BandEntry>* out) const {
+void BandRun::Gather(int band, const TierIds& run_of, std::vector<BandEntry>* out) const {
   const std::vector<uint32_t>& dir = dir_[static_cast<size_t>(band)];
   const std::vector<uint8_t>& data = data_[static_cast<size_t>(band)];
   const uint64_t slot_mask = (uint64_t{1} << slot_bits_) - 1;

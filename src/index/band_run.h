@@ -69,13 +69,13 @@ class TierIds {
 
 class BandRun {
  public:
-  // Fills band b's entries (any order) into *out; every band must have as
-  // many entries as band 0.
+  // Fills band b's entries into *out (any order; sorted ones skip the sort);
+  // every band must have as many entries as band 0.
   using Source = std::function<void(int band, std::vector<BandEntry>* out)>;
 
   // Builds a run of `bands` bands from `source`, slots <= max_slot, covering
-  // run ids [lo, hi]. O(bands * n log n); peak extra memory one band's
-  // entries (8n bytes).
+  // run ids [lo, hi]. O(bands * n log n), O(bands * n) for sorted input;
+  // peak extra memory one band's entries (8n bytes).
   static std::unique_ptr<BandRun> Build(int bands, uint32_t max_slot, uint32_t lo, uint32_t hi,
                                         const Source& source);
 
