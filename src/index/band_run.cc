@@ -97,6 +97,11 @@ void BandRun::Gather(int band, const TierIds& run_of, std::vector<BandEntry>* ou
   }
 }
 
+void BandRun::ReleaseBand(int band) {
+  std::vector<uint32_t>().swap(dir_[static_cast<size_t>(band)]);
+  std::vector<uint8_t>().swap(data_[static_cast<size_t>(band)]);
+}
+
 size_t BandRun::MemoryBytes() const {
   size_t bytes = sizeof(*this);
   for (const auto& d : dir_) bytes += d.capacity() * sizeof(uint32_t);

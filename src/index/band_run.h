@@ -93,6 +93,10 @@ class BandRun {
   // Appends band b's live entries, sorted.
   void Gather(int band, const TierIds& run_of, std::vector<BandEntry>* out) const;
   size_t MemoryBytes() const;
+  // Frees band b's entries (a merge that consumed them calls this, so a merge
+  // needs one band's worth of extra memory, not a whole run's). Find() and
+  // Gather() must not be called on band b afterwards.
+  void ReleaseBand(int band);
 
   size_t dead = 0;  // removals since build (a compaction hint; writer only)
 

@@ -112,10 +112,12 @@ void CompactLshIndex::Merge(size_t first, size_t count) {
   std::unique_ptr<BandRun> merged =
       BandRun::Build(bands_, max_slot, (*begin)->lo(), (*(end - 1))->hi(),
                      [&](int band, std::vector<BandEntry>* out) {
-                       // Each run gathers sorted: merge them in linear time.
+                       // Each run gathers sorted: merge them in linear time,
+                       // freeing each consumed band (no query runs during a write).
                        for (auto it = begin; it != end; ++it) {
                          const auto mid = static_cast<ptrdiff_t>(out->size());
                          (*it)->Gather(band, run_of_, out);
+                         (*it)->ReleaseBand(band);
                          std::inplace_merge(out->begin(), out->begin() + mid, out->end());
                        }
                      });
