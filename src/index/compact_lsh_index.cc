@@ -31,10 +31,7 @@ void CompactLshIndex::NewBuffer() {
 }
 
 Status CompactLshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
-  if (keys.size() != static_cast<size_t>(bands_)) {
-    return Status::InvalidArgument("expected " + std::to_string(bands_) + " band keys, got " +
-                                   std::to_string(keys.size()));
-  }
+  NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
   if (slot == kNilSlot) return Status::InvalidArgument("slot out of range");
   if (Present(slot)) return Status::AlreadyExists("slot " + std::to_string(slot));
   if (buffer_slots_.size() >= opt_.buffer_capacity) Flush();
@@ -133,9 +130,14 @@ void CompactLshIndex::Compact() {
 }
 
 Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out) const {
-  if (keys.size() != static_cast<size_t>(bands_)) {
-    return Status::InvalidArgument("expected " + std::to_string(bands_) + " band keys");
-  }
+  NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
+  // A live document sits in exactly one tier, so the buffer's counts are
+  // whole: take its hits first (mapped to slots), then the runs'.
+  thread_local std::vector<Hit> buffered;
+  buffered.clear();
+  NEARDUP_RETURN_IF_ERROR(buffer_->Query(keys, &buffered));
+  const size_t first = out->size();
+  for (const Hit& h : buffered) out->push_back({buffer_slots_[h.slot], h.bands});
   thread_local std::vector<uint32_t> found;
   found.clear();
   for (const auto& run : runs_) {
@@ -144,21 +146,7 @@ Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* 
     }
   }
   std::sort(found.begin(), found.end());
-  const size_t first = out->size();
-  for (size_t i = 0; i < found.size();) {
-    size_t j = i;
-    while (j < found.size() && found[j] == found[i]) ++j;
-    out->push_back({found[i], static_cast<uint32_t>(j - i)});
-    i = j;
-  }
-  // A live document sits in exactly one tier, so the buffer's counts are whole.
-  const size_t buffered = out->size();
-  NEARDUP_RETURN_IF_ERROR(buffer_->Query(keys, out));
-  for (size_t i = buffered; i < out->size(); ++i) (*out)[i].slot = buffer_slots_[(*out)[i].slot];
-  std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),
-            [](const Hit& x, const Hit& y) {
-              return x.bands != y.bands ? x.bands > y.bands : x.slot < y.slot;
-            });
+  AppendHits(found, first, out);
   return Status::OK();
 }
 
