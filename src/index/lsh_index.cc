@@ -64,11 +64,27 @@ void LshIndex::Erase(Table& t, uint32_t key) {
   --t.used;
 }
 
-Status LshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
-  if (keys.size() != static_cast<size_t>(bands_)) {
-    return Status::InvalidArgument("expected " + std::to_string(bands_) + " band keys, got " +
-                                   std::to_string(keys.size()));
+Status CheckBandKeys(int bands, size_t keys) {
+  if (keys == static_cast<size_t>(bands)) return Status::OK();
+  return Status::InvalidArgument("expected " + std::to_string(bands) + " band keys, got " +
+                                 std::to_string(keys));
+}
+
+void AppendHits(const std::vector<uint32_t>& found, size_t first, std::vector<LshIndex::Hit>* out) {
+  for (size_t i = 0; i < found.size();) {
+    size_t j = i;
+    while (j < found.size() && found[j] == found[i]) ++j;
+    out->push_back({found[i], static_cast<uint32_t>(j - i)});
+    i = j;
   }
+  std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),
+            [](const LshIndex::Hit& x, const LshIndex::Hit& y) {
+              return x.bands != y.bands ? x.bands > y.bands : x.slot < y.slot;
+            });
+}
+
+Status LshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
+  NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
   if (slot == kNil) return Status::InvalidArgument("slot out of range");
   if (Present(slot)) return Status::AlreadyExists("slot " + std::to_string(slot));
   const size_t b = static_cast<size_t>(bands_);
@@ -120,9 +136,7 @@ Status LshIndex::Remove(uint32_t slot) {
 }
 
 Status LshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out) const {
-  if (keys.size() != static_cast<size_t>(bands_)) {
-    return Status::InvalidArgument("expected " + std::to_string(bands_) + " band keys");
-  }
+  NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
   const size_t b = static_cast<size_t>(bands_);
   thread_local std::vector<uint32_t> found;
   found.clear();
@@ -131,17 +145,7 @@ Status LshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out) co
     for (uint32_t s = head ? *head : kNil; s != kNil; s = next_[s * b + i]) found.push_back(s);
   }
   std::sort(found.begin(), found.end());
-  const size_t first = out->size();
-  for (size_t i = 0; i < found.size();) {
-    size_t j = i;
-    while (j < found.size() && found[j] == found[i]) ++j;
-    out->push_back({found[i], static_cast<uint32_t>(j - i)});
-    i = j;
-  }
-  std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),
-            [](const Hit& x, const Hit& y) {
-              return x.bands != y.bands ? x.bands > y.bands : x.slot < y.slot;
-            });
+  AppendHits(found, out->size(), out);
   return Status::OK();
 }
 

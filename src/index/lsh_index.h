@@ -13,6 +13,10 @@
 // buckets with probability about n / 2^32 per band; the verifier removes
 // such candidates.
 //
+// The engine's minhash signal uses CompactLshIndex (compact_lsh_index.h),
+// which answers the same in ~5 bytes per band per document and keeps an
+// LshIndex as its small mutable tier.
+//
 // Memory: about 12 bytes per document per band plus the tables (8 bytes per
 // key at load <= 0.7), ~24 bytes per band per document.
 // Complexity: Insert and Remove O(bands); Query O(bands + candidates).
@@ -78,6 +82,13 @@ class LshIndex {
   std::vector<uint32_t> prev_;
   std::vector<uint8_t> present_;  // slot -> stored
 };
+
+// Helpers shared by LshIndex and CompactLshIndex.
+// InvalidArgument unless keys == bands.
+Status CheckBandKeys(int bands, size_t keys);
+// Appends one hit per distinct slot of the sorted `found`, counting repeats
+// as shared bands, then sorts (*out)[first..] most bands first, then by slot.
+void AppendHits(const std::vector<uint32_t>& found, size_t first, std::vector<LshIndex::Hit>* out);
 
 }  // namespace neardup::index
 

@@ -7,10 +7,11 @@
 // s^r = k/b (sketch::LshBandEstimate). The sketch is the band keys (one per
 // band); the signature itself is not kept: candidates are verified on
 // texts, and without a verifier any equal band decides (as text-dedup,
-// datatrove and NeMo Curator do). Batch keys are the same band keys.
+// datatrove and NeMo Curator do). Batch keys are the same band keys. The
+// online buckets are index::CompactLshIndex (sorted compressed runs).
 #include <vector>
 
-#include "index/lsh_index.h"
+#include "index/compact_lsh_index.h"
 #include "signal/signal_internal.h"
 #include "sketch/lsh.h"
 #include "sketch/minhash.h"
@@ -37,7 +38,7 @@ class MinHashSignal final : public Signal {
   Status Query(const SignalSketch& s, const QueryParams&,
                std::vector<Candidate>* out) const override {
     if (!s.indexable) return Status::OK();
-    thread_local std::vector<index::LshIndex::Hit> hits;
+    thread_local std::vector<index::CompactLshIndex::Hit> hits;
     hits.clear();
     NEARDUP_RETURN_IF_ERROR(index_.Query(s.u64, &hits));
     for (const auto& h : hits) {
@@ -85,7 +86,7 @@ class MinHashSignal final : public Signal {
   sketch::MinHasher hasher_;
   sketch::LshParams params_;
   int min_bands_;
-  index::LshIndex index_;
+  index::CompactLshIndex index_;
   Skipped skipped_;
 };
 

@@ -11,7 +11,7 @@
 // the weighted false-positive and false-negative areas (the choice made by
 // datasketch's MinHashLSH), integrated numerically.
 //
-// The buckets themselves are index::LshIndex.
+// The buckets themselves are index::CompactLshIndex (index::LshIndex its mutable tier).
 //
 // Thread safety: pure functions.
 #ifndef NEARDUP_SKETCH_LSH_H_

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "index/band_run.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "base/status_macros.h"
+
+namespace neardup::index {
+
+std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t lo, uint32_t hi,
+                                        const Source& source) {
+  std::unique_ptr<BandRun> run(new BandRun());
+  run->lo_ = lo;
+  run->hi_ = hi;
+  run->max_slot_ = max_slot;
+  std::vector<BandEntry> entries;
+  source(0, &entries);
+  const size_t n = entries.size();
+  run->n_ = n;
+  const int log_n = n <= 1 ? 0 : static_cast<int>(std::bit_width(n - 1));
+  run->d_ = std::clamp(log_n - 3, 8, 24);
+  run->low_bits_ = 32 - run->d_;
+  run->slot_bits_ = std::max(1, static_cast<int>(std::bit_width(max_slot)));
+  run->width_ = run->low_bits_ + run->slot_bits_;
+  run->dir_.resize(static_cast<size_t>(bands));
+  run->data_.resize(static_cast<size_t>(bands));
+  for (int b = 0; b < bands; ++b) {
+    if (b > 0) {
+      entries.clear();
+      source(b, &entries);
+    }
+    NEARDUP_CHECK(entries.size() == n);
+    if (!std::is_sorted(entries.begin(), entries.end())) std::sort(entries.begin(), entries.end());
+    run->Pack(b, entries);
+  }
+  return run;
+}
+
+void BandRun::Pack(int band, const std::vector<BandEntry>& entries) {
+  std::vector<uint32_t>& dir = dir_[static_cast<size_t>(band)];
+  std::vector<uint8_t>& data = data_[static_cast<size_t>(band)];
+  dir.assign((size_t{1} << d_) + 1, 0);
+  data.assign((n_ * static_cast<size_t>(width_) + 7) / 8 + 8, 0);
+  const uint64_t low_mask = (uint64_t{1} << low_bits_) - 1;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const BandEntry& e = entries[i];
+    ++dir[(e.key >> low_bits_) + 1];
+    NEARDUP_CHECK(e.slot <= max_slot_);
+    const uint64_t v = ((e.key & low_mask) << slot_bits_) | e.slot;
+    const size_t bit = i * static_cast<size_t>(width_);
+    uint64_t word;
+    std::memcpy(&word, &data[bit / 8], 8);
+    word |= v << (bit % 8);
+    std::memcpy(&data[bit / 8], &word, 8);
+  }
+  for (size_t i = 1; i < dir.size(); ++i) dir[i] += dir[i - 1];
+}
+
+uint64_t BandRun::Value(const std::vector<uint8_t>& data, size_t i) const {
+  const size_t bit = i * static_cast<size_t>(width_);
+  uint64_t word;
+  std::memcpy(&word, &data[bit / 8], 8);
+  return (word >> (bit % 8)) & ((uint64_t{1} << width_) - 1);
+}
+
+void BandRun::Find(int band, uint32_t key, const TierIds& run_of,
+                   std::vector<uint32_t>* out) const {
+  const std::vector<uint32_t>& dir = dir_[static_cast<size_t>(band)];
+  const std::vector<uint8_t>& data = data_[static_cast<size_t>(band)];
+  const uint64_t low_mask = (uint64_t{1} << low_bits_) - 1;
+  const uint64_t slot_mask = (uint64_t{1} << slot_bits_) - 1;
+  const uint64_t want = key & low_mask;
+  const size_t bucket = key >> low_bits_;
+  // Entries of a bucket are sorted by low key bits: scan to the first larger.
+  for (size_t i = dir[bucket], end = dir[bucket + 1]; i < end; ++i) {
+    const uint64_t v = Value(data, i);
+    const uint64_t low = v >> slot_bits_;
+    if (low > want) break;
+    const auto slot = static_cast<uint32_t>(v & slot_mask);
+    if (low == want && Live(slot, run_of)) out->push_back(slot);
+  }
+}
+
+void BandRun::Gather(int band, const TierIds& run_of, std::vector<BandEntry>* out) const {
+  const std::vector<uint32_t>& dir = dir_[static_cast<size_t>(band)];
+  const std::vector<uint8_t>& data = data_[static_cast<size_t>(band)];
+  const uint64_t slot_mask = (uint64_t{1} << slot_bits_) - 1;
+  for (size_t bucket = 0; bucket + 1 < dir.size(); ++bucket) {
+    const auto top = static_cast<uint32_t>(bucket << low_bits_);
+    for (size_t i = dir[bucket], end = dir[bucket + 1]; i < end; ++i) {
+      const uint64_t v = Value(data, i);
+      const auto slot = static_cast<uint32_t>(v & slot_mask);
+      if (Live(slot, run_of)) out->push_back({top | static_cast<uint32_t>(v >> slot_bits_), slot});
+    }
+  }
+}
+
+void BandRun::ReleaseBand(int band) {
+  std::vector<uint32_t>().swap(dir_[static_cast<size_t>(band)]);
+  std::vector<uint8_t>().swap(data_[static_cast<size_t>(band)]);
+}
+
+size_t BandRun::MemoryBytes() const {
+  size_t bytes = sizeof(*this);
+  for (const auto& d : dir_) bytes += d.capacity() * sizeof(uint32_t);
+  for (const auto& d : data_) bytes += d.capacity();
+  return bytes;
+}
+
+}  // namespace neardup::index
