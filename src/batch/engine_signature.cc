@@ -63,7 +63,8 @@ struct EngineSignature::Impl {
   std::unique_ptr<signal::SignalSet> signals;
   std::vector<KeySpace> spaces;
   size_t max_keys = 0, max_space_keys = 0;
-  int judge = -1;  // without a verifier: the first space that does not decide
+  int judge = -1;         // without a verifier: the first space that does not decide
+  bool shingled = false;  // Process() fills Processed::shingles
 
   const verify::Verifier* verifier() const { return signals->verifier(); }
   // A Processed of a normalized text (features and shingles as the
@@ -100,6 +101,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
     return Status::InvalidArgument("too many signals");
   }
   const engine::PipelineNeeds needs = engine::NeedsOf(o);
+  m->shingled = needs.shingles;
   NEARDUP_ASSIGN_OR_RETURN(m->pipeline,
                            engine::Pipeline::Create(o, needs.features, needs.shingles));
   NEARDUP_ASSIGN_OR_RETURN(m->signals, engine::BuildSignalSet(o));
@@ -198,8 +200,18 @@ void EngineSignature::Form(SignatureScratch* scratch, std::string* out) const {
   const verify::Verifier* v = impl_->verifier();
   const std::vector<uint64_t>* shingles = nullptr;
   if (v != nullptr && v->uses_shingles()) {
-    v->shingler().Shingle(s->p.normalized, &s->form_shingles);
-    shingles = &s->form_shingles;
+    // Keys() shingled the text already when the pipeline's shingles are the
+    // verifier's (engine::NeedsOf asks for them whenever the verifier reads
+    // shingles, and both come from EngineOptions::shingles).
+    const features::ShingleSpec &mine = impl_->pipeline->shingler().spec(),
+                                &theirs = v->shingler().spec();
+    if (impl_->shingled && mine.kind == theirs.kind && mine.char_n == theirs.char_n &&
+        mine.word_n == theirs.word_n) {
+      shingles = &s->p.shingles;
+    } else {
+      v->shingler().Shingle(s->p.normalized, &s->form_shingles);
+      shingles = &s->form_shingles;
+    }
   }
   verify::MakeForm(v, s->p.normalized, out, shingles);
 }

@@ -60,7 +60,7 @@ class FormStore final : public LineSource {
   };
 #pragma pack(pop)
   static_assert(sizeof(Where) == kBytesPerLine);
-  static constexpr int kShift = 20;
+  static constexpr int kShift = 16;
   static constexpr uint64_t kMask = (1ull << kShift) - 1;
   static constexpr size_t kSegments = (1ull << 31) >> kShift;
   FormStore() = default;
