@@ -195,6 +195,10 @@ Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, std::string_view a
   return signals->signal(static_cast<size_t>(judge)).Compare(InputOf(pa), InputOf(pb)).similarity;
 }
 
+bool EngineSignature::has_forms() const {
+  return impl_->verifier() != nullptr || impl_->judge >= 0;
+}
+
 void EngineSignature::Form(SignatureScratch* scratch, std::string* out) const {
   auto* s = static_cast<Scratch*>(scratch);
   const verify::Verifier* v = impl_->verifier();

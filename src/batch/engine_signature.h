@@ -45,8 +45,8 @@ class EngineSignature : public BatchSignature {
   Result<double> SimilarityPrepared(const DocText& a, const DocText& b,
                                     SignatureScratch* scratch) const override;
   // The form: verify/form.h for the verifier (without one, the normalized
-  // text).
-  bool has_forms() const override { return true; }
+  // text). None when every space decides by itself (nothing is verified).
+  bool has_forms() const override;
   void Form(SignatureScratch* scratch, std::string* out) const override;
   Result<double> SimilarityOfForms(const DocText& a, const DocText& b,
                                    SignatureScratch* scratch) const override;

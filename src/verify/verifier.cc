@@ -57,16 +57,8 @@ bool Verifier::uses_shingles() const {
 }
 
 bool Verifier::reads_text(size_t code_points) const {
-  switch (spec_.kind) {
-    case Kind::kSimilarity:
-      return code_points <= static_cast<size_t>(spec_.short_chars);
-    case Kind::kJaccard:
-    case Kind::kContainment:
-    case Kind::kCosine:
-      return false;
-    default:
-      return true;
-  }
+  if (spec_.kind == Kind::kSimilarity) return code_points <= static_cast<size_t>(spec_.short_chars);
+  return !uses_shingles();  // the edit kinds and qbank read it; the set kinds never
 }
 
 double Verifier::Similarity(const Side& a, const Side& b) const {
