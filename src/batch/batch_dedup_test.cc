@@ -112,9 +112,10 @@ TEST_F(BatchDedupTest, SameResultForAnyThreadsAndMemory) {
       auto small = Run(o);
       ASSERT_TRUE(small);
       EXPECT_GT(small->stats().key_runs_spilled, 0u);
-      // Verified in many blocks (texts in memory a block at a time).
+      // Verified in several blocks (verification forms in memory a block at
+      // a time; qbank's, the normalized texts, are the smallest: 2 blocks).
       if (big->stats().similarity_calls > 0) {
-        EXPECT_GT(small->stats().verify_ranges, 2u) << profile;
+        EXPECT_GT(small->stats().verify_ranges, 1u) << profile;
         EXPECT_EQ(small->stats().similarity_calls, big->stats().similarity_calls) << profile;
       }
       EXPECT_EQ(Rows(small.get()), expected) << profile << " threads " << threads;

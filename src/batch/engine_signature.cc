@@ -10,6 +10,7 @@
 #include "pipeline/signals.h"
 #include "signal/signal.h"
 #include "signal/signal_set.h"
+#include "verify/form.h"
 #include "verify/verifier.h"
 
 namespace neardup::batch {
@@ -25,7 +26,29 @@ struct Scratch final : SignatureScratch {
   // The shingles of a side's text, cached the same way.
   uint32_t a_shingles_doc = UINT32_MAX, b_shingles_doc = UINT32_MAX;
   std::vector<uint64_t> a_shingles, b_shingles;
+  // Verification forms: the verifier's shingles of the last Keys() text,
+  // and the decoded sides of SimilarityOfForms().
+  std::vector<uint64_t> form_shingles;
+  uint32_t a_form_doc = UINT32_MAX, b_form_doc = UINT32_MAX;
+  verify::FormSide a_form, b_form;
+  std::vector<uint64_t> a_form_shingles, b_form_shingles;
 };
+
+// Decodes d's form into *side unless *cached_doc says it holds d's already
+// (pairs come in runs of equal b). A cached side's text is pointed at d's
+// bytes again: the buffer that held them before may have been reused.
+Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side,
+                  std::vector<uint64_t>* shingles) {
+  if (*cached_doc == d.doc) {
+    const size_t n = side->side.normalized.size();
+    if (side->has_text) side->side.normalized = d.text.substr(d.text.size() - n);
+    return Status::OK();
+  }
+  *cached_doc = UINT32_MAX;
+  NEARDUP_ASSIGN_OR_RETURN(*side, verify::ReadForm(d.text, shingles));
+  *cached_doc = d.doc;
+  return Status::OK();
+}
 
 signal::SignalInput InputOf(const pipeline::Processed& p) {
   return {p.normalized, p.features, p.shingles, p.key_salt};
@@ -41,7 +64,8 @@ struct EngineSignature::Impl {
   std::unique_ptr<signal::SignalSet> signals;
   std::vector<KeySpace> spaces;
   size_t max_keys = 0, max_space_keys = 0;
-  int judge = -1;  // without a verifier: the first space that does not decide
+  int judge = -1;         // without a verifier: the first space that does not decide
+  bool shingled = false;  // Process() fills Processed::shingles
 
   const verify::Verifier* verifier() const { return signals->verifier(); }
   // A Processed of a normalized text (features and shingles as the
@@ -53,6 +77,15 @@ struct EngineSignature::Impl {
     }
     pipeline->Shingles(p->normalized, &p->shingles);
     return Status::OK();
+  }
+  // A verdict as a similarity: a rule can fail a pair whose similarity
+  // reaches the threshold (qbank: the non-Han parts differ); keep
+  // "near-duplicate iff >= threshold".
+  static double Decided(const verify::Verifier& verifier, const verify::Verdict& v) {
+    if (!v.passed && v.similarity >= verifier.threshold()) {
+      return std::nextafter(verifier.threshold(), -1.0);
+    }
+    return v.similarity;
   }
   // The similarity of two normalized texts (shingles cached on the docs).
   Result<double> Compare(uint32_t a_doc, std::string_view a_norm, uint32_t b_doc,
@@ -69,6 +102,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
     return Status::InvalidArgument("too many signals");
   }
   const pipeline::PipelineNeeds needs = pipeline::NeedsOf(o);
+  m->shingled = needs.shingles;
   NEARDUP_ASSIGN_OR_RETURN(m->pipeline,
                            pipeline::Pipeline::Create(o, needs.features, needs.shingles));
   NEARDUP_ASSIGN_OR_RETURN(m->signals, pipeline::BuildSignalSet(o));
@@ -151,13 +185,7 @@ Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, std::string_view a
       sa.shingles = std::span<const uint64_t>(s->a_shingles);
       sb.shingles = std::span<const uint64_t>(s->b_shingles);
     }
-    const verify::Verdict v = verifier->Verify(sa, sb);
-    // A rule can fail a pair whose similarity reaches the threshold (qbank:
-    // the non-Han parts differ); keep "near-duplicate iff >= threshold".
-    if (!v.passed && v.similarity >= verifier->threshold()) {
-      return std::nextafter(verifier->threshold(), -1.0);
-    }
-    return v.similarity;
+    return Decided(*verifier, verifier->Verify(sa, sb));
   }
   // No verifier: only pairs of a space that does not decide get here
   // (SpotSig); that signal's estimate, from the normalized texts.
@@ -166,6 +194,44 @@ Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, std::string_view a
   NEARDUP_RETURN_IF_ERROR(FromNormalized(a_norm, &pa));
   NEARDUP_RETURN_IF_ERROR(FromNormalized(b_norm, &pb));
   return signals->signal(static_cast<size_t>(judge)).Compare(InputOf(pa), InputOf(pb)).similarity;
+}
+
+bool EngineSignature::has_forms() const {
+  return impl_->verifier() != nullptr || impl_->judge >= 0;
+}
+
+void EngineSignature::Form(SignatureScratch* scratch, std::string* out) const {
+  auto* s = static_cast<Scratch*>(scratch);
+  const verify::Verifier* v = impl_->verifier();
+  const std::vector<uint64_t>* shingles = nullptr;
+  if (v != nullptr && v->uses_shingles()) {
+    // Keys() shingled the text already when the pipeline's shingles are the
+    // verifier's (pipeline::NeedsOf asks for them whenever the verifier reads
+    // shingles, and both come from EngineOptions::shingles).
+    const features::ShingleSpec &mine = impl_->pipeline->shingler().spec(),
+                                &theirs = v->shingler().spec();
+    if (impl_->shingled && mine.kind == theirs.kind && mine.char_n == theirs.char_n &&
+        mine.word_n == theirs.word_n) {
+      shingles = &s->p.shingles;
+    } else {
+      v->shingler().Shingle(s->p.normalized, &s->form_shingles);
+      shingles = &s->form_shingles;
+    }
+  }
+  verify::MakeForm(v, s->p.normalized, out, shingles);
+}
+
+Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocText& b,
+                                                  SignatureScratch* scratch) const {
+  auto* s = static_cast<Scratch*>(scratch);
+  NEARDUP_RETURN_IF_ERROR(ReadFormOf(a, &s->a_form_doc, &s->a_form, &s->a_form_shingles));
+  NEARDUP_RETURN_IF_ERROR(ReadFormOf(b, &s->b_form_doc, &s->b_form, &s->b_form_shingles));
+  const verify::Verifier* verifier = impl_->verifier();
+  if (verifier == nullptr) {
+    return impl_->Compare(a.doc, s->a_form.side.normalized, b.doc, s->b_form.side.normalized, s);
+  }
+  const verify::Verdict v = verifier->Verify(s->a_form.side, s->b_form.side);
+  return Impl::Decided(*verifier, v);
 }
 
 double EngineSignature::threshold() const {

@@ -44,6 +44,12 @@ class EngineSignature : public BatchSignature {
   Status Prepare(std::string_view text, SignatureScratch* scratch, std::string* out) const override;
   Result<double> SimilarityPrepared(const DocText& a, const DocText& b,
                                     SignatureScratch* scratch) const override;
+  // The form: verify/form.h for the verifier (without one, the normalized
+  // text). None when every space decides by itself (nothing is verified).
+  bool has_forms() const override;
+  void Form(SignatureScratch* scratch, std::string* out) const override;
+  Result<double> SimilarityOfForms(const DocText& a, const DocText& b,
+                                   SignatureScratch* scratch) const override;
   double threshold() const override;
   std::string identity() const override;
   std::string IdentityHint(std::string_view recorded) const override;

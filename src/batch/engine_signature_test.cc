@@ -116,5 +116,56 @@ TEST(EngineSignatureTest, EveryRegisteredSignalFindsThePlantedCopyInBatchAsOnlin
   }
 }
 
+// The verification form path (sketch phase's Form(), verify phase's
+// SimilarityOfForms()) gives exactly the similarity of the texts, for the
+// default pipeline, the profiles and no verifier (SpotSig's own estimate).
+TEST(EngineSignatureTest, SimilarityOfFormsEqualsSimilarityOfTexts) {
+  std::vector<EngineOptions> configs = {EngineOptions{}};
+  for (const char* profile : {"qbank", "simhash"}) {
+    configs.push_back(EngineOptions::FromProfile(profile).value());
+  }
+  EngineOptions spotsig;
+  spotsig.signals = {SignalKind::kSpotSig};
+  spotsig.verify.kind = VerifyKind::kNone;
+  configs.push_back(spotsig);
+  std::string edited(kStory), short_copy(kSport);
+  edited.replace(edited.find("sixty"), 5, "seventy");
+  short_copy.replace(short_copy.find("三比零"), 9, "三比一");
+  const std::vector<std::string> texts = {kStory, edited, kOther, kNews, kSport, short_copy, ""};
+  for (size_t c = 0; c < configs.size(); ++c) {
+    SCOPED_TRACE(c);
+    auto sig = batch::EngineSignature::Create(configs[c], false);
+    ASSERT_TRUE(sig.ok()) << sig.status().ToString();
+    auto scratch = (*sig)->NewScratch();
+    std::vector<std::string> forms(texts.size());
+    std::vector<uint64_t> keys((*sig)->max_keys());
+    for (size_t i = 0; i < texts.size(); ++i) {
+      batch::KeySink sink(keys.data(), keys.size());
+      ASSERT_TRUE((*sig)->Keys(texts[i], scratch.get(), &sink).ok());
+      (*sig)->Form(scratch.get(), &forms[i]);
+    }
+    for (uint32_t i = 0; i < texts.size(); ++i) {
+      for (uint32_t j = 0; j < texts.size(); ++j) {
+        auto exact = (*sig)->Similarity({i, texts[i], 0}, {j, texts[j], 0}, scratch.get());
+        auto from_forms =
+            (*sig)->SimilarityOfForms({i, forms[i], 0}, {j, forms[j], 0}, scratch.get());
+        ASSERT_TRUE(exact.ok() && from_forms.ok());
+        EXPECT_EQ(*exact, *from_forms) << i << " " << j;
+      }
+    }
+    // A side cached on its doc reads its text from where the form is now:
+    // the verify phase reuses the buffer a form was read into.
+    std::string moved = forms[5];
+    auto first = (*sig)->SimilarityOfForms({4, forms[4], 0}, {5, moved, 0}, scratch.get());
+    std::fill(moved.begin(), moved.end(), 'x');
+    const std::string again = forms[5];
+    auto second = (*sig)->SimilarityOfForms({3, forms[3], 0}, {5, again, 0}, scratch.get());
+    auto exact = (*sig)->Similarity({3, texts[3], 0}, {5, texts[5], 0}, scratch.get());
+    ASSERT_TRUE(first.ok() && second.ok() && exact.ok());
+    EXPECT_EQ(*second, *exact);
+    EXPECT_FALSE((*sig)->SimilarityOfForms({0, "\x7f", 0}, {1, forms[0], 0}, scratch.get()).ok());
+  }
+}
+
 }  // namespace
 }  // namespace neardup

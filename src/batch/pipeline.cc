@@ -105,6 +105,7 @@ Result<std::unique_ptr<BatchRun>> OpenRun(const std::vector<std::string>& names,
   }
   r.stats.input_bytes = r.input.bytes;
   const uint64_t lines_estimate = EstimateLines(r.input.files);
+  r.lines_estimate = lines_estimate;
   r.budget.TrackLines(r.input.lines.get(), lines_estimate);
   SetUpKeyFilter(&r, lines_estimate);
   return run;
@@ -145,11 +146,12 @@ Status LearnPhase(BatchRun* run) {
 }
 
 Status SketchKeys(BatchRun* run, KeyRuns* keys, uint64_t own_begin, uint64_t own_end) {
-  const SketchInput in{&run->input, &run->key_filter, run->options.skip_invalid, own_begin,
-                       own_end};
+  const SketchInput in{&run->input, &run->key_filter, run->options.skip_invalid,
+                       own_begin,   own_end,          run->forms.get()};
   SketchPhase phase(run->env(), in, &run->errors);
   SketchCounts c;
   NEARDUP_RETURN_IF_ERROR(phase.Run(keys, &c));
+  if (run->forms) NEARDUP_RETURN_IF_ERROR(run->forms->Finish());
   BatchStats& st = run->stats;
   st.records += c.records;
   st.skipped += c.skipped;
@@ -174,7 +176,8 @@ Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs) {
 
 Status VerifyPairs(BatchRun* run, PairRuns* pairs, const LineSource& source, uint64_t reserved,
                    const EdgeFn& on_edge) {
-  const VerifyInput in{&run->input, &source, run->options.min_shared_keys, reserved};
+  const VerifyInput in{&run->input, &source, run->options.min_shared_keys, reserved,
+                       run->forms.get()};
   VerifyPhase phase(run->env(), in);
   VerifyCounts c;
   Status s = phase.Run(pairs, on_edge, &c);
@@ -191,6 +194,12 @@ Result<std::unique_ptr<BatchDedup>> RunPhases(std::unique_ptr<BatchRun> run) {
   // Against an index, learned statistics come from the index (state.bin).
   if (r.sig->wants_learning() && r.options.against.empty()) {
     NEARDUP_RETURN_IF_ERROR(LearnPhase(&r));
+  }
+  // One process without an index: every record it verifies is sketched
+  // here, so the verify phase reads their forms, not their texts.
+  if (r.sig->has_forms() && r.options.against.empty()) {
+    NEARDUP_ASSIGN_OR_RETURN(r.forms, FormStore::Create(r.tmp.get(), r.threads));
+    r.budget.Hold(r.lines_estimate * FormStore::kBytesPerLine);
   }
   ClusterOutput clusters;
   {

@@ -61,6 +61,10 @@ struct BatchRun {
   // Against an index: its keys, one sorted run (index.cc).
   std::string index_keys;
   uint64_t index_key_records = 0;
+  // The records' verification forms, when the signature has them and the
+  // run is on one process without an index (RunPhases); else null.
+  std::unique_ptr<FormStore> forms;
+  uint64_t lines_estimate = 0;
   BatchStats stats;
 
   PhaseEnv env() { return {sig, tmp.get(), monitor.get(), &budget, threads}; }

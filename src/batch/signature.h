@@ -131,6 +131,21 @@ class BatchSignature {
     return Similarity(a, b, scratch);
   }
 
+  // Verification forms (verify/form.h for the engine's): Form() writes the
+  // form of the text last given to Keys() with this scratch, which the
+  // sketch phase keeps per record (spilled to a file), so the verify phase
+  // reads forms instead of texts; SimilarityOfForms() compares two of them
+  // (DocText::text holds them) and must equal Similarity() of the two texts
+  // exactly. Signatures without forms (has_forms() false, the default) are
+  // verified from their texts (Prepare / SimilarityPrepared).
+  // Errors: SimilarityOfForms: Corruption for a form that does not parse.
+  virtual bool has_forms() const { return false; }
+  virtual void Form(SignatureScratch* scratch, std::string* out) const { out->clear(); }
+  virtual Result<double> SimilarityOfForms(const DocText& a, const DocText& b,
+                                           SignatureScratch* scratch) const {
+    return Status::FailedPrecondition("this signature has no verification forms");
+  }
+
   // Every option that changes keys or similarities, as one line; stored in
   // on-disk indexes, which refuse to mix signatures.
   virtual std::string identity() const = 0;

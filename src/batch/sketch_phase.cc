@@ -22,6 +22,8 @@ struct SketchPhase::Worker {
   std::unique_ptr<RecordParser> parser;
   SpillBuffer<KeyEntry> buf;
   std::vector<uint64_t> keys;
+  int index = 0;     // the worker's writer in in_.forms
+  std::string form;  // of the current record
   Skips skips;
   uint64_t records = 0;
 };
@@ -47,6 +49,7 @@ Status SketchPhase::Run(KeyRuns* keys, SketchCounts* counts) {
 
   std::thread reader([this] { ReadChunks(); });
   std::vector<Worker> workers(env_.threads);
+  for (size_t i = 0; i < workers.size(); ++i) workers[i].index = static_cast<int>(i);
   std::vector<std::thread> pool;
   std::atomic<int> running{env_.threads};
   for (Worker& w : workers) {
@@ -170,6 +173,13 @@ bool SketchPhase::Sketch(Worker* w, std::string_view text, size_t readable, uint
     Spill(w);
     if (!w->buf.Room(sink.size() + 1)) {
       errors_->Fatal(Status::ResourceExhausted("cannot allocate memory for the sketch keys"));
+      return false;
+    }
+  }
+  if (in_.forms != nullptr) {
+    env_.sig->Form(w->scratch.get(), &w->form);
+    if (Status fs = in_.forms->Add(w->index, line, w->form); !fs.ok()) {
+      errors_->Fatal(std::move(fs));
       return false;
     }
   }

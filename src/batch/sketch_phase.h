@@ -17,6 +17,10 @@
 // (chunks after it are not read, chunks before it finish); under
 // skip_invalid a bad record is marked kSkipped and reported as a skip.
 //
+// With a FormStore, each record's verification form (BatchSignature::Form)
+// goes there too, worker i writing to the store's writer i, so the verify
+// phase never parses or prepares a text again.
+//
 // Thread safety: Run() from one thread; it runs a reader thread and
 // env.threads workers. Memory: the key buffers, sized from the budget.
 #ifndef NEARDUP_BATCH_SKETCH_PHASE_H_
@@ -25,6 +29,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "batch/form_store.h"
 #include "batch/key_filter.h"
 #include "batch/monitor.h"
 #include "batch/record_errors.h"
@@ -43,6 +48,8 @@ struct SketchInput {
   const KeyFilter* key_filter = nullptr;
   bool skip_invalid = false;
   uint64_t own_begin = 0, own_end = UINT64_MAX;
+  // Null: no forms kept. Else it has a writer per worker.
+  FormStore* forms = nullptr;
 };
 
 struct SketchCounts {

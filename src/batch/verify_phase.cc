@@ -27,6 +27,7 @@ struct VerifyPhase::Worker {
   RecordParser parser;
   LineBlock block{kBatchGap};
   std::string prepared;  // of the current b
+  ParsedRecord rec;
 };
 
 // The a side of a range: distinct a's in order, prepared forms by chunk.
@@ -154,7 +155,7 @@ Status VerifyPhase::Add(Pair p, uint64_t merged_before) {
     return Status::OK();
   }
   if (!a_added_) {
-    const LineSource::Extent e = in_.source->ExtentOf(a);
+    const LineSource::Extent e = Source().ExtentOf(a);
     aside_->text_bytes += e.end - e.begin;
     aside_->lines.push_back(a);
     a_added_ = true;
@@ -237,7 +238,7 @@ Status VerifyPhase::Collect() {
 // Reads and prepares the a texts of chunk c.
 Status VerifyPhase::PrepareChunk(Worker* w, size_t c, TaskResult* out) {
   ASide& aside = *aside_;
-  const LineSource& source = *in_.source;
+  const LineSource& source = Source();
   const size_t begin = c * kPrepareChunk;
   const size_t end = std::min(aside.lines.size(), begin + kPrepareChunk);
   w->block.Clear();
@@ -245,15 +246,21 @@ Status VerifyPhase::PrepareChunk(Worker* w, size_t c, TaskResult* out) {
   NEARDUP_RETURN_IF_ERROR(w->block.Load(source));
   out->bytes_read += w->block.bytes();
   std::string& arena = aside.chunks[c];
-  ParsedRecord rec;
   for (size_t i = begin; i < end; ++i) {
-    NEARDUP_RETURN_IF_ERROR(
-        in_.input->ParseLine(aside.lines[i], w->block.Get(source, i - begin), &w->parser, &rec));
-    NEARDUP_RETURN_IF_ERROR(env_.sig->Prepare(rec.text, w->scratch.get(), &w->prepared));
-    arena += w->prepared;
+    NEARDUP_ASSIGN_OR_RETURN(std::string_view prepared,
+                             PreparedOf(w, aside.lines[i], w->block.Get(source, i - begin)));
+    arena += prepared;
     aside.ends[i] = arena.size();
   }
   return Status::OK();
+}
+
+Result<std::string_view> VerifyPhase::PreparedOf(Worker* w, uint32_t doc,
+                                                 const LineSource::Line& line) {
+  if (in_.forms != nullptr) return line.text;
+  NEARDUP_RETURN_IF_ERROR(in_.input->ParseLine(doc, line, &w->parser, &w->rec));
+  NEARDUP_RETURN_IF_ERROR(env_.sig->Prepare(w->rec.text, w->scratch.get(), &w->prepared));
+  return std::string_view(w->prepared);
 }
 
 Result<size_t> VerifyPhase::ReadBSide(Worker* w, std::span<const RangePair> entries, size_t i,
@@ -263,10 +270,10 @@ Result<size_t> VerifyPhase::ReadBSide(Worker* w, std::span<const RangePair> entr
   for (uint32_t last = UINT32_MAX; j < entries.size(); ++j) {
     if (entries[j].b == last) continue;
     if (j > i && w->block.bytes() >= batch_bytes_) break;
-    w->block.Add(*in_.source, entries[j].b);
+    w->block.Add(Source(), entries[j].b);
     last = entries[j].b;
   }
-  NEARDUP_RETURN_IF_ERROR(w->block.Load(*in_.source));
+  NEARDUP_RETURN_IF_ERROR(w->block.Load(Source()));
   out->bytes_read += w->block.bytes();
   return j;
 }
@@ -274,7 +281,7 @@ Result<size_t> VerifyPhase::ReadBSide(Worker* w, std::span<const RangePair> entr
 // Verifies the entries (sorted by b) of one batch.
 Status VerifyPhase::VerifyBatch(Worker* w, std::span<const RangePair> entries, TaskResult* out) {
   const LineTable& lines = *in_.input->lines;
-  ParsedRecord rb;
+  std::string_view b_form;
   for (size_t i = 0; i < entries.size();) {
     NEARDUP_ASSIGN_OR_RETURN(const size_t j, ReadBSide(w, entries, i, out));
     size_t bi = 0;
@@ -282,16 +289,16 @@ Status VerifyPhase::VerifyBatch(Worker* w, std::span<const RangePair> entries, T
       const uint32_t b = entries[k].b;
       if (k == i || b != entries[k - 1].b) {
         if (k > i) ++bi;
-        NEARDUP_RETURN_IF_ERROR(
-            in_.input->ParseLine(b, w->block.Get(*in_.source, bi), &w->parser, &rb));
-        NEARDUP_RETURN_IF_ERROR(env_.sig->Prepare(rb.text, w->scratch.get(), &w->prepared));
+        NEARDUP_ASSIGN_OR_RETURN(b_form, PreparedOf(w, b, w->block.Get(Source(), bi)));
       }
       const uint32_t ai = entries[k].ai, a = aside_->lines[ai];
       ++out->calls;
-      NEARDUP_ASSIGN_OR_RETURN(
-          const double sim,
-          env_.sig->SimilarityPrepared({a, aside_->Prepared(ai), lines.payload(a)},
-                                       {b, w->prepared, lines.payload(b)}, w->scratch.get()));
+      const DocText da{a, aside_->Prepared(ai), lines.payload(a)};
+      const DocText db{b, b_form, lines.payload(b)};
+      NEARDUP_ASSIGN_OR_RETURN(const double sim,
+                               in_.forms != nullptr
+                                   ? env_.sig->SimilarityOfForms(da, db, w->scratch.get())
+                                   : env_.sig->SimilarityPrepared(da, db, w->scratch.get()));
       if (sim >= threshold_) out->edges.push_back({a, b, static_cast<float>(sim)});
     }
     i = j;

@@ -28,7 +28,10 @@
 // blocks, all of it in large reads.
 //
 // Texts come from a LineSource: the input files (one process), or an MPI
-// rank's own lines plus the records it fetched from other ranks.
+// rank's own lines plus the records it fetched from other ranks. With a
+// FormStore (one process, a signature with forms) the records' verification
+// forms are read instead, the same way, and compared as they are
+// (SimilarityOfForms): no text is parsed or prepared.
 //
 // Thread safety: Run() from one thread, which is worker 0; env.threads
 // workers verify. Memory: a block of a texts and a range of pairs, sized
@@ -43,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/form_store.h"
 #include "batch/line_block.h"
 #include "batch/line_source.h"
 #include "batch/pair_phase.h"
@@ -75,6 +79,8 @@ struct VerifyInput {
   const LineSource* source = nullptr;  // the texts
   uint64_t min_shared_keys = 1;
   uint64_t reserved = 0;  // bytes of the budget the caller holds meanwhile
+  // Non-null: every kRecord line's form is in it; read instead of `source`.
+  const FormStore* forms = nullptr;
 };
 
 struct VerifyCounts {
@@ -117,6 +123,11 @@ class VerifyPhase {
   Status VerifyBatch(Worker* w, std::span<const RangePair> entries, TaskResult* out);
   // Reads the b sides of entries from i on, about batch_bytes_; returns
   // the end of the entries read.
+  // Where the phase reads: the forms, else the texts.
+  const LineSource& Source() const { return in_.forms != nullptr ? *in_.forms : *in_.source; }
+  // The prepared form of the record read as `line`: the form itself, or
+  // its text parsed and prepared into w->prepared.
+  Result<std::string_view> PreparedOf(Worker* w, uint32_t doc, const LineSource::Line& line);
   Result<size_t> ReadBSide(Worker* w, std::span<const RangePair> entries, size_t i,
                            TaskResult* out);
 

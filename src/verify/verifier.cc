@@ -56,6 +56,11 @@ bool Verifier::uses_shingles() const {
   }
 }
 
+bool Verifier::reads_text(size_t code_points) const {
+  if (spec_.kind == Kind::kSimilarity) return code_points <= static_cast<size_t>(spec_.short_chars);
+  return !uses_shingles();  // the edit kinds and qbank read it; the set kinds never
+}
+
 double Verifier::Similarity(const Side& a, const Side& b) const {
   switch (spec_.kind) {
     case Kind::kLevenshtein:
@@ -79,7 +84,8 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
     }
     case Kind::kSimilarity: {
       const double j = SortedSetJaccard(x, y);
-      const size_t la = CodePoints(a.normalized), lb = CodePoints(b.normalized);
+      const size_t la = a.code_points ? *a.code_points : CodePoints(a.normalized);
+      const size_t lb = b.code_points ? *b.code_points : CodePoints(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
       if (j >= spec_.threshold || la > limit || lb > limit) return j;
       const double e =

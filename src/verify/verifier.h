@@ -59,10 +59,13 @@ struct VerifierSpec {
   double qbank_other_min = 1.0;  // kQbank
 };
 
-// One text of a pair: its normalized form and, optionally, its shingles.
+// One text of a pair: its normalized form and, optionally, its shingles and
+// its length in code points. A side read from a verification form (form.h)
+// may lack the text where the verifier does not read it.
 struct Side {
   std::string_view normalized;
   std::optional<std::span<const uint64_t>> shingles = std::nullopt;  // none: computed
+  std::optional<size_t> code_points = std::nullopt;                  // none: counted
 };
 
 struct Verdict {
@@ -96,6 +99,9 @@ class Verifier {
   double threshold() const { return spec_.threshold; }
   // Whether Verify() reads shingles (the set kinds and kSimilarity).
   bool uses_shingles() const;
+  // Whether Verify() reads the normalized text of a side of `code_points`
+  // code points (besides its shingles and length).
+  bool reads_text(size_t code_points) const;
   const features::Shingler& shingler() const { return *shingler_; }
 
  private:

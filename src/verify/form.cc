@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "verify/form.h"
+
+#include <cstring>
+
+namespace neardup::verify {
+namespace {
+
+constexpr uint8_t kShingles = 1, kText = 2;
+
+void PutVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool GetVarint(std::string_view* in, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
+    const auto byte = static_cast<uint8_t>(in->front());
+    in->remove_prefix(1);
+    *v |= static_cast<uint64_t>(byte & 0x7F) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+size_t CodePoints(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
+void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
+              const std::vector<uint64_t>* shingles) {
+  out->clear();
+  const size_t code_points = CodePoints(normalized);
+  const bool with_shingles = verifier != nullptr && verifier->uses_shingles();
+  const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
+  out->push_back(static_cast<char>((with_shingles ? kShingles : 0) | (with_text ? kText : 0)));
+  PutVarint(code_points, out);
+  if (with_shingles) {
+    thread_local std::vector<uint64_t> own;
+    if (shingles == nullptr) {
+      verifier->shingler().Shingle(normalized, &own);
+      shingles = &own;
+    }
+    PutVarint(shingles->size(), out);
+    const size_t at = out->size();
+    out->resize(at + shingles->size() * 8);
+    char* p = out->data() + at;
+    for (uint64_t h : *shingles) {
+      for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(h >> (8 * i));
+    }
+  }
+  if (with_text) out->append(normalized);
+}
+
+Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles) {
+  const Status bad = Status::Corruption("malformed verification form");
+  if (form.empty()) return bad;
+  const auto flags = static_cast<uint8_t>(form.front());
+  form.remove_prefix(1);
+  if ((flags & ~(kShingles | kText)) != 0) return bad;
+  uint64_t code_points = 0;
+  if (!GetVarint(&form, &code_points)) return bad;
+  FormSide out;
+  out.side.code_points = code_points;
+  if (flags & kShingles) {
+    uint64_t n = 0;
+    if (!GetVarint(&form, &n) || n > form.size() / 8) return bad;
+    shingles->resize(n);
+    const auto* p = reinterpret_cast<const unsigned char*>(form.data());
+    for (uint64_t i = 0; i < n; ++i, p += 8) {
+      uint64_t h = 0;
+      for (int b = 7; b >= 0; --b) h = (h << 8) | p[b];
+      (*shingles)[i] = h;
+    }
+    form.remove_prefix(n * 8);
+    out.side.shingles = std::span<const uint64_t>(*shingles);
+  }
+  if (flags & kText) {
+    out.side.normalized = form;
+    out.has_text = true;
+  } else if (!form.empty()) {
+    return bad;
+  }
+  return out;
+}
+
+}  // namespace neardup::verify

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The verification form of a document: what Verifier::Verify() reads of one
+// side of a pair, computed once when the document is sketched or stored, so
+// a candidate is verified without normalizing and shingling its text again.
+// It holds what the verifier's decision needs and nothing else:
+//
+//   kind                    shingles  code points  normalized text
+//   kJaccard, kContainment, kCosine    yes       yes          no
+//   kSimilarity             yes       yes          when <= short_chars code points
+//   kLevenshtein, kLcs, kQbank, none  no        yes          yes
+//
+// kSimilarity reads the texts only for pairs where both have <= short_chars
+// code points, and then both forms carry them, so Verify() on two forms
+// equals Verify() on the two normalized texts exactly (form_test.cc).
+// The shingle hashes are kept whole (64 bits): a sorted set of n random
+// 64-bit hashes has gaps of about 2^64 / n, so delta coding would not shrink
+// it, and truncated hashes could change a Jaccard value.
+//
+// Layout: a flags byte (1: shingles, 2: text), the code points as a
+// varint, then with shingles their count as a varint and the hashes (8 bytes
+// little-endian each, ascending), then with text the normalized text to the
+// end.
+//
+// Thread safety: free functions, no shared state.
+#ifndef NEARDUP_VERIFY_FORM_H_
+#define NEARDUP_VERIFY_FORM_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "neardup/status.h"
+#include "verify/verifier.h"
+
+namespace neardup::verify {
+
+// Replaces *out with the form of a normalized text for `verifier` (null: no
+// verifier, the form is the text). `shingles`, when given, must be the
+// verifier's shingles of `normalized` (saves shingling it again).
+void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
+              const std::vector<uint64_t>* shingles = nullptr);
+
+// A form read back: a Side for Verifier::Verify() (its shingles in
+// *shingles, which must outlive it) and whether it carries the text.
+struct FormSide {
+  Side side;
+  bool has_text = false;
+};
+// Errors: Corruption for a form that does not parse.
+Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles);
+
+}  // namespace neardup::verify
+
+#endif  // NEARDUP_VERIFY_FORM_H_

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "verify/form.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace neardup::verify {
+namespace {
+
+using Kind = VerifierSpec::Kind;
+
+// Texts of a few Han and ASCII characters, some near copies of others, of
+// lengths on both sides of short_chars.
+std::vector<std::string> Texts(std::mt19937* rng, int short_chars) {
+  static const char* kChars[] = {"春", "风", "花", "月", "夜", "山", "水", "a", "b", "1", " "};
+  std::vector<std::string> out;
+  for (int i = 0; i < 40; ++i) {
+    const int len = std::uniform_int_distribution<int>(0, 2 * short_chars)(*rng);
+    std::string t;
+    for (int k = 0; k < len; ++k) t += kChars[(*rng)() % 11];
+    out.push_back(t);
+    std::string copy = t;  // a near copy: a few characters appended or cut
+    if (copy.size() > 6 && (*rng)() % 2) copy.resize(copy.size() - 3);
+    copy += kChars[(*rng)() % 11];
+    out.push_back(copy);
+  }
+  return out;
+}
+
+void ExpectSameDecisions(const VerifierSpec& spec) {
+  auto v = Verifier::Create(spec);
+  ASSERT_TRUE(v.ok());
+  std::mt19937 rng(7);
+  const auto texts = Texts(&rng, spec.short_chars);
+  std::vector<std::string> forms(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) MakeForm(v->get(), texts[i], &forms[i]);
+  std::vector<uint64_t> sa, sb;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    for (size_t j = 0; j < texts.size(); ++j) {
+      auto fa = ReadForm(forms[i], &sa);
+      auto fb = ReadForm(forms[j], &sb);
+      ASSERT_TRUE(fa.ok() && fb.ok());
+      const Verdict exact = (*v)->Verify(texts[i], texts[j]);
+      const Verdict from_forms = (*v)->Verify(fa->side, fb->side);
+      ASSERT_EQ(exact.similarity, from_forms.similarity) << i << " " << j;
+      ASSERT_EQ(exact.passed, from_forms.passed);
+    }
+  }
+}
+
+TEST(FormTest, EveryKindDecidesAsOnTheTexts) {
+  for (Kind k : {Kind::kSimilarity, Kind::kJaccard, Kind::kContainment, Kind::kCosine,
+                 Kind::kLevenshtein, Kind::kLcs, Kind::kQbank}) {
+    SCOPED_TRACE(static_cast<int>(k));
+    ExpectSameDecisions({.kind = k, .threshold = 0.7, .short_chars = 30, .edit_weight = 2.0});
+  }
+}
+
+TEST(FormTest, KeepsTheTextOnlyWhereTheVerifierReadsIt) {
+  auto v = Verifier::Create({.kind = Kind::kSimilarity, .short_chars = 4});
+  ASSERT_TRUE(v.ok());
+  std::string form;
+  std::vector<uint64_t> sh;
+  MakeForm(v->get(), "春风花月", &form);
+  auto f = ReadForm(form, &sh);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->has_text);
+  EXPECT_EQ(f->side.normalized, "春风花月");
+  EXPECT_EQ(*f->side.code_points, 4u);
+  MakeForm(v->get(), "春风花月夜", &form);
+  f = ReadForm(form, &sh);
+  ASSERT_TRUE(f.ok());
+  EXPECT_FALSE(f->has_text);
+  EXPECT_EQ(*f->side.code_points, 5u);
+  std::vector<uint64_t> direct;
+  (*v)->shingler().Shingle("春风花月夜", &direct);
+  EXPECT_EQ(sh, direct);
+}
+
+TEST(FormTest, RejectsMalformedForms) {
+  std::vector<uint64_t> sh;
+  EXPECT_FALSE(ReadForm("", &sh).ok());
+  EXPECT_FALSE(ReadForm(std::string("\x08\x01", 2), &sh).ok());      // unknown flag
+  EXPECT_FALSE(ReadForm(std::string("\x01\x01\x05", 3), &sh).ok());  // 5 hashes, no bytes
+  EXPECT_FALSE(ReadForm(std::string("\x01\x80", 2), &sh).ok());      // cut varint
+  auto f = ReadForm(std::string("\x02\x01", 2) + "x", &sh);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->side.normalized, "x");
+}
+
+}  // namespace
+}  // namespace neardup::verify
