@@ -102,8 +102,10 @@ class RunnerTest : public ::testing::TestWithParam<int> {
     RunInProcess(GetParam(), [&](Comm& c) {
       auto r = RunOnComm(c, files, o, d, sig_.get());
       out.status[c.rank()] = r.status();
-      if (r.ok() && c.rank() == 0) out.result = std::move(r).value();
-      if (r.ok() && c.rank() != 0) {
+      if (!r.ok()) return;
+      if (c.rank() == 0) {
+        out.result = std::move(r).value();
+      } else {
         EXPECT_TRUE(*r == nullptr);
       }
     });
