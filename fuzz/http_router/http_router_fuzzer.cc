@@ -75,8 +75,7 @@ void CheckRoute(const char* method, const std::string& target, const char* name,
 
 void CheckId(const std::string& id, const std::string& value) {
   FUZZ_CHECK(!id.empty());
-  for (auto encode : {PercentEncode, EncodeMinimal}) {
-    const std::string e = encode(id);
+  for (const std::string& e : {PercentEncode(id), EncodeMinimal(id)}) {
     CheckRoute("GET", "/v1/documents/" + e, "get", id);
     CheckRoute("HEAD", "/v1/documents/" + e, "get", id);
     CheckRoute("DELETE", "/v1/documents/" + e, "delete", id);
