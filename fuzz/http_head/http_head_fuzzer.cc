@@ -4,12 +4,14 @@
 // bytes as one connection sends it. Properties:
 //   - arrival in pieces never changes the framing: the stream fed at once
 //     and fed in pieces of fuzzed sizes give the same heads, requests and
-//     error;
+//     error (except that a stream ending inside a malformed head may not
+//     have reported its error yet when fed in pieces);
 //   - every body is within max_body_bytes, and a request with a
 //     Content-Length has exactly that many bytes;
 //   - after an error nothing more is framed (no request after a framing
 //     error: no smuggling), and an error is 400, 413 or 431;
 //   - a head is reported before its request, once.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -81,6 +83,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view stream(reinterpret_cast<const char*>(data) + 3, size - 3);
   const auto whole = Frame(stream, limits, {});
   const auto split = Frame(stream, limits, pieces);
-  FUZZ_CHECK(whole == split);
+  // Beast may see a malformed line of an unfinished head only once more
+  // bytes arrive, so a stream that ends there can leave the split reader
+  // waiting (the connection's timer closes it) where the whole one already
+  // failed. Everything framed before is the same, and nothing is framed
+  // after: no request differs.
+  const bool late_error = split.size() + 1 == whole.size() && whole.back().starts_with("error ") &&
+                          std::equal(split.begin(), split.end(), whole.begin());
+  FUZZ_CHECK(whole == split || late_error);
   return 0;
 }
