@@ -14,7 +14,7 @@
 
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
-#include "server/transport.h"
+#include "server/connections.h"
 
 namespace neardup::server {
 
