@@ -84,7 +84,7 @@ TEST(FormTest, RejectsMalformedForms) {
   EXPECT_FALSE(ReadForm(std::string("\x08\x01", 2), &sh).ok());      // unknown flag
   EXPECT_FALSE(ReadForm(std::string("\x01\x01\x05", 3), &sh).ok());  // 5 hashes, no bytes
   EXPECT_FALSE(ReadForm(std::string("\x01\x80", 2), &sh).ok());      // cut varint
-  const std::string form = std::string("\x02\x01", 2) + "x";  // the form's text views it
+  const std::string form = std::string("\x02\x01", 2) + "x";         // the form's text views it
   auto f = ReadForm(form, &sh);
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->side.normalized, "x");
