@@ -58,6 +58,13 @@ Status InsertUnlessSkipped(uint32_t slot, const SignalSketch& s, Skipped* skippe
   return s.indexable ? index->Insert(slot, s.u64) : Status::OK();
 }
 
+// Its twin: removes `slot` from `skipped` when it was noted there, else from
+// `index`. Errors: the index's (NotFound for an unknown slot).
+template <typename Index>
+Status RemoveUnlessSkipped(uint32_t slot, Skipped* skipped, Index* index) {
+  return skipped->Take(slot) ? Status::OK() : index->Remove(slot);
+}
+
 // The factories, one per file (exact_signal.cc, ...).
 Result<std::unique_ptr<Signal>> CreateExactSignal(const SignalOptions& o);
 Result<std::unique_ptr<Signal>> CreateSimHashSignal(const SignalOptions& o);

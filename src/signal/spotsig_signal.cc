@@ -29,9 +29,7 @@ class SpotSigSignal final : public Signal {
   Status Insert(uint32_t slot, const SignalSketch& s) override {
     return InsertUnlessSkipped(slot, s, &skipped_, &index_);
   }
-  Status Remove(uint32_t slot) override {
-    return skipped_.Take(slot) ? Status::OK() : index_.Remove(slot);
-  }
+  Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
   Status Query(const SignalSketch& s, const QueryParams&,
                std::vector<Candidate>* out) const override {
     for (const auto& m : index_.Query(s.u64)) {

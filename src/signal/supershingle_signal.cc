@@ -27,9 +27,7 @@ class SuperShingleSignal final : public Signal {
   Status Insert(uint32_t slot, const SignalSketch& s) override {
     return InsertUnlessSkipped(slot, s, &skipped_, &index_);
   }
-  Status Remove(uint32_t slot) override {
-    return skipped_.Take(slot) ? Status::OK() : index_.Remove(slot);
-  }
+  Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
   Status Query(const SignalSketch& s, const QueryParams&,
                std::vector<Candidate>* out) const override {
     if (!s.indexable) return Status::OK();
