@@ -8,6 +8,8 @@ if(TARGET neardup_server)
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_limits_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_diskfull_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_console_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/server/server_attack_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/server/raw_client.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_process.cc)
   target_include_directories(server_api_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(server_api_test PRIVATE NEARDUP_BINARY="$<TARGET_FILE:neardup_cli>")

@@ -53,7 +53,8 @@ class Server:
 
     def call(self, method, path, body=None):
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.base + path, data=data, method=method)
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
 

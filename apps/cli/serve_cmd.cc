@@ -5,6 +5,7 @@
 // the write queue, flush the store.
 #ifdef NEARDUP_HAVE_SERVER
 
+#include <arpa/inet.h>
 #include <fmt/core.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +33,9 @@ struct ServeFlags {
   std::string ttl = "48h";
   std::string token_file;
   std::string port_file;
+  std::vector<std::string> cors_origins;
+  std::vector<std::string> allowed_hosts;
+  bool insecure = false;
   bool store_text = false;
   bool no_fsync = false;
   size_t max_body = 32u << 20;
@@ -98,20 +102,35 @@ Result<std::string> ReadToken(const std::string& path) {
 }
 
 // Each connection is a descriptor, and RocksDB keeps its files open: raise
-// the soft limit to the hard one, and warn when that is still too low.
-void RaiseFileLimit(size_t connections) {
+// the soft limit as far as the hard one allows, and warn when that is still
+// too low. Returns the limit in force (0 when unknown).
+uint64_t RaiseFileLimit(size_t connections) {
   rlimit r{};
-  if (getrlimit(RLIMIT_NOFILE, &r) != 0) return;
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0) return 0;
   if (r.rlim_cur < r.rlim_max) {
-    r.rlim_cur = r.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &r);
+    rlimit raised = r;
+    raised.rlim_cur = r.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) r = raised;
   }
-  if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < connections + 256) {
+  // Admitted connections, as many again answering 503 at the limit, and
+  // RocksDB's files.
+  if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < 2 * connections + 256) {
     fmt::print(stderr,
                "neardup serve: warning: the file descriptor limit {} is low for "
-               "--max-connections {} (each connection is one; RocksDB needs some too)\n",
+               "--max-connections {} (each connection is one, and as many again may be "
+               "answered 503 past the limit; RocksDB needs some too)\n",
                static_cast<unsigned long long>(r.rlim_cur), connections);
   }
+  return r.rlim_cur == RLIM_INFINITY ? 0 : static_cast<uint64_t>(r.rlim_cur);
+}
+
+// True for `localhost` and loopback addresses (127.0.0.0/8, ::1).
+bool IsLoopbackHost(const std::string& host) {
+  if (host == "localhost") return true;
+  unsigned char a[16];
+  if (inet_pton(AF_INET, host.c_str(), a) == 1) return a[0] == 127;
+  static const unsigned char kLoopback6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  return inet_pton(AF_INET6, host.c_str(), a) == 1 && std::equal(a, a + 16, kLoopback6);
 }
 
 int Serve(const ServeFlags& f) {
@@ -157,8 +176,20 @@ int Serve(const ServeFlags& f) {
                 kExitUsage);
   }
   if (Status s = base::CheckThreads(f.threads, "--threads"); !s.ok()) return fail(s, kExitUsage);
-  RaiseFileLimit(f.max_connections);
+  if (f.token_file.empty() && !IsLoopbackHost(so.host) && !f.insecure) {
+    return fail(Status::InvalidArgument(
+                    "--listen " + f.listen +
+                    " is reachable from other machines, and without --token-file anyone there "
+                    "could read and change the store: give --token-file, or --insecure to "
+                    "serve without a token anyway"),
+                kExitUsage);
+  }
+  const uint64_t fd_limit = RaiseFileLimit(f.max_connections);
+  so.cors_origins = f.cors_origins;
+  so.allowed_hosts = f.allowed_hosts;
   so.limits.max_body_bytes = f.max_body;
+  // Bodies in memory across connections: a few of the largest at once.
+  so.connection.max_buffered_bytes = std::max<size_t>(256u << 20, 4 * f.max_body);
   so.limits.max_doc_bytes = f.max_doc;
   so.limits.max_batch = f.max_batch;
   if (!f.token_file.empty()) {
@@ -197,8 +228,18 @@ int Serve(const ServeFlags& f) {
   const DurableStats st = (*engine)->Stats();
   server::HttpService service(engine->get(), so);
   if (Status s = service.Bind(); !s.ok()) return fail(s, kExitBadInput);
-  fmt::print(stderr, "neardup serve: {} documents restored in {} ms; listening on http://{}:{}\n",
-             st.restored_documents, st.restore_ms, so.host, service.port());
+  fmt::print(stderr,
+             "neardup serve: {} documents restored in {} ms; listening on http://{}:{} "
+             "(file descriptor limit {})\n",
+             st.restored_documents, st.restore_ms,
+             so.host.find(':') != std::string::npos ? "[" + so.host + "]" : so.host, service.port(),
+             fd_limit);
+  if (so.token.empty() && !IsLoopbackHost(so.host)) {
+    fmt::print(stderr,
+               "neardup serve: warning: --insecure: serving {} without a token; anyone who "
+               "can reach it can read and change the store\n",
+               f.listen);
+  }
   if (!f.port_file.empty()) {
     std::ofstream pf(f.port_file + ".tmp");
     pf << service.port() << "\n";
@@ -233,6 +274,14 @@ void Setup(CLI::App* app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--token-file", flags->token_file,
                   "File holding a bearer token required on every request but /healthz");
+  cmd->add_option("--cors-origin", flags->cors_origins,
+                  "An origin (https://host[:port]) whose pages may call the API, beyond the "
+                  "console's own; repeatable");
+  cmd->add_option("--allowed-host", flags->allowed_hosts,
+                  "A Host name clients may use beyond the listen address (a proxy's or DNS "
+                  "name; * for any); repeatable");
+  cmd->add_flag("--insecure", flags->insecure,
+                "Allow --listen on a non-loopback address without --token-file");
   cmd->add_flag("--store-text", flags->store_text, "Keep document text in the store");
   cmd->add_option("--max-body", flags->max_body, "Largest request body in bytes")
       ->capture_default_str();

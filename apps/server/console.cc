@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "server/console.h"
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -31,51 +30,41 @@ std::string ETag(std::string_view data) {
   return buf;
 }
 
-void SetIfMissing(httplib::Response& res, const char* key, const char* value) {
-  if (!res.has_header(key)) res.set_header(key, value);
+void SetIfMissing(Response& res, const char* key, const char* value) {
+  if (!res.HasHeader(key)) res.SetHeader(key, value);
 }
 
 // Serves `file`, or 304 when the client holds this version.
-void Serve(const EmbeddedFile& file, const std::string& etag, const httplib::Request& req,
-           httplib::Response& res) {
-  res.set_header("Content-Security-Policy", kConsoleCsp);
-  res.set_header("Cache-Control", "no-cache");
-  res.set_header("ETag", etag);
-  if (req.get_header_value("If-None-Match") == etag) {
+void Serve(const EmbeddedFile& file, const std::string& etag, const Request& req, Response& res) {
+  res.SetHeader("Content-Security-Policy", kConsoleCsp);
+  res.SetHeader("Cache-Control", "no-cache");
+  res.SetHeader("ETag", etag);
+  if (req.Header("If-None-Match") == etag) {
     res.status = 304;
     return;
   }
   res.status = 200;
-  res.set_content(std::string(file.data), std::string(ContentType(file.path)));
+  res.SetContent(std::string(file.data), ContentType(file.path));
 }
 
 }  // namespace
 
-void RegisterConsole(httplib::Server& http, RequestMetrics& metrics) {
+void RegisterConsole(Router& router) {
   for (const EmbeddedFile& file : ConsoleFiles()) {
     const std::string etag = ETag(file.data);
-    auto handler = [&file, etag, &metrics](const httplib::Request& req, httplib::Response& res) {
-      const auto start = std::chrono::steady_clock::now();
+    auto handler = [&file, etag](const Request& req, Response& res) {
       Serve(file, etag, req, res);
-      metrics.Record(
-          "console", res.status,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     };
-    // Paths are plain file names and folders: no regex metacharacters but '.'.
-    std::string pattern = "/console/";
-    for (char c : file.path) {
-      if (c == '.') pattern += '\\';
-      pattern += c;
-    }
-    http.Get(pattern, handler);
-    if (file.path == "index.html") http.Get("/", handler);
+    router.Add({"GET", "/console/" + std::string(file.path), "console", handler});
+    if (file.path == "index.html") router.Add({"GET", "/", "console", handler});
   }
-  http.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    SetIfMissing(res, "Content-Security-Policy", kApiCsp);
-    SetIfMissing(res, "X-Content-Type-Options", "nosniff");
-    SetIfMissing(res, "X-Frame-Options", "DENY");
-    SetIfMissing(res, "Referrer-Policy", "no-referrer");
-  });
+}
+
+void AddSecurityHeaders(Response& res) {
+  SetIfMissing(res, "Content-Security-Policy", kApiCsp);
+  SetIfMissing(res, "X-Content-Type-Options", "nosniff");
+  SetIfMissing(res, "X-Frame-Options", "DENY");
+  SetIfMissing(res, "Referrer-Policy", "no-referrer");
 }
 
 }  // namespace neardup::server

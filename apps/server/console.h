@@ -15,9 +15,8 @@
 #ifndef NEARDUP_APPS_SERVER_CONSOLE_H_
 #define NEARDUP_APPS_SERVER_CONSOLE_H_
 
-#include <httplib.h>
-
-#include "server/metrics.h"
+#include "server/http_message.h"
+#include "server/router.h"
 
 namespace neardup::server {
 
@@ -28,9 +27,11 @@ inline constexpr char kConsoleCsp[] =
 // The policy of everything else (JSON, metrics, errors).
 inline constexpr char kApiCsp[] = "default-src 'none'; frame-ancestors 'none'";
 
-// Registers the console's routes and the security headers on `http`;
-// `metrics` (which must outlive `http`) counts requests under route "console".
-void RegisterConsole(httplib::Server& http, RequestMetrics& metrics);
+// Adds the console's routes to `router` (route name "console").
+void RegisterConsole(Router& router);
+// Gives `res` the security headers it does not have yet: a console page
+// sets its own policy, every other answer gets kApiCsp.
+void AddSecurityHeaders(Response& res);
 
 }  // namespace neardup::server
 

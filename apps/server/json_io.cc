@@ -3,6 +3,8 @@
 #include "server/json_io.h"
 
 #include <charconv>
+#include <cmath>
+#include <unordered_set>
 
 #include "base/status_macros.h"
 
@@ -36,14 +38,79 @@ int NestingDepth(std::string_view s, int limit) {
   return max_depth;
 }
 
+// Numbers of larger magnitude have neighbours a double (and JavaScript)
+// cannot tell apart: they would not come back as they were sent.
+constexpr int64_t kMaxExact = int64_t{1} << 53;
+
+// Builds the document like the default parser and refuses what it would
+// accept silently: a key repeated in one object (the last would win) and a
+// number beyond 2^53 in magnitude. `problem` says which.
+class StrictSax {
+ public:
+  explicit StrictSax(Json* out) : dom_(*out, /*allow_exceptions=*/false) {}
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(Json::number_integer_t v) {
+    return Exact(v >= -kMaxExact && v <= kMaxExact) && dom_.number_integer(v);
+  }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    return Exact(v <= static_cast<uint64_t>(kMaxExact)) && dom_.number_unsigned(v);
+  }
+  // A literal with a fraction or an exponent: 2^53 itself may be a rounded
+  // 2^53 + 1.
+  bool number_float(Json::number_float_t v, const Json::string_t& s) {
+    return Exact(std::fabs(v) < static_cast<double>(kMaxExact)) && dom_.number_float(v, s);
+  }
+  bool string(Json::string_t& v) { return dom_.string(v); }
+  bool binary(Json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) {
+    keys_.emplace_back();
+    return dom_.start_object(n);
+  }
+  bool key(Json::string_t& k) {
+    if (!keys_.back().insert(k).second) {
+      problem = "duplicate key '" + k.substr(0, 64) + "' in a JSON object";
+      return false;
+    }
+    return dom_.key(k);
+  }
+  bool end_object() {
+    keys_.pop_back();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) { return dom_.start_array(n); }
+  bool end_array() { return dom_.end_array(); }
+  template <class Exception>
+  bool parse_error(std::size_t at, const std::string& token, const Exception& e) {
+    return dom_.parse_error(at, token, e);
+  }
+
+  std::string problem;
+
+ private:
+  bool Exact(bool exact) {
+    if (exact) return true;
+    problem = "a number beyond 2^53 in magnitude (it would not be kept exactly)";
+    return false;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<Json> dom_;
+  std::vector<std::unordered_set<std::string>> keys_;
+};
+
 }  // namespace
 
 Result<Json> ParseBody(std::string_view body, const Limits& limits) {
   if (NestingDepth(body, limits.max_depth) > limits.max_depth) {
     return Status::InvalidArgument("JSON nested deeper than " + std::to_string(limits.max_depth));
   }
-  Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("body is not valid JSON (or not UTF-8)");
+  Json j;
+  StrictSax sax(&j);
+  if (!Json::sax_parse(body.begin(), body.end(), &sax)) {
+    if (!sax.problem.empty()) return Status::InvalidArgument(sax.problem);
+    return Status::InvalidArgument("body is not valid JSON (or not UTF-8)");
+  }
   return j;
 }
 

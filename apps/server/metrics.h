@@ -14,7 +14,7 @@
 
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
-#include "server/connections.h"
+#include "server/transport.h"
 
 namespace neardup::server {
 

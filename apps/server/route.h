@@ -6,23 +6,24 @@
 //
 // Adding a route: write the handler in a routes_*.cc file of its group,
 // return its row from the group's table function, and list the group in
-// ApiRoutes() (routes.cc). Rows are matched in table order (a pattern that
-// also matches a later one's paths must come first), and every other method
-// on a listed pattern answers 405 with an Allow header.
+// ApiRoutes() (routes.cc). Patterns are paths with at most one `{id}`,
+// which the router (router.h) matches as data: percent-decoded, possibly
+// holding '/'. Rows are matched in table order (a pattern that also matches
+// a later one's paths must come first), and every other method on a listed
+// pattern answers 405 with an Allow header.
 //
-// Thread safety: handlers run concurrently on connection threads; the
-// context is shared and read-only apart from the engine, which is itself
+// Thread safety: handlers run concurrently on worker threads; the context
+// is shared and read-only apart from the engine, which is itself
 // thread-safe.
 #ifndef NEARDUP_APPS_SERVER_ROUTE_H_
 #define NEARDUP_APPS_SERVER_ROUTE_H_
-
-#include <httplib.h>
 
 #include <chrono>
 #include <string_view>
 #include <vector>
 
 #include "neardup/durable_engine.h"
+#include "server/http_message.h"
 #include "server/json_io.h"
 #include "server/metrics.h"
 
@@ -36,11 +37,11 @@ struct RouteContext {
   std::chrono::steady_clock::time_point started;
 };
 
-using RouteHandler = void (*)(const RouteContext&, const httplib::Request&, httplib::Response&);
+using RouteHandler = void (*)(const RouteContext&, const Request&, Response&);
 
 struct Route {
   std::string_view method;   // GET, POST, DELETE, PUT or PATCH
-  std::string_view pattern;  // ECMAScript regex matched against the whole path
+  std::string_view pattern;  // a path with at most one {id} (router.h)
   std::string_view name;     // the `route` label of the request metrics
   RouteHandler handler;
 };
@@ -53,19 +54,19 @@ std::vector<Route> OperationRoutes();
 std::vector<Route> ApiRoutes();
 
 // Writes `body` as JSON with `status`.
-void Reply(httplib::Response& res, int status, const Json& body);
+void Reply(Response& res, int status, const Json& body);
 // Writes the error shape {"error":{"code","message"}} for a library error,
 // or for an explicit status and code.
-void Fail(httplib::Response& res, const Status& s);
-void Fail(httplib::Response& res, int status, std::string_view code, std::string_view message);
+void Fail(Response& res, const Status& s);
+void Fail(Response& res, int status, std::string_view code, std::string_view message);
 
 // The value of query parameter `name` as a count in [0, max], or `def`
 // when absent. Errors: InvalidArgument.
-Result<size_t> CountParam(const httplib::Request& req, const char* name, size_t def, size_t max);
+Result<size_t> CountParam(const Request& req, const char* name, size_t def, size_t max);
 // True for ?NAME, ?NAME=true or ?NAME=1.
-bool FlagParam(const httplib::Request& req, const char* name);
+bool FlagParam(const Request& req, const char* name);
 // FlagParam(req, "upsert").
-bool WantsUpsert(const httplib::Request& req);
+bool WantsUpsert(const Request& req);
 
 }  // namespace neardup::server
 

@@ -13,30 +13,30 @@ std::vector<Route> ApiRoutes() {
   return all;
 }
 
-void Reply(httplib::Response& res, int status, const Json& body) {
+void Reply(Response& res, int status, const Json& body) {
   res.status = status;
-  res.set_content(Dump(body), "application/json");
+  res.SetContent(Dump(body), "application/json");
 }
 
-void Fail(httplib::Response& res, const Status& s) {
+void Fail(Response& res, const Status& s) {
   Reply(res, HttpStatus(s), ErrorJson(StatusCodeName(s.code()), s.message()));
 }
 
-void Fail(httplib::Response& res, int status, std::string_view code, std::string_view message) {
+void Fail(Response& res, int status, std::string_view code, std::string_view message) {
   Reply(res, status, ErrorJson(code, message));
 }
 
-Result<size_t> CountParam(const httplib::Request& req, const char* name, size_t def, size_t max) {
-  if (!req.has_param(name)) return def;
-  return ParseCount(req.get_param_value(name), name, max);
+Result<size_t> CountParam(const Request& req, const char* name, size_t def, size_t max) {
+  if (!req.HasParam(name)) return def;
+  return ParseCount(req.Param(name), name, max);
 }
 
-bool FlagParam(const httplib::Request& req, const char* name) {
-  if (!req.has_param(name)) return false;
-  const std::string v = req.get_param_value(name);
+bool FlagParam(const Request& req, const char* name) {
+  if (!req.HasParam(name)) return false;
+  const std::string v = req.Param(name);
   return v == "true" || v == "1" || v.empty();
 }
 
-bool WantsUpsert(const httplib::Request& req) { return FlagParam(req, "upsert"); }
+bool WantsUpsert(const Request& req) { return FlagParam(req, "upsert"); }
 
 }  // namespace neardup::server

@@ -7,10 +7,10 @@
 namespace neardup::server {
 namespace {
 
-using Req = httplib::Request;
-using Res = httplib::Response;
+using Req = Request;
+using Res = Response;
 
-constexpr char kCluster[] = R"(/v1/clusters/([^/].*))";
+constexpr char kCluster[] = "/v1/clusters/{id}";
 
 Json MetaOf(const RouteContext& ctx, const std::string& id) {
   auto meta = ctx.engine.Meta(id);
@@ -18,7 +18,7 @@ Json MetaOf(const RouteContext& ctx, const std::string& id) {
 }
 
 void GetCluster(const RouteContext& ctx, const Req& req, Res& res) {
-  const std::string id = req.matches[1];
+  const std::string id = req.id;
   if (Status s = CheckId(id, ctx.limits); !s.ok()) return Fail(res, s);
   auto limit = CountParam(req, "limit", 100, 10000);
   if (!limit.ok()) return Fail(res, limit.status());
@@ -36,8 +36,8 @@ void GetCluster(const RouteContext& ctx, const Req& req, Res& res) {
 
 // The query of GET /v1/clusters from its parameters.
 Result<ClusterListQuery> ListParams(const Req& req) {
-  const std::string sort = req.has_param("sort") ? req.get_param_value("sort") : "size";
-  const std::string order = req.has_param("order") ? req.get_param_value("order") : "desc";
+  const std::string sort = req.HasParam("sort") ? req.Param("sort") : "size";
+  const std::string order = req.HasParam("order") ? req.Param("order") : "desc";
   if (sort != "size" && sort != "recent") {
     return Status::InvalidArgument("'sort' must be size or recent");
   }
@@ -48,12 +48,12 @@ Result<ClusterListQuery> ListParams(const Req& req) {
   ClusterListQuery query;
   query.page = {sort == "size" ? ClusterSort::kSize : ClusterSort::kRecent, order == "desc", *limit,
                 std::nullopt};
-  if (req.has_param("cursor") && !req.get_param_value("cursor").empty()) {
-    auto after = ParseCursor(req.get_param_value("cursor"));
+  if (req.HasParam("cursor") && !req.Param("cursor").empty()) {
+    auto after = ParseCursor(req.Param("cursor"));
     if (!after.ok()) return after.status();
     query.page.after = std::move(*after);
   }
-  if (req.has_param("q")) query.q = req.get_param_value("q");
+  if (req.HasParam("q")) query.q = req.Param("q");
   return query;
 }
 

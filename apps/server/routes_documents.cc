@@ -7,11 +7,11 @@
 namespace neardup::server {
 namespace {
 
-using Req = httplib::Request;
-using Res = httplib::Response;
+using Req = Request;
+using Res = Response;
 
-constexpr char kId[] = R"(/v1/documents/([^/].*))";
-constexpr char kSimilar[] = R"(/v1/documents/([^/].*)/similar)";
+constexpr char kId[] = "/v1/documents/{id}";
+constexpr char kSimilar[] = "/v1/documents/{id}/similar";
 
 OnConflict ConflictPolicy(const Req& req) {
   return WantsUpsert(req) ? OnConflict::kReturnExisting : OnConflict::kError;
@@ -64,7 +64,7 @@ void AddBatch(const RouteContext& ctx, const Req& req, Res& res) {
 }
 
 void GetDocument(const RouteContext& ctx, const Req& req, Res& res) {
-  const std::string id = req.matches[1];
+  const std::string id = req.id;
   if (Status s = CheckId(id, ctx.limits); !s.ok()) return Fail(res, s);
   auto r = ctx.engine.Get(id);
   if (!r.ok()) return Fail(res, r.status());
@@ -88,14 +88,14 @@ void GetDocument(const RouteContext& ctx, const Req& req, Res& res) {
 }
 
 void DeleteDocument(const RouteContext& ctx, const Req& req, Res& res) {
-  const std::string id = req.matches[1];
+  const std::string id = req.id;
   if (Status s = CheckId(id, ctx.limits); !s.ok()) return Fail(res, s);
   if (Status s = ctx.engine.Remove(id); !s.ok()) return Fail(res, s);
   Reply(res, 200, {{"id", id}, {"deleted", true}});
 }
 
 void SimilarDocuments(const RouteContext& ctx, const Req& req, Res& res) {
-  const std::string id = req.matches[1];
+  const std::string id = req.id;
   if (Status s = CheckId(id, ctx.limits); !s.ok()) return Fail(res, s);
   auto limit = CountParam(req, "limit", 20, 1000);
   if (!limit.ok()) return Fail(res, limit.status());

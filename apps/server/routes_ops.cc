@@ -11,8 +11,8 @@
 namespace neardup::server {
 namespace {
 
-using Req = httplib::Request;
-using Res = httplib::Response;
+using Req = Request;
+using Res = Response;
 
 uint64_t ResidentBytes() {
   std::ifstream f("/proc/self/statm");
@@ -117,7 +117,7 @@ void Metrics(const RouteContext& ctx, const Req&, Res& res) {
   gauge("neardup_resident_bytes", "Resident memory.", ResidentBytes());
   ctx.metrics.Render(&out);
   res.status = 200;
-  res.set_content(out, "text/plain; version=0.0.4");
+  res.SetContent(out, "text/plain; version=0.0.4");
 }
 
 }  // namespace

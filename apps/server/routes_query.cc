@@ -7,8 +7,8 @@
 namespace neardup::server {
 namespace {
 
-using Req = httplib::Request;
-using Res = httplib::Response;
+using Req = Request;
+using Res = Response;
 
 Status CheckTextSize(const std::string& text, const Limits& limits) {
   if (text.size() <= limits.max_doc_bytes) return Status::OK();

@@ -283,15 +283,15 @@ TEST_F(ApiTest, WrongMethodIs405WithTheAllowedMethods) {
   auto r = client_->Delete("/v1/documents/x/similar");  // not a delete of id "x/similar"
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);
-  EXPECT_EQ(r->get_header_value("Allow"), "GET");
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, HEAD, OPTIONS");
   r = client_->Put("/v1/documents/x", "{}", "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);
-  EXPECT_EQ(r->get_header_value("Allow"), "GET, DELETE");
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, HEAD, DELETE, OPTIONS");
   r = client_->Get("/v1/documents:batch");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);
-  EXPECT_EQ(r->get_header_value("Allow"), "POST");
+  EXPECT_EQ(r->get_header_value("Allow"), "POST, OPTIONS");
 }
 
 TEST_F(ApiTest, ClusterListPagesCoverEveryClusterOnceInOrder) {
