@@ -18,6 +18,13 @@ if(TARGET neardup_server)
   add_dependencies(server_api_test neardup_cli)
   gtest_discover_tests(server_api_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS e2e TIMEOUT 120)
 
+  # Unit tests of the transport pieces (framing, routing), beside the code.
+  file(GLOB server_unit_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/apps/server/*_test.cc)
+  add_executable(server_unit_test ${server_unit_sources})
+  target_include_directories(server_unit_test PRIVATE ${CMAKE_SOURCE_DIR}/apps)
+  target_link_libraries(server_unit_test PRIVATE neardup_server GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(server_unit_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "unit;server")
+
   add_executable(neardup_loadgen ${CMAKE_CURRENT_SOURCE_DIR}/server/loadgen.cc)
   set_target_properties(neardup_loadgen PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
   target_link_libraries(neardup_loadgen PRIVATE PkgConfig::HTTPLIB nlohmann_json::nlohmann_json

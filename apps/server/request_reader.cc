@@ -37,6 +37,7 @@ void RequestReader::StartRequest() {
   parser_->p.eager(false);  // stop after the head
   started_ = false;
   head_done_ = false;
+  head_bytes_ = 0;
   head_ = Request();
 }
 
@@ -44,6 +45,22 @@ RequestReader::Step RequestReader::Fail(int status, std::string code, std::strin
   failed_ = true;
   error_ = Refusal{status, std::move(code), std::move(message), {}};
   return Step::kError;
+}
+
+// Beast checks its header limit per call and per part (the request line,
+// then the fields), so a head over the limit can pass when it arrives in one
+// piece. The limit is on the whole head: bytes parsed into it so far plus,
+// while it is unfinished, the bytes waiting (which then all belong to it).
+bool RequestReader::HeadOverLimit(size_t parsed, bool head_done) {
+  head_bytes_ += parsed;
+  const size_t waiting = head_done ? 0 : buf_.size() - pos_;
+  return head_bytes_ + waiting > limits_.max_header_bytes;
+}
+
+RequestReader::Step RequestReader::HeadTooLarge() {
+  return Fail(
+      431, "header_too_large",
+      "request line and headers over " + std::to_string(limits_.max_header_bytes) + " bytes");
 }
 
 RequestReader::Step RequestReader::Next() {
@@ -69,15 +86,12 @@ RequestReader::Step RequestReader::Next() {
     const size_t n = p.put(boost::asio::buffer(buf_.data() + pos_, buf_.size() - pos_), ec);
     pos_ += n;
     if (n > 0) started_ = true;
+    if (!head_done_ && HeadOverLimit(n, p.is_header_done())) return HeadTooLarge();
     if (ec == http::error::need_more) {
       if (n == 0) return Step::kNeedMore;
       continue;
     }
-    if (ec == http::error::header_limit) {
-      return Fail(
-          431, "header_too_large",
-          "request line and headers over " + std::to_string(limits_.max_header_bytes) + " bytes");
-    }
+    if (ec == http::error::header_limit) return HeadTooLarge();
     if (ec == http::error::body_limit) {
       return Fail(
           413, "payload_too_large",
@@ -109,6 +123,7 @@ Request RequestReader::TakeRequest() {
   parser_.reset();
   started_ = false;
   head_done_ = false;
+  head_bytes_ = 0;
   head_ = Request();
   return req;
 }

@@ -86,6 +86,8 @@ class RequestReader {
   struct Parser;
   void StartRequest();
   Step Fail(int status, std::string code, std::string message);
+  bool HeadOverLimit(size_t parsed, bool head_done);
+  Step HeadTooLarge();
 
   Limits limits_;
   std::unique_ptr<Parser> parser_;
@@ -93,6 +95,7 @@ class RequestReader {
   size_t pos_ = 0;          // buf_[0, pos_) is parsed
   bool started_ = false;    // the parser has consumed bytes of this request
   bool head_done_ = false;  // kHead was reported
+  size_t head_bytes_ = 0;   // bytes of the current head parsed so far
   bool failed_ = false;
   Request head_;
   Refusal error_;

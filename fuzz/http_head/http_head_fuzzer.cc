@@ -3,9 +3,9 @@
 // request_reader.h, Boost.Beast's parser with our limits) over a stream of
 // bytes as one connection sends it. Properties:
 //   - arrival in pieces never changes the framing: the stream fed at once
-//     and fed in pieces of fuzzed sizes give the same heads, requests and
-//     error (except that a stream ending inside a malformed head may not
-//     have reported its error yet when fed in pieces);
+//     and fed in pieces of fuzzed sizes give the same heads and requests
+//     (only the final error of a broken or oversized head may be reported
+//     as another status, or not yet; see below);
 //   - every body is within max_body_bytes, and a request with a
 //     Content-Length has exactly that many bytes;
 //   - after an error nothing more is framed (no request after a framing
@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,12 @@ std::vector<std::string> Frame(std::string_view stream, RequestReader::Limits li
   return events;
 }
 
+// The events without a final error.
+std::vector<std::string> WithoutError(std::vector<std::string> events) {
+  if (!events.empty() && events.back().starts_with("error ")) events.pop_back();
+  return events;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -83,13 +90,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view stream(reinterpret_cast<const char*>(data) + 3, size - 3);
   const auto whole = Frame(stream, limits, {});
   const auto split = Frame(stream, limits, pieces);
-  // Beast may see a malformed line of an unfinished head only once more
-  // bytes arrive, so a stream that ends there can leave the split reader
-  // waiting (the connection's timer closes it) where the whole one already
-  // failed. Everything framed before is the same, and nothing is framed
-  // after: no request differs.
-  const bool late_error = split.size() + 1 == whole.size() && whole.back().starts_with("error ") &&
-                          std::equal(split.begin(), split.end(), whole.begin());
-  FUZZ_CHECK(whole == split || late_error);
+  // Beast's checks of a broken or oversized head depend on where the
+  // pieces end: its header limit is enforced a few bytes early or late
+  // (it keeps 3 bytes of look-behind for CRLFCRLF), so one side may report
+  // 431 where the other reports 400 or waits for more (the connection's
+  // timer then closes it), and a malformed line of an unfinished head may
+  // be seen only once more bytes arrive. Only the final error may differ:
+  // every head and request framed is the same, in the same order, and
+  // nothing is framed after an error.
+  const bool same_framing = WithoutError(whole) == WithoutError(split);
+  if (whole != split && !same_framing) {
+    for (const auto& e : whole) std::fprintf(stderr, "whole: %s\n", e.c_str());
+    for (const auto& e : split) std::fprintf(stderr, "split: %s\n", e.c_str());
+  }
+  FUZZ_CHECK(whole == split || same_framing);
   return 0;
 }
