@@ -86,19 +86,20 @@ RequestReader::Step RequestReader::Next() {
     const size_t n = p.put(boost::asio::buffer(buf_.data() + pos_, buf_.size() - pos_), ec);
     pos_ += n;
     if (n > 0) started_ = true;
+    if (ec && ec != http::error::need_more) return ParseError(ec);
     if (!head_done_ && HeadOverLimit(n, p.is_header_done())) return HeadTooLarge();
-    if (ec == http::error::need_more) {
-      if (n == 0) return Step::kNeedMore;
-      continue;
-    }
-    if (ec == http::error::header_limit) return HeadTooLarge();
-    if (ec == http::error::body_limit) {
-      return Fail(
-          413, "payload_too_large",
-          "request body over the limit of " + std::to_string(limits_.max_body_bytes) + " bytes");
-    }
-    if (ec) return Fail(400, "bad_request", "malformed request: " + ec.message());
+    if (ec && n == 0) return Step::kNeedMore;
   }
+}
+
+RequestReader::Step RequestReader::ParseError(const boost::system::error_code& ec) {
+  if (ec == http::error::header_limit) return HeadTooLarge();
+  if (ec == http::error::body_limit) {
+    return Fail(
+        413, "payload_too_large",
+        "request body over the limit of " + std::to_string(limits_.max_body_bytes) + " bytes");
+  }
+  return Fail(400, "bad_request", "malformed request: " + ec.message());
 }
 
 std::optional<uint64_t> RequestReader::content_length() const {

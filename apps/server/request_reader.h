@@ -32,6 +32,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/system/error_code.hpp>
+
 #include "server/access_policy.h"
 #include "server/http_message.h"
 
@@ -88,6 +90,7 @@ class RequestReader {
   Step Fail(int status, std::string code, std::string message);
   bool HeadOverLimit(size_t parsed, bool head_done);
   Step HeadTooLarge();
+  Step ParseError(const boost::system::error_code& ec);
 
   Limits limits_;
   std::unique_ptr<Parser> parser_;
