@@ -26,13 +26,12 @@
 #ifndef NEARDUP_APPS_SERVER_REQUEST_READER_H_
 #define NEARDUP_APPS_SERVER_REQUEST_READER_H_
 
+#include <boost/system/error_code.hpp>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <boost/system/error_code.hpp>
 
 #include "server/access_policy.h"
 #include "server/http_message.h"
