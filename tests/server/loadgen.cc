@@ -40,7 +40,8 @@ struct Flags {
   double dup_rate = 0.3;
   std::string prefix = "lg";
   std::string token;
-  int pool = 2000;  // distinct base articles
+  int pool = 2000;     // distinct base articles
+  uint64_t count = 0;  // stop once this many documents were sent (0: no limit)
 };
 
 std::string Article(std::mt19937_64& rng, int bytes) {
@@ -88,6 +89,8 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->token = v;
     else if (k == "--pool")
       f->pool = std::stoi(v);
+    else if (k == "--count")
+      f->count = std::stoull(v);
     else
       return false;
   }
@@ -102,7 +105,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: neardup_loadgen [--host H] [--port P] [--mode ingest|query|get] "
                  "[--connections N] [--duration S] [--rate R] [--batch N] [--doc-bytes B] "
-                 "[--dup-rate F] [--prefix P] [--token T] [--pool N]\n");
+                 "[--dup-rate F] [--prefix P] [--token T] [--pool N] [--count N]\n");
     return 2;
   }
   std::mt19937_64 seed_rng(42);
@@ -139,6 +142,7 @@ int main(int argc, char** argv) {
           next = now;
         }
         if (next >= end) break;
+        if (f.count > 0 && docs.load() >= f.count) break;
         auto text = [&] {
           const std::string& base = pool[rng() % pool.size()];
           return (rng() % 1000) < f.dup_rate * 1000 ? Edit(rng, base) : Article(rng, f.doc_bytes);
