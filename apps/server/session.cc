@@ -200,8 +200,13 @@ void Session::Dispatch() {
     } catch (...) {
       res = self->t_->hooks.render({500, "internal", "unexpected error", {}});
     }
-    asio::post(self->t_->ioc,
-               [self, res = std::move(res)]() mutable { self->Deliver(std::move(res)); });
+    // The answer goes back to the event thread with the last reference this
+    // worker holds: a session must never be destroyed on a worker, since
+    // its destructor updates the transport's event-thread state.
+    auto& ioc = self->t_->ioc;
+    asio::post(ioc, [self = std::move(self), res = std::move(res)]() mutable {
+      self->Deliver(std::move(res));
+    });
   });
 }
 
