@@ -35,6 +35,11 @@ void RequestReader::StartRequest() {
       std::min<size_t>(limits_.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
   parser_->p.body_limit(static_cast<std::uint64_t>(limits_.max_body_bytes));
   parser_->p.eager(false);  // stop after the head
+  ClearRequest();
+}
+
+// The per-request state, for the next request.
+void RequestReader::ClearRequest() {
   started_ = false;
   head_done_ = false;
   head_bytes_ = 0;
@@ -122,10 +127,7 @@ Request RequestReader::TakeRequest() {
   Request req = std::move(head_);
   req.body = parser_->p.release().body();
   parser_.reset();
-  started_ = false;
-  head_done_ = false;
-  head_bytes_ = 0;
-  head_ = Request();
+  ClearRequest();
   return req;
 }
 

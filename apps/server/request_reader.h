@@ -86,6 +86,7 @@ class RequestReader {
  private:
   struct Parser;
   void StartRequest();
+  void ClearRequest();
   Step Fail(int status, std::string code, std::string message);
   bool HeadOverLimit(size_t parsed, bool head_done);
   Step HeadTooLarge();
