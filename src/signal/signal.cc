@@ -16,9 +16,9 @@
 namespace neardup::signal {
 
 Status SlotSketches::Add(uint32_t slot, const SignalSketch& s) {
-  if (!sketches_.try_emplace(slot, s).second) {
-    return Status::AlreadyExists("slot " + std::to_string(slot));
-  }
+  auto [it, added] = sketches_.try_emplace(slot, s);
+  if (!added) return Status::AlreadyExists("slot " + std::to_string(slot));
+  vector_bytes_ += VectorBytes(it->second);
   return Status::OK();
 }
 
@@ -27,13 +27,13 @@ Result<SignalSketch> SlotSketches::Take(uint32_t slot) {
   if (it == sketches_.end()) return Status::NotFound("slot " + std::to_string(slot));
   SignalSketch s = std::move(it->second);
   sketches_.erase(it);
+  vector_bytes_ -= VectorBytes(s);
   return s;
 }
 
 size_t SlotSketches::MemoryBytes() const {
-  size_t n = sketches_.size() * (sizeof(SignalSketch) + 40);
-  for (const auto& [slot, s] : sketches_) n += 4 * s.u32.capacity() + 8 * s.u64.capacity();
-  return n;
+  return sketches_.size() * (sizeof(SignalSketch) + 40) + sketches_.bucket_count() * sizeof(void*) +
+         vector_bytes_;
 }
 
 void SortBestFirst(std::vector<Candidate>* out, size_t first) {

@@ -16,6 +16,8 @@
 namespace neardup::signal {
 
 // The sketch of every inserted slot, so Remove() can find its index entries.
+// MemoryBytes() is O(1): the vectors' bytes are counted as sketches come and
+// go (the durable writer reads the engine's stats on every group commit).
 class SlotSketches {
  public:
   // Errors: AlreadyExists.
@@ -25,7 +27,11 @@ class SlotSketches {
   size_t MemoryBytes() const;
 
  private:
+  static size_t VectorBytes(const SignalSketch& s) {
+    return 4 * s.u32.capacity() + 8 * s.u64.capacity();
+  }
   std::unordered_map<uint32_t, SignalSketch> sketches_;
+  size_t vector_bytes_ = 0;
 };
 
 // Slots whose sketch was not indexable, so Remove() knows to skip them.
