@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "verify/form.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "verify/rice.h"
 
 namespace neardup::verify {
 namespace {
 
-constexpr uint8_t kShingles = 1, kText = 2;
+constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4;
 
 void PutVarint(uint64_t v, std::string* out) {
   while (v >= 0x80) {
@@ -33,21 +36,27 @@ size_t CodePoints(std::string_view s) {
   return n;
 }
 
-}  // namespace
-
-void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
-              const std::vector<uint64_t>* shingles) {
+void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
+          const std::vector<uint64_t>* shingles, bool narrow) {
   out->clear();
   const size_t code_points = CodePoints(normalized);
   const bool with_shingles = verifier != nullptr && verifier->uses_shingles();
   const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
-  out->push_back(static_cast<char>((with_shingles ? kShingles : 0) | (with_text ? kText : 0)));
+  narrow = narrow && with_shingles;
+  out->push_back(static_cast<char>((with_shingles ? kShingles : 0) | (with_text ? kText : 0) |
+                                   (narrow ? kNarrow : 0)));
   PutVarint(code_points, out);
   if (with_shingles) {
-    thread_local std::vector<uint64_t> own;
+    thread_local std::vector<uint64_t> own, cut;
     if (shingles == nullptr) {
       verifier->shingler().Shingle(normalized, &own);
       shingles = &own;
+    }
+    if (narrow) {
+      Narrow(*shingles, &cut);
+      RiceEncode(cut, out);
+      if (with_text) out->append(normalized);
+      return;
     }
     PutVarint(shingles->size(), out);
     const size_t at = out->size();
@@ -60,17 +69,41 @@ void MakeForm(const Verifier* verifier, std::string_view normalized, std::string
   if (with_text) out->append(normalized);
 }
 
+}  // namespace
+
+void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
+              const std::vector<uint64_t>* shingles) {
+  Make(verifier, normalized, out, shingles, false);
+}
+
+void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
+                     const std::vector<uint64_t>* shingles) {
+  Make(verifier, normalized, out, shingles, true);
+}
+
+void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out) {
+  out->resize(shingles.size());
+  for (size_t i = 0; i < shingles.size(); ++i) (*out)[i] = shingles[i] & 0xFFFFFFFFull;
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+}
+
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles) {
   const Status bad = Status::Corruption("malformed verification form");
   if (form.empty()) return bad;
   const auto flags = static_cast<uint8_t>(form.front());
   form.remove_prefix(1);
-  if ((flags & ~(kShingles | kText)) != 0) return bad;
+  if ((flags & ~(kShingles | kText | kNarrow)) != 0) return bad;
+  if ((flags & kNarrow) && !(flags & kShingles)) return bad;
   uint64_t code_points = 0;
   if (!GetVarint(&form, &code_points)) return bad;
   FormSide out;
   out.side.code_points = code_points;
-  if (flags & kShingles) {
+  out.narrow = (flags & kNarrow) != 0;
+  if (out.narrow) {
+    if (!RiceDecode(&form, shingles)) return bad;
+    out.side.shingles = std::span<const uint64_t>(*shingles);
+  } else if (flags & kShingles) {
     uint64_t n = 0;
     if (!GetVarint(&form, &n) || n > form.size() / 8) return bad;
     shingles->resize(n);

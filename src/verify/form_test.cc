@@ -49,12 +49,74 @@ void ExpectSameDecisions(const VerifierSpec& spec) {
   }
 }
 
+// The online store's compact forms: a stored side is narrow, the query side
+// a text whose shingles are narrowed; both narrow for two stored sides.
+void ExpectSameDecisionsCompact(const VerifierSpec& spec) {
+  auto v = Verifier::Create(spec);
+  ASSERT_TRUE(v.ok());
+  std::mt19937 rng(11);
+  const auto texts = Texts(&rng, spec.short_chars);
+  std::vector<std::string> forms(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) MakeCompactForm(v->get(), texts[i], &forms[i]);
+  std::vector<uint64_t> sa, sb, full, cut;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    for (size_t j = 0; j < texts.size(); ++j) {
+      auto fa = ReadForm(forms[i], &sa);
+      auto fb = ReadForm(forms[j], &sb);
+      ASSERT_TRUE(fa.ok() && fb.ok());
+      const Verdict exact = (*v)->Verify(texts[i], texts[j]);
+      ASSERT_EQ(exact.similarity, (*v)->Verify(fa->side, fb->side).similarity) << i << " " << j;
+      Side query{texts[i]};
+      if (fb->narrow) {
+        (*v)->shingler().Shingle(texts[i], &full);
+        Narrow(full, &cut);
+        query.shingles = std::span<const uint64_t>(cut);
+      }
+      const Verdict mixed = (*v)->Verify(query, fb->side);
+      ASSERT_EQ(exact.similarity, mixed.similarity) << i << " " << j;
+      ASSERT_EQ(exact.passed, mixed.passed);
+    }
+  }
+}
+
 TEST(FormTest, EveryKindDecidesAsOnTheTexts) {
   for (Kind k : {Kind::kSimilarity, Kind::kJaccard, Kind::kContainment, Kind::kCosine,
                  Kind::kLevenshtein, Kind::kLcs, Kind::kQbank}) {
     SCOPED_TRACE(static_cast<int>(k));
     ExpectSameDecisions({.kind = k, .threshold = 0.7, .short_chars = 30, .edit_weight = 2.0});
   }
+}
+
+TEST(FormTest, CompactFormsDecideAsTheTexts) {
+  for (Kind k : {Kind::kSimilarity, Kind::kJaccard, Kind::kContainment, Kind::kCosine,
+                 Kind::kLevenshtein, Kind::kLcs, Kind::kQbank}) {
+    SCOPED_TRACE(static_cast<int>(k));
+    ExpectSameDecisionsCompact({.kind = k, .threshold = 0.7, .short_chars = 30});
+  }
+}
+
+TEST(FormTest, CompactFormOfAnArticleIsAboutThreeBytesAShingle) {
+  auto v = Verifier::Create({.kind = Kind::kSimilarity});
+  ASSERT_TRUE(v.ok());
+  std::mt19937 rng(3);
+  std::string text;  // 700 random common Han characters (U+4E00..U+5DAC), 3 bytes each
+  for (int i = 0; i < 700; ++i) {
+    const uint32_t c = 0x4E00 + rng() % 4000;
+    text += static_cast<char>(0xE0 | (c >> 12));
+    text += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    text += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  std::string wide, compact;
+  MakeForm(v->get(), text, &wide);
+  MakeCompactForm(v->get(), text, &compact);
+  std::vector<uint64_t> sh;
+  auto f = ReadForm(compact, &sh);
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->narrow);
+  EXPECT_FALSE(f->has_text);
+  ASSERT_GT(sh.size(), 600u);
+  EXPECT_LT(compact.size(), 3.3 * static_cast<double>(sh.size()));
+  EXPECT_GT(wide.size(), 8 * sh.size());
 }
 
 TEST(FormTest, KeepsTheTextOnlyWhereTheVerifierReadsIt) {
@@ -81,10 +143,12 @@ TEST(FormTest, KeepsTheTextOnlyWhereTheVerifierReadsIt) {
 TEST(FormTest, RejectsMalformedForms) {
   std::vector<uint64_t> sh;
   EXPECT_FALSE(ReadForm("", &sh).ok());
-  EXPECT_FALSE(ReadForm(std::string("\x08\x01", 2), &sh).ok());      // unknown flag
-  EXPECT_FALSE(ReadForm(std::string("\x01\x01\x05", 3), &sh).ok());  // 5 hashes, no bytes
-  EXPECT_FALSE(ReadForm(std::string("\x01\x80", 2), &sh).ok());      // cut varint
-  const std::string form = std::string("\x02\x01", 2) + "x";         // the form's text views it
+  EXPECT_FALSE(ReadForm(std::string("\x08\x01", 2), &sh).ok());          // unknown flag
+  EXPECT_FALSE(ReadForm(std::string("\x01\x01\x05", 3), &sh).ok());      // 5 hashes, no bytes
+  EXPECT_FALSE(ReadForm(std::string("\x01\x80", 2), &sh).ok());          // cut varint
+  EXPECT_FALSE(ReadForm(std::string("\x04\x01", 2), &sh).ok());          // narrow, no shingles
+  EXPECT_FALSE(ReadForm(std::string("\x05\x01\x03\x00", 4), &sh).ok());  // 3 values, no bits
+  const std::string form = std::string("\x02\x01", 2) + "x";             // the form's text views it
   auto f = ReadForm(form, &sh);
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->side.normalized, "x");

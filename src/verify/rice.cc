@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "verify/rice.h"
+
+#include <endian.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "base/status_macros.h"
+
+namespace neardup::verify {
+namespace {
+
+void PutVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool GetVarint(std::string_view* in, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
+    const auto byte = static_cast<uint8_t>(in->front());
+    in->remove_prefix(1);
+    *v |= static_cast<uint64_t>(byte & 0x7F) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// The k that minimizes the expected bits a value, k + 1 + mean gap / 2^k.
+int RiceParameter(size_t n) {
+  if (n == 0) return 0;
+  const double mean_gap = 4294967296.0 / static_cast<double>(n);
+  int best = 0;
+  for (int k = 1; k < 32; ++k) {
+    if (k + mean_gap / std::ldexp(1.0, k) < best + mean_gap / std::ldexp(1.0, best)) best = k;
+  }
+  return best;
+}
+
+class BitWriter {
+ public:
+  explicit BitWriter(std::string* out) : out_(out) {}
+  void Put(uint64_t bits, int count) {  // count <= 32
+    acc_ |= bits << used_;
+    used_ += count;
+    while (used_ >= 8) {
+      out_->push_back(static_cast<char>(acc_ & 0xFF));
+      acc_ >>= 8;
+      used_ -= 8;
+    }
+  }
+  void Flush() {
+    if (used_ > 0) out_->push_back(static_cast<char>(acc_ & 0xFF));
+    acc_ = 0;
+    used_ = 0;
+  }
+
+ private:
+  std::string* out_;
+  uint64_t acc_ = 0;
+  int used_ = 0;
+};
+
+// Reads 57 bits at a time from a window of 8 bytes (zeros past the end).
+class BitReader {
+ public:
+  explicit BitReader(std::string_view in) : in_(in), bits_(8 * in.size()) {}
+  // The unary quotient: ones up to the next zero, which is consumed.
+  bool Unary(uint64_t* q) {
+    *q = 0;
+    for (;;) {
+      if (pos_ >= bits_) return false;
+      const uint64_t w = Window();
+      const int ones = std::countr_one(w);
+      if (ones < 57) {
+        *q += static_cast<uint64_t>(ones);
+        pos_ += static_cast<size_t>(ones) + 1;
+        return pos_ <= bits_;
+      }
+      *q += 57;
+      pos_ += 57;
+      if (*q > 0xFFFFFFFFull) return false;
+    }
+  }
+  bool Bits(int count, uint64_t* v) {  // count <= 31
+    if (pos_ + static_cast<size_t>(count) > bits_) return false;
+    *v = Window() & ((uint64_t{1} << count) - 1);
+    pos_ += static_cast<size_t>(count);
+    return true;
+  }
+
+ private:
+  uint64_t Window() const {
+    const size_t byte = pos_ >> 3;
+    uint64_t w = 0;
+    if (byte + 8 <= in_.size()) {
+      std::memcpy(&w, in_.data() + byte, 8);
+    } else {
+      std::memcpy(&w, in_.data() + byte, in_.size() - byte);
+    }
+    return le64toh(w) >> (pos_ & 7);
+  }
+  std::string_view in_;
+  size_t bits_, pos_ = 0;
+};
+
+}  // namespace
+
+void RiceEncode(std::span<const uint64_t> values, std::string* out) {
+  const int k = RiceParameter(values.size());
+  PutVarint(values.size(), out);
+  out->push_back(static_cast<char>(k));
+  std::string bits;
+  BitWriter w(&bits);
+  uint64_t prev = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    NEARDUP_CHECK(values[i] <= 0xFFFFFFFFull && (i == 0 || values[i] > prev));
+    const uint64_t gap = values[i] - prev;
+    prev = values[i];
+    for (uint64_t q = gap >> k; q > 0; q -= std::min<uint64_t>(q, 32)) {
+      const int ones = static_cast<int>(std::min<uint64_t>(q, 32));
+      w.Put((uint64_t{1} << ones) - 1, ones);
+    }
+    w.Put(0, 1);
+    w.Put(gap & ((uint64_t{1} << k) - 1), k);
+  }
+  w.Flush();
+  PutVarint(bits.size(), out);
+  out->append(bits);
+}
+
+bool RiceDecode(std::string_view* in, std::vector<uint64_t>* values) {
+  uint64_t n = 0, len = 0;
+  if (!GetVarint(in, &n) || in->empty()) return false;
+  const int k = static_cast<uint8_t>(in->front());
+  in->remove_prefix(1);
+  if (k > 31 || !GetVarint(in, &len) || len > in->size()) return false;
+  if (n > 8 * len / static_cast<uint64_t>(k + 1)) return false;  // each value takes k + 1 bits
+  BitReader r(in->substr(0, len));
+  in->remove_prefix(len);
+  values->resize(n);
+  uint64_t prev = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t q = 0, low = 0;
+    if (!r.Unary(&q) || q > 0xFFFFFFFFull || !r.Bits(k, &low)) return false;
+    const uint64_t gap = (q << k) | low;
+    if ((i > 0 && gap == 0) || gap > 0xFFFFFFFFull - prev) return false;
+    prev += gap;
+    (*values)[i] = prev;
+  }
+  return true;
+}
+
+}  // namespace neardup::verify

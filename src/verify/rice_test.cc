@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "verify/rice.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace neardup::verify {
+namespace {
+
+std::vector<uint64_t> RandomSet(std::mt19937_64* rng, size_t n) {
+  std::vector<uint64_t> v(n);
+  for (auto& x : v) x = (*rng)() & 0xFFFFFFFFull;
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+TEST(RiceTest, RoundTripsSetsOfEverySize) {
+  std::mt19937_64 rng(5);
+  for (size_t n : {0, 1, 2, 3, 10, 100, 700, 5000, 100000}) {
+    SCOPED_TRACE(n);
+    const auto set = RandomSet(&rng, n);
+    std::string coded = "prefix";
+    RiceEncode(set, &coded);
+    coded += "tail";
+    std::string_view in(coded);
+    in.remove_prefix(6);
+    std::vector<uint64_t> back;
+    ASSERT_TRUE(RiceDecode(&in, &back));
+    EXPECT_EQ(back, set);
+    EXPECT_EQ(in, "tail");
+    if (n >= 100) {  // about log2(2^32 / n) + 2 bits a value, plus a small header
+      const double m = static_cast<double>(set.size());
+      EXPECT_LT(static_cast<double>(coded.size() - 10),
+                m * (std::log2(4294967296.0 / m) + 2.2) / 8 + 12);
+    }
+  }
+}
+
+TEST(RiceTest, RoundTripsTheExtremes) {
+  for (const std::vector<uint64_t>& set : {std::vector<uint64_t>{0},
+                                           {0xFFFFFFFFull},
+                                           {0, 0xFFFFFFFFull},
+                                           {5, 6, 7, 8},
+                                           {1, 0x80000000ull, 0xFFFFFFFEull}}) {
+    std::string coded;
+    RiceEncode(set, &coded);
+    std::string_view in(coded);
+    std::vector<uint64_t> back;
+    ASSERT_TRUE(RiceDecode(&in, &back));
+    EXPECT_EQ(back, set);
+    EXPECT_TRUE(in.empty());
+  }
+}
+
+TEST(RiceTest, RejectsEveryTruncationAndBadHeaders) {
+  std::mt19937_64 rng(9);
+  std::string coded;
+  RiceEncode(RandomSet(&rng, 300), &coded);
+  std::vector<uint64_t> back;
+  for (size_t cut = 0; cut < coded.size(); ++cut) {
+    std::string_view in(coded.data(), cut);
+    EXPECT_FALSE(RiceDecode(&in, &back)) << cut;
+  }
+  std::string_view k_too_big("\x01\x20\x01\x00", 4);
+  EXPECT_FALSE(RiceDecode(&k_too_big, &back));
+  // A million values claimed in one byte of bits: refused before any allocation.
+  std::string_view too_many("\xc0\x84\x3d\x00\x01\x00", 6);
+  EXPECT_FALSE(RiceDecode(&too_many, &back));
+  // Two zero gaps (a repeated value) are not a set.
+  std::string_view repeated("\x02\x00\x01\x00", 4);
+  EXPECT_FALSE(RiceDecode(&repeated, &back));
+}
+
+TEST(RiceTest, RandomBytesNeverCrash) {
+  std::mt19937_64 rng(13);
+  std::vector<uint64_t> back;
+  for (int i = 0; i < 20000; ++i) {
+    std::string bytes(rng() % 24, '\0');
+    for (auto& c : bytes) c = static_cast<char>(rng());
+    std::string_view in(bytes);
+    if (RiceDecode(&in, &back)) {
+      EXPECT_TRUE(std::is_sorted(back.begin(), back.end()));
+      for (uint64_t v : back) EXPECT_LE(v, 0xFFFFFFFFull);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace neardup::verify
