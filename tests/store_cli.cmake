@@ -5,6 +5,7 @@
 if(TARGET neardup_server)
   foreach(case healthy disk_bytes wal_deleted_after_clean_stop manifest_truncated manifest_deleted
           current_deleted current_corrupt current_truncated sst_deleted sst_truncated sst_bitflip
+          forms_sst_deleted
           wal_deleted wal_truncated wal_bitflip)
     add_test(NAME store_cli.${case}
       COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/store_cli_test.py

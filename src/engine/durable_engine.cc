@@ -112,7 +112,7 @@ Status DurableImpl::LookupText(std::string_view id, std::string* text) const {
   {
     base::MutexLock lock(pending_mu);
     if (auto it = pending_texts.find(std::string(id)); it != pending_texts.end()) {
-      *text = *it->second;
+      *text = it->second->doc.text;
       return Status::OK();
     }
   }
@@ -121,7 +121,24 @@ Status DurableImpl::LookupText(std::string_view id, std::string* text) const {
   return Status::OK();
 }
 
+Status DurableImpl::LookupForm(std::string_view id, std::string* form) const {
+  {
+    base::MutexLock lock(pending_mu);
+    if (auto it = pending_texts.find(std::string(id)); it != pending_texts.end()) {
+      if (it->second->form.empty()) return Status::NotFound("no verification form");
+      *form = it->second->form;
+      return Status::OK();
+    }
+  }
+  NEARDUP_ASSIGN_OR_RETURN(*form, store->GetForm(id));
+  return Status::OK();
+}
+
 }  // namespace engine
+
+const store::DocStore& engine::DurableAccess::StoreOf(const DurableEngine& d) {
+  return *d.impl_->store;
+}
 
 Result<std::unique_ptr<DurableEngine>> DurableEngine::Open(const DurableOptions& options) {
   return base::CatchResourceErrors([&] { return engine::DurableAccess::Open(options, {}); });
@@ -154,9 +171,10 @@ Result<std::unique_ptr<DurableEngine>> engine::DurableAccess::Open(
   const bool verifies = options.engine.verify.kind != VerifyKind::kNone;
   impl->store_text = options.store_text || verifies;
   if (verifies) {
-    EngineInternal::UseTextLookup(*d->engine_, [impl](std::string_view id, std::string* text) {
-      return impl->LookupText(id, text);
-    });
+    EngineInternal::UseTextLookup(
+        *d->engine_,
+        [impl](std::string_view id, std::string* text) { return impl->LookupText(id, text); },
+        [impl](std::string_view id, std::string* form) { return impl->LookupForm(id, form); });
   }
   // The store is loaded read-only and verified before anything is written
   // to it: a damaged store is refused as it is (doc_store.h, Open).
@@ -214,6 +232,9 @@ std::vector<Result<IngestResult>> DurableEngine::AddBatch(std::span<const Incomi
       out[i] = s;
       continue;
     }
+    item.form = EngineInternal::MakeForm(*engine_, item.prepared);
+    // Off the writer: its verification of the candidates there are now.
+    (void)EngineInternal::PreVerify(*engine_, &item.prepared);
     op->items.push_back(std::move(item));
     where.push_back(i);
   }

@@ -32,6 +32,7 @@ struct WriteOp {
     IncomingDocument doc;
     engine::PreparedDocument prepared;
     Result<IngestResult> result = Status::Internal("not applied");
+    std::string form = {};  // the verification form (EngineInternal::MakeForm)
   };
   std::vector<Item> items;
   OnConflict on_conflict = OnConflict::kError;
@@ -68,13 +69,14 @@ struct DurableImpl {
 
   // Writer-thread state.
   uint64_t next_seq = 0;
-  // Texts of the documents applied in the current group (not yet in the
-  // store), by id; the verifier reads them before the store.
+  // The documents applied in the current group (not yet in the store), by
+  // id; the verifier reads their texts and forms before the store's.
   mutable base::Mutex pending_mu;
-  std::unordered_map<std::string, const std::string*> pending_texts GUARDED_BY(pending_mu);
+  std::unordered_map<std::string, const WriteOp::Item*> pending_texts GUARDED_BY(pending_mu);
 
-  // The verifier's text lookup: the current group, then the store.
+  // The verifier's text and form lookups: the current group, then the store.
   Status LookupText(std::string_view id, std::string* text) const;
+  Status LookupForm(std::string_view id, std::string* form) const;
 
   std::atomic<uint64_t> commits{0}, committed_docs{0}, commit_errors{0};
   std::atomic<uint64_t> expired_trees{0}, expired_documents{0};

@@ -90,13 +90,14 @@ class Writer {
     // the verifier finds their texts here.
     {
       base::MutexLock lock(impl_.pending_mu);
-      impl_.pending_texts[d.id] = &d.text;
+      impl_.pending_texts[d.id] = &item;
     }
     NEARDUP_ASSIGN_OR_RETURN(AddResult r, EngineInternal::AddPrepared(engine_, doc, item.prepared));
     const uint64_t seq = impl_.next_seq++;
     g.batch.PutNode({seq, d.id, r.duplicate ? r.cluster : std::string(), r.fingerprint, d.time,
                      EngineInternal::EncodeSketches(engine_, item.prepared)});
     g.batch.PutDoc(d.id, {seq, d.time, d.meta, impl_.store_text ? d.text : std::string()});
+    if (!item.form.empty()) g.batch.PutForm(d.id, item.form);
     if (r.duplicate) {
       PutTimeOf(r.cluster, g);
       g.reload.push_back(r.cluster);

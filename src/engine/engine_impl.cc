@@ -22,10 +22,12 @@ Status Engine::Impl::Prepare(std::string_view text, engine::PreparedDocument* ou
 }
 
 Status Engine::Impl::Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
-                                std::vector<Slot>* near, std::vector<Match>* matches) const {
+                                std::vector<Slot>* near, std::vector<Match>* matches,
+                                signal::SignalSet::Verdicts* verdicts) const {
   thread_local std::vector<signal::Evidence> found;
   found.clear();
-  NEARDUP_RETURN_IF_ERROR(signals->Candidates(InputOf(p), p.sketches, q, text_source(), &found));
+  NEARDUP_RETURN_IF_ERROR(
+      signals->Candidates(InputOf(p), p.sketches, q, text_source(), &found, verdicts));
   near->reserve(found.size());
   for (const auto& e : found) {
     near->push_back(e.slot);
@@ -54,7 +56,10 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::Pre
   r.id = doc.id;
   r.fingerprint = p.processed.fingerprint;
   std::vector<Slot> near;
-  NEARDUP_RETURN_IF_ERROR(Candidates(p, {}, &near, &r.matches));
+  // PreVerify's verdicts hold while no slot changed hands since.
+  signal::SignalSet::Verdicts verdicts;
+  if (p.verdicts_epoch == released_slots) verdicts = p.verdicts;
+  NEARDUP_RETURN_IF_ERROR(Candidates(p, {}, &near, &r.matches, &verdicts));
   const Slot root = forest.ChooseCluster(near);
   const Slot slot = AllocateSlot();
   Index(slot, p);
@@ -86,6 +91,7 @@ void Engine::Impl::EraseLocked(Slot s, RemovalChanges* changes) {
     changes->released.push_back(IdOf(r));
     ids.Erase(r);
     free_slots.push_back(r);
+    ++released_slots;
   }
   if (s == root && !root_released) changes->ghosted.push_back(IdOf(root));
   ++changes->documents;

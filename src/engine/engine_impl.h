@@ -61,22 +61,29 @@ class TextStore final : public signal::TextSource {
   std::vector<std::string> texts_;
 };
 
-// The texts of an external store, by id, normalized on the way in.
+// The texts of an external store, by id, normalized on the way in, and
+// their verification forms where the store has them.
 class LookupTextSource final : public signal::TextSource {
  public:
-  LookupTextSource(const IdTable* ids, const pipeline::Pipeline* pipeline, TextLookup lookup)
-      : ids_(ids), pipeline_(pipeline), lookup_(std::move(lookup)) {}
+  LookupTextSource(const IdTable* ids, const pipeline::Pipeline* pipeline, TextLookup lookup,
+                   FormLookup forms)
+      : ids_(ids), pipeline_(pipeline), lookup_(std::move(lookup)), forms_(std::move(forms)) {}
   Status Get(uint32_t slot, std::string* normalized) const override {
     if (!ids_->Bound(slot)) return Status::NotFound("no such slot");
     thread_local std::string raw;
     NEARDUP_RETURN_IF_ERROR(lookup_(ids_->Get(slot), &raw));
     return pipeline_->Normalize(raw, normalized);
   }
+  Status GetForm(uint32_t slot, std::string* form) const override {
+    if (!forms_ || !ids_->Bound(slot)) return Status::NotFound("no verification form");
+    return forms_(ids_->Get(slot), form);
+  }
 
  private:
   const IdTable* ids_;
   const pipeline::Pipeline* pipeline_;
   TextLookup lookup_;
+  FormLookup forms_;
 };
 
 }  // namespace engine
@@ -107,6 +114,7 @@ struct Engine::Impl {
   std::vector<uint64_t> fingerprints GUARDED_BY(mu);  // by slot
   Slot next_slot GUARDED_BY(mu) = 0;                  // slots below it have been handed out
   std::vector<Slot> free_slots GUARDED_BY(mu);
+  uint64_t released_slots GUARDED_BY(mu) = 0;  // ever: a slot may hold another document
   EngineStats counters GUARDED_BY(mu);
   engine::TextStore texts GUARDED_BY(mu);              // with a verifier and no external source
   std::unique_ptr<signal::TextSource> external_texts;  // set at creation
@@ -137,8 +145,10 @@ struct Engine::Impl {
 
   // The verified candidates of `p`: every slot (for the forest) and the
   // matches, best first, at most max_matches.
+  // `verdicts` as for SignalSet::Candidates.
   Status Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
-                    std::vector<Slot>* near, std::vector<Match>* matches) const REQUIRES_SHARED(mu);
+                    std::vector<Slot>* near, std::vector<Match>* matches,
+                    signal::SignalSet::Verdicts* verdicts = nullptr) const REQUIRES_SHARED(mu);
 
   Result<AddResult> AddLocked(const Document& doc, const engine::PreparedDocument& p) REQUIRES(mu);
 

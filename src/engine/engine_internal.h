@@ -47,16 +47,28 @@ namespace engine {
 struct PreparedDocument {
   pipeline::Processed processed;
   signal::SignalSet::Sketches sketches;
+  // PreVerify's verdicts on the candidates, valid while no slot has been
+  // released since (`epoch`, the engine's count of released slots).
+  signal::SignalSet::Verdicts verdicts;
+  std::optional<uint64_t> verdicts_epoch;
 };
 
 // Reads the raw text of a stored document by id (the durable engine's
 // store). Errors: NotFound, IOError.
 using TextLookup = std::function<Status(std::string_view id, std::string* text)>;
+// Reads the verification form of a stored document by id (MakeForm).
+// Errors: NotFound (none: a document stored before forms), IOError.
+using FormLookup = std::function<Status(std::string_view id, std::string* form)>;
 
 class EngineInternal {
  public:
   // Pure: the pipeline's output and the sketches. Errors: as Engine::Add.
   static Status Prepare(const Engine& e, std::string_view text, PreparedDocument* out);
+  // Verifies the candidates `p` has now, under the reader lock, so that
+  // AddPrepared (under the writer lock) verifies only those added since:
+  // the verification moves off the single writer to the callers' threads.
+  // AddPrepared decides as without it. Errors: as Query (p is unchanged).
+  static Status PreVerify(const Engine& e, PreparedDocument* p);
   // The sketches as bytes for a store, and back.
   static std::string EncodeSketches(const Engine& e, const PreparedDocument& p);
 
@@ -64,8 +76,12 @@ class EngineInternal {
   static Result<AddResult> AddPrepared(Engine& e, const Document& doc, const PreparedDocument& p);
 
   // Makes the verifier read stored texts through `lookup` instead of keeping
-  // them in memory. Call before the first Add or Restore.
-  static void UseTextLookup(Engine& e, TextLookup lookup);
+  // them in memory, and stored verification forms through `forms` (may be
+  // null) where a document has one. Call before the first Add or Restore.
+  static void UseTextLookup(Engine& e, TextLookup lookup, FormLookup forms = nullptr);
+  // The compact verification form of a prepared document for a store
+  // (verify/form.h); empty when the engine has no verifier. Pure.
+  static std::string MakeForm(const Engine& e, const PreparedDocument& p);
 
   // The forest record of a live document or a ghost root. Errors: NotFound.
   static Result<NodeRecord> Record(const Engine& e, std::string_view id);

@@ -7,12 +7,26 @@
 #include <shared_mutex>
 
 #include "engine/engine_impl.h"
+#include "verify/form.h"
 
 namespace neardup {
 namespace engine {
 
 Status EngineInternal::Prepare(const Engine& e, std::string_view text, PreparedDocument* out) {
   return e.impl_->Prepare(text, out);
+}
+
+Status EngineInternal::PreVerify(const Engine& e, PreparedDocument* p) {
+  const Engine::Impl& m = *e.impl_;
+  if (m.signals->verifier() == nullptr) return Status::OK();
+  base::ReaderLock lock(m.mu);
+  signal::SignalSet::Verdicts verdicts;
+  std::vector<signal::Evidence> found;
+  NEARDUP_RETURN_IF_ERROR(
+      m.signals->Candidates(m.InputOf(*p), p->sketches, {}, m.text_source(), &found, &verdicts));
+  p->verdicts = std::move(verdicts);
+  p->verdicts_epoch = m.released_slots;
+  return Status::OK();
 }
 
 std::string EngineInternal::EncodeSketches(const Engine&, const PreparedDocument& p) {
@@ -26,11 +40,19 @@ Result<AddResult> EngineInternal::AddPrepared(Engine& e, const Document& doc,
   return e.impl_->AddLocked(doc, p);
 }
 
-void EngineInternal::UseTextLookup(Engine& e, TextLookup lookup) {
+void EngineInternal::UseTextLookup(Engine& e, TextLookup lookup, FormLookup forms) {
   Engine::Impl& m = *e.impl_;
   base::WriterLock lock(m.mu);
-  m.external_texts =
-      std::make_unique<LookupTextSource>(&m.ids, m.pipeline.get(), std::move(lookup));
+  m.external_texts = std::make_unique<LookupTextSource>(&m.ids, m.pipeline.get(), std::move(lookup),
+                                                        std::move(forms));
+}
+
+std::string EngineInternal::MakeForm(const Engine& e, const PreparedDocument& p) {
+  const verify::Verifier* v = e.impl_->signals->verifier();
+  std::string form;
+  if (v != nullptr)
+    verify::MakeCompactForm(v, p.processed.normalized, &form, &p.processed.shingles);
+  return form;
 }
 
 Result<NodeRecord> EngineInternal::Record(const Engine& e, std::string_view id) {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "base/status_macros.h"
+#include "verify/form.h"
 
 namespace neardup::signal {
 namespace {
@@ -18,6 +19,46 @@ bool GetU32(std::string_view* in, uint32_t* v) {
   in->remove_prefix(4);
   return true;
 }
+
+// Verifies one document against stored ones: from their verification
+// forms where the source has them (a narrow form against this document's
+// shingles cut to 32 bits, made once), else from their texts.
+class Verification {
+ public:
+  Verification(const verify::Verifier* v, const TextSource* texts, const SignalInput& doc)
+      : verifier_(v), texts_(texts), doc_(doc) {}
+
+  // nullopt: the slot has neither form nor text (removed meanwhile).
+  // Errors: the source's IOError; Corruption for a malformed form.
+  Result<std::optional<verify::Verdict>> Verify(uint32_t slot) {
+    const verify::Side mine{doc_.normalized, doc_.shingles};
+    Status s = texts_->GetForm(slot, &stored_);
+    if (s.ok()) {
+      NEARDUP_ASSIGN_OR_RETURN(verify::FormSide f, verify::ReadForm(stored_, &theirs_));
+      if (!f.narrow) return Found(verifier_->Verify(mine, f.side));
+      if (!narrowed_) verify::Narrow(doc_.shingles, &narrow_);
+      narrowed_ = true;
+      return Found(
+          verifier_->Verify({doc_.normalized, std::span<const uint64_t>(narrow_)}, f.side));
+    }
+    if (!s.IsNotFound()) return s;
+    s = texts_->Get(slot, &stored_);
+    if (s.IsNotFound()) return std::optional<verify::Verdict>();
+    NEARDUP_RETURN_IF_ERROR(s);
+    return Found(verifier_->Verify(mine, verify::Side{stored_}));
+  }
+
+ private:
+  static Result<std::optional<verify::Verdict>> Found(const verify::Verdict& v) {
+    return std::optional<verify::Verdict>(v);
+  }
+  const verify::Verifier* verifier_;
+  const TextSource* texts_;
+  const SignalInput& doc_;
+  std::string stored_;
+  std::vector<uint64_t> theirs_, narrow_;
+  bool narrowed_ = false;
+};
 
 }  // namespace
 
@@ -49,7 +90,7 @@ Result<SignalSet::Sketches> SignalSet::Compute(const SignalInput& doc) const {
 
 Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
                              const QueryParams& params, const TextSource* texts,
-                             std::vector<Evidence>* out) const {
+                             std::vector<Evidence>* out, Verdicts* verdicts) const {
   NEARDUP_CHECK(sketches.size() == signals_.size());
   NEARDUP_CHECK(verifier_ == nullptr || texts != nullptr);
   std::unordered_map<uint32_t, size_t> seen;  // slot -> index in `found`
@@ -65,20 +106,22 @@ Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
     }
   }
   const size_t first = out->size();
-  std::string other;
+  Verification verification{verifier_.get(), texts, doc};
   for (Evidence& e : found) {
     if (!verifier_) {
       out->push_back(e);
       continue;
     }
-    if (Status s = texts->Get(e.slot, &other); !s.ok()) {
-      if (s.IsNotFound()) continue;
-      return s;
+    std::optional<verify::Verdict> v;
+    if (auto known = verdicts ? verdicts->find(e.slot) : Verdicts::iterator();
+        verdicts && known != verdicts->end()) {
+      v = known->second;
+    } else {
+      NEARDUP_ASSIGN_OR_RETURN(v, verification.Verify(e.slot));
+      if (v && verdicts) verdicts->emplace(e.slot, *v);
     }
-    const verify::Verdict v =
-        verifier_->Verify({doc.normalized, doc.shingles}, verify::Side{other});
-    if (!v.passed) continue;
-    e.verified = v.similarity;
+    if (!v || !v->passed) continue;
+    e.verified = v->similarity;
     out->push_back(e);
   }
   std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),

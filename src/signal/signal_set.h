@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "signal/signal.h"
@@ -38,6 +39,14 @@ class TextSource {
   virtual ~TextSource() = default;
   // Errors: NotFound when the slot has no text; IOError from a store.
   virtual Status Get(uint32_t slot, std::string* normalized) const = 0;
+  // The slot's verification form (verify/form.h), which spares the verifier
+  // the text's normalizing and shingling. Errors: NotFound when the slot has
+  // none (the text is read instead); IOError from a store.
+  virtual Status GetForm(uint32_t slot, std::string* form) const {
+    (void)slot;
+    (void)form;
+    return Status::NotFound("no verification form");
+  }
 };
 
 struct Evidence {
@@ -63,8 +72,15 @@ class SignalSet {
   // `texts` (required with a verifier), best first: verified similarity, then
   // estimate, then slot. Errors: a signal's; a TextSource error other than
   // NotFound (a candidate without text is skipped).
+  //
+  // `verdicts` (may be null): the verifier's verdicts on this document's
+  // candidates, by slot. A slot found there is not verified again; every
+  // verdict reached is added. The caller vouches that each slot in it still
+  // holds the document it was verified against.
+  using Verdicts = std::unordered_map<uint32_t, verify::Verdict>;
   Status Candidates(const SignalInput& doc, const Sketches& sketches, const QueryParams& params,
-                    const TextSource* texts, std::vector<Evidence>* out) const;
+                    const TextSource* texts, std::vector<Evidence>* out,
+                    Verdicts* verdicts = nullptr) const;
 
   // Errors: AlreadyExists, or a signal's error (nothing is inserted then).
   Status Insert(uint32_t slot, const Sketches& sketches);

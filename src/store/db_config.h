@@ -24,7 +24,7 @@ namespace neardup::store {
 
 struct DbConfig {
   rocksdb::DBOptions db;
-  std::vector<rocksdb::ColumnFamilyDescriptor> families;  // default, nodes, times, docs
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;  // default, nodes, times, docs, forms
 };
 
 // `log` receives RocksDB's messages at `level` and above (may be null).

@@ -44,8 +44,14 @@ void DocStore::Batch::PutDoc(std::string_view id, const DocRow& row) {
   NEARDUP_CHECK(
       wb_->Put(store_->cf_docs_, rocksdb::Slice(id.data(), id.size()), EncodeDoc(row)).ok());
 }
+void DocStore::Batch::PutForm(std::string_view id, std::string_view form) {
+  NEARDUP_CHECK(wb_->Put(store_->cf_forms_, rocksdb::Slice(id.data(), id.size()),
+                         rocksdb::Slice(form.data(), form.size()))
+                    .ok());
+}
 void DocStore::Batch::DeleteDocument(std::string_view id, uint64_t seq) {
   const rocksdb::Slice k(id.data(), id.size());
+  NEARDUP_CHECK(wb_->Delete(store_->cf_forms_, k).ok());
   NEARDUP_CHECK(wb_->Delete(store_->cf_nodes_, SeqKey(seq)).ok());
   --node_delta_;
   NEARDUP_CHECK(wb_->Delete(store_->cf_times_, k).ok());
@@ -58,6 +64,9 @@ void DocStore::Batch::DeleteNodeRow(uint64_t seq) {
 void DocStore::Batch::DeleteDocRow(std::string_view id) {
   NEARDUP_CHECK(wb_->Delete(store_->cf_docs_, rocksdb::Slice(id.data(), id.size())).ok());
 }
+void DocStore::Batch::DeleteFormRow(std::string_view id) {
+  NEARDUP_CHECK(wb_->Delete(store_->cf_forms_, rocksdb::Slice(id.data(), id.size())).ok());
+}
 void DocStore::Batch::DeleteTimeRow(std::string_view id) {
   NEARDUP_CHECK(wb_->Delete(store_->cf_times_, rocksdb::Slice(id.data(), id.size())).ok());
 }
@@ -69,10 +78,10 @@ void DocStore::Batch::PutMeta(std::string_view key, std::string_view value) {
 
 void DocStore::CloseDb() {
   if (!db_) return;
-  for (auto* h : {cf_nodes_, cf_times_, cf_docs_, cf_default_}) {
+  for (auto* h : {cf_nodes_, cf_times_, cf_docs_, cf_forms_, cf_default_}) {
     if (h != nullptr) (void)db_->DestroyColumnFamilyHandle(h);
   }
-  cf_nodes_ = cf_times_ = cf_docs_ = cf_default_ = nullptr;
+  cf_nodes_ = cf_times_ = cf_docs_ = cf_forms_ = cf_default_ = nullptr;
   (void)db_->Close();
   db_.reset();
 }
@@ -143,6 +152,17 @@ Result<DocRow> DocStore::GetDoc(std::string_view id) const {
   if (!DecodeDoc(v, &row))
     return Status::Corruption("bad document row for '" + std::string(id) + "'");
   return row;
+}
+
+Result<std::string> DocStore::GetForm(std::string_view id) const {
+  std::shared_lock lock(mu_);
+  NEARDUP_RETURN_IF_ERROR(Available());
+  if (cf_forms_ == nullptr) return Status::NotFound("no verification forms in this store");
+  std::string v;
+  auto s = db_->Get(rocksdb::ReadOptions(), cf_forms_, rocksdb::Slice(id.data(), id.size()), &v);
+  if (s.IsNotFound()) return Status::NotFound("no verification form of '" + std::string(id) + "'");
+  NEARDUP_RETURN_IF_ERROR(FromRocks(s, "reading a verification form"));
+  return v;
 }
 
 Result<NodeRow> DocStore::GetNode(uint64_t seq) const {
@@ -247,8 +267,10 @@ Status DocStore::Flush() {
   if (!writable_) return Status::OK();  // read-only: nothing to flush
   rocksdb::FlushOptions fo;
   fo.wait = true;
-  NEARDUP_RETURN_IF_ERROR(
-      FromRocks(db_->Flush(fo, {cf_default_, cf_nodes_, cf_times_, cf_docs_}), "flushing"));
+  std::vector<rocksdb::ColumnFamilyHandle*> families = {cf_default_, cf_nodes_, cf_times_,
+                                                        cf_docs_};
+  if (cf_forms_ != nullptr) families.push_back(cf_forms_);
+  NEARDUP_RETURN_IF_ERROR(FromRocks(db_->Flush(fo, families), "flushing"));
   return FromRocks(db_->SyncWAL(), "syncing WAL");
 }
 

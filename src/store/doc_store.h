@@ -11,8 +11,12 @@
 //   times   id -> time, flags (ghost). The refreshed node time, written
 //           when a document is looked up or (for a root) a member joins, and
 //           the ghost mark of a removed root that still has members.
-//   docs    id -> seq, arrival, meta (JSON text), text (only with store_text).
-//           Maps an id back to its nodes key.
+//   docs    id -> seq, arrival, meta (JSON text), text (only with store_text),
+//           Maps an id back to its nodes key. zstd-compressed.
+//   forms   id -> the verifier's compact form of the text (verify/form.h),
+//           so candidates are verified without their texts. Stores made
+//           before it lack the family until opened for writing, and their
+//           documents lack forms (their texts are verified instead).
 //   default "format", "options", "counters": small metadata.
 //
 // Durability: Write(batch, sync=true) returns once the batch is in the
@@ -100,11 +104,13 @@ class DocStore {
     void PutNode(const NodeRow& row);
     void PutTime(const TimeRow& row);
     void PutDoc(std::string_view id, const DocRow& row);
-    void DeleteDocument(std::string_view id, uint64_t seq);  // all three rows
+    void PutForm(std::string_view id, std::string_view form);
+    void DeleteDocument(std::string_view id, uint64_t seq);  // all its rows
     // One row only (repair).
     void DeleteNodeRow(uint64_t seq);
     void DeleteDocRow(std::string_view id);
     void DeleteTimeRow(std::string_view id);
+    void DeleteFormRow(std::string_view id);
     void PutMeta(std::string_view key, std::string_view value);
     size_t count() const;
     void Clear();
@@ -171,6 +177,8 @@ class DocStore {
 
   // Errors: NotFound.
   Result<DocRow> GetDoc(std::string_view id) const;
+  // The verification form of a document. Errors: NotFound (none stored).
+  Result<std::string> GetForm(std::string_view id) const;
   Result<NodeRow> GetNode(uint64_t seq) const;
   Result<TimeRow> GetTime(std::string_view id) const;
   Result<std::string> GetMeta(std::string_view key) const;
@@ -253,6 +261,7 @@ class DocStore {
   rocksdb::ColumnFamilyHandle* cf_nodes_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_times_ = nullptr;
   rocksdb::ColumnFamilyHandle* cf_docs_ = nullptr;
+  rocksdb::ColumnFamilyHandle* cf_forms_ = nullptr;  // null: an older store, read-only
 };
 
 }  // namespace neardup::store

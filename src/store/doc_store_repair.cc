@@ -34,7 +34,8 @@ class KeyCollector : public rocksdb::WriteBatch::Handler {
 }  // namespace
 
 rocksdb::ColumnFamilyHandle* DocStore::Handle(int cf) const {
-  rocksdb::ColumnFamilyHandle* const handles[] = {cf_default_, cf_nodes_, cf_times_, cf_docs_};
+  rocksdb::ColumnFamilyHandle* const handles[] = {cf_default_, cf_nodes_, cf_times_, cf_docs_,
+                                                  cf_forms_};
   return handles[cf];
 }
 
@@ -47,8 +48,8 @@ void DocStore::RecordUndo(const rocksdb::WriteBatch& failed) {
     const uint32_t cf_id = entry.first;
     const std::string& key = entry.second;
     int cf = 0;
-    while (cf < 4 && Handle(cf)->GetID() != cf_id) ++cf;
-    if (cf == 4) continue;
+    while (cf < 5 && (Handle(cf) == nullptr || Handle(cf)->GetID() != cf_id)) ++cf;
+    if (cf == 5) continue;
     const bool known = std::any_of(undo_.begin(), undo_.end(),
                                    [&](const Undo& u) { return u.cf == cf && u.key == key; });
     if (known) continue;  // the first failure saw the value before all of them

@@ -142,6 +142,7 @@ Status Reconcile(DocStore& st, Tally* t) {
   for (const auto& [id, seq] : doc_seq) {
     if (kept.count(id) == 0) {
       b.DeleteDocRow(id);
+      b.DeleteFormRow(id);
       ++t->docs_dropped;
     }
   }

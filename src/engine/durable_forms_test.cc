@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The durable engine verifies candidates from the compact verification
+// forms its document rows keep (verify/form.h), and from the texts of rows
+// written before forms. Either way its decisions are those of the in-memory
+// engine, which verifies from the texts.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "engine/durable_access.h"
+#include "engine/durable_test_util.h"
+#include "neardup/engine.h"
+#include "store/doc_store.h"
+
+namespace neardup {
+namespace {
+
+using testing_util::Edit;
+using testing_util::OpenOrDie;
+using testing_util::Opts;
+using testing_util::Story;
+using testing_util::TempDir;
+
+// Short and long stories (both sides of the verifier's short_chars), light
+// edits of them, and some unrelated ones.
+std::vector<std::string> Corpus() {
+  std::mt19937 rng(17);
+  std::vector<std::string> bases, out;
+  for (int i = 0; i < 30; ++i) bases.push_back(Story(rng, 60 + static_cast<int>(rng() % 500)));
+  for (int i = 0; i < 400; ++i) {
+    out.push_back(rng() % 5 == 0
+                      ? Story(rng, 300)
+                      : Edit(rng, bases[rng() % bases.size()], static_cast<int>(rng() % 6)));
+  }
+  return out;
+}
+
+std::string Describe(const AddResult& r) {
+  std::string s = r.cluster + (r.duplicate ? " dup" : " new");
+  for (const Match& m : r.matches) s += " " + m.id + ":" + std::to_string(m.verified.value_or(-1));
+  return s;
+}
+
+std::string Describe(const QueryResult& r) {
+  std::string s;
+  for (const Match& m : r.matches) s += " " + m.id + ":" + std::to_string(m.verified.value_or(-1));
+  return s;
+}
+
+TEST(DurableFormsTest, DecisionsFromStoredFormsEqualThoseFromTexts) {
+  const auto texts = Corpus();
+  TempDir dir;
+  auto durable = OpenOrDie(Opts(dir.str()));
+  auto memory = Engine::Create(Opts(dir.str()).engine);
+  ASSERT_TRUE(memory.ok());
+  int duplicates = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string id = "d" + std::to_string(i);
+    auto a = durable->Add({id, texts[i], 1000 + static_cast<int64_t>(i), ""}, OnConflict::kError);
+    auto b = (*memory)->Add({id, texts[i], 1000 + static_cast<int64_t>(i)});
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(Describe(a->add), Describe(*b)) << i;
+    duplicates += b->duplicate;
+  }
+  EXPECT_GT(duplicates, 200);
+  // Every row carries a form.
+  auto form = engine::DurableAccess::StoreOf(*durable).GetForm("d7");
+  ASSERT_TRUE(form.ok());
+  EXPECT_FALSE(form->empty());
+}
+
+TEST(DurableFormsTest, RowsWithoutFormsAreVerifiedFromTheirTexts) {
+  const auto texts = Corpus();
+  TempDir dir;
+  std::vector<std::string> expected;
+  {
+    auto durable = OpenOrDie(Opts(dir.str()));
+    for (size_t i = 0; i < texts.size(); ++i) {
+      auto r = durable->Add({"d" + std::to_string(i), texts[i], 1000, ""}, OnConflict::kError);
+      ASSERT_TRUE(r.ok());
+    }
+    for (size_t i = 0; i < texts.size(); i += 9) {
+      auto q = durable->Query(texts[i]);
+      ASSERT_TRUE(q.ok());
+      expected.push_back(Describe(*q));
+    }
+  }
+  {  // Drops every form, as in a store from before forms.
+    auto store = store::DocStore::Open(dir.str(), {});
+    ASSERT_TRUE(store.ok());
+    store::DocStore::Batch b;
+    (*store)->Prepare(&b);
+    ASSERT_TRUE((*store)
+                    ->ScanDocs([&](std::string_view id, const store::DocRow&) {
+                      b.DeleteFormRow(id);
+                      return Status::OK();
+                    })
+                    .ok());
+    ASSERT_TRUE((*store)->Write(&b, true).ok());
+  }
+  auto durable = OpenOrDie(Opts(dir.str()));
+  EXPECT_TRUE(engine::DurableAccess::StoreOf(*durable).GetForm("d7").status().IsNotFound());
+  size_t k = 0;
+  for (size_t i = 0; i < texts.size(); i += 9) {
+    auto q = durable->Query(texts[i]);
+    ASSERT_TRUE(q.ok());
+    EXPECT_EQ(Describe(*q), expected[k++]) << i;
+  }
+}
+
+}  // namespace
+}  // namespace neardup
