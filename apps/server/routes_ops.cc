@@ -71,6 +71,8 @@ void Stats(const RouteContext& ctx, const Req&, Res& res) {
          {"commit_errors", s.commit_errors},
          {"queue_depth", s.queue_depth},
          {"disk_bytes", s.disk_bytes},
+         {"store_cache_bytes", s.store_cache_bytes},
+         {"store_memtable_bytes", s.store_memtable_bytes},
          {"index_bytes", s.engine.index_bytes},
          {"forest_bytes", s.engine.forest_bytes},
          {"id_bytes", s.engine.id_bytes},
@@ -115,6 +117,8 @@ void Metrics(const RouteContext& ctx, const Req&, Res& res) {
   gauge("neardup_write_queue_documents", "Documents waiting for the writer.", s.queue_depth);
   gauge("neardup_store_bytes", "Store size on disk.", s.disk_bytes);
   gauge("neardup_resident_bytes", "Resident memory.", ResidentBytes());
+  gauge("neardup_store_cache_bytes", "RocksDB block cache in use.", s.store_cache_bytes);
+  gauge("neardup_store_memtable_bytes", "RocksDB memtables.", s.store_memtable_bytes);
   ctx.metrics.Render(&out);
   res.status = 200;
   res.SetContent(out, "text/plain; version=0.0.4");

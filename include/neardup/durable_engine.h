@@ -120,7 +120,9 @@ struct DurableStats {
   uint64_t expired_documents = 0;
   uint64_t queue_depth = 0;  // documents waiting for the writer
   uint64_t disk_bytes = 0;
-  uint64_t restore_ms = 0;  // time Open() took to rebuild memory
+  uint64_t store_cache_bytes = 0;     // RocksDB's block cache in use (bounded, 64 MiB)
+  uint64_t store_memtable_bytes = 0;  // RocksDB's memtables (bounded, about 64 MiB)
+  uint64_t restore_ms = 0;            // time Open() took to rebuild memory
   uint64_t restored_documents = 0;
   int64_t ttl_ms = 0;
 };

@@ -371,6 +371,9 @@ DurableStats DurableEngine::Stats() const {
     s.queue_depth = impl_->queued_docs;
   }
   s.disk_bytes = impl_->store->DiskBytes();
+  const store::DocStore::Memory m = impl_->store->MemoryUsage();
+  s.store_cache_bytes = m.block_cache;
+  s.store_memtable_bytes = m.memtables;
   s.restore_ms = impl_->restore_ms;
   s.restored_documents = impl_->restored_documents;
   s.ttl_ms = options_.ttl_ms;

@@ -389,5 +389,19 @@ TEST(DurableEngineTest, LearnedIdfIsRefusedUntilPersisted) {
   EXPECT_EQ(d.status().code(), StatusCode::kFailedPrecondition);
 }
 
+TEST(DurableEngineTest, StatsCountRocksDbMemory) {
+  TempDir dir;
+  auto d = OpenOrDie(Opts(dir.str()));
+  std::mt19937 rng(3);
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(
+        d->Add({"m" + std::to_string(i), Story(rng, 300), 1000, ""}, OnConflict::kError).ok());
+  }
+  const DurableStats s = d->Stats();
+  EXPECT_GT(s.store_memtable_bytes, 200u * 300 * 3);  // the texts, at least, are in memtables
+  EXPECT_LT(s.store_memtable_bytes, 80u << 20);
+  EXPECT_LE(s.store_cache_bytes, 64u << 20);
+}
+
 }  // namespace
 }  // namespace neardup

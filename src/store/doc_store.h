@@ -86,6 +86,9 @@ struct StoreOptions {
   // Repair only (store_check.h): open a store whose content checks fail.
   bool skip_checks = false;
   size_t block_cache_bytes = 64u << 20;
+  // All column families' memtables together (a RocksDB WriteBufferManager):
+  // past it, the largest is flushed.
+  size_t memtable_bytes = 64u << 20;
   // Tests only: every file of the store goes through these faults.
   std::shared_ptr<FaultInjection> faults = nullptr;
   // RocksDB's warnings and errors go here (may be null: dropped). RocksDB
@@ -208,6 +211,14 @@ class DocStore {
   // and whatever else is there): what the store takes on disk. Approximate
   // live keys in nodes.
   uint64_t DiskBytes() const;
+
+  // What RocksDB holds in memory: the block cache (data, index and filter
+  // blocks; at most StoreOptions::block_cache_bytes) and the memtables (at
+  // most about memtable_bytes). Zero while the store is being reopened.
+  struct Memory {
+    uint64_t block_cache = 0, memtables = 0;
+  };
+  Memory MemoryUsage() const;
   uint64_t EstimatedDocuments() const;
 
   // Flushes memtables to SST files and syncs the WAL.

@@ -7,6 +7,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 #include <rocksdb/table.h>
+#include <rocksdb/write_buffer_manager.h>
 
 #include <algorithm>
 #include <cstdarg>
@@ -183,6 +184,8 @@ Status DocStore::OpenExisting() {
 Status DocStore::OpenDb(bool read_only, bool create) {
   DbConfig c = MakeDbConfig(options_.block_cache_bytes, options_.log);
   if (env_) c.db.env = env_.get();
+  c.db.write_buffer_manager =
+      std::make_shared<rocksdb::WriteBufferManager>(options_.memtable_bytes);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s;
@@ -277,6 +280,20 @@ std::vector<DocStore::TableFile> DocStore::Tables() const {
 uint64_t DocStore::LatestSequence() const {
   std::shared_lock lock(mu_);
   return db_ ? db_->GetLatestSequenceNumber() : 0;
+}
+
+DocStore::Memory DocStore::MemoryUsage() const {
+  std::shared_lock lock(mu_);
+  Memory m;
+  if (!db_) return m;
+  uint64_t v = 0;
+  if (db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kBlockCacheUsage, &v)) {
+    m.block_cache = v;
+  }
+  if (db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &v)) {
+    m.memtables = v;
+  }
+  return m;
 }
 
 uint64_t DocStore::DiskBytes() const {
