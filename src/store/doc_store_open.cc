@@ -287,7 +287,8 @@ DocStore::Memory DocStore::MemoryUsage() const {
   Memory m;
   if (!db_) return m;
   uint64_t v = 0;
-  if (db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kBlockCacheUsage, &v)) {
+  // One cache serves every family: ask one (the aggregate counts it five times).
+  if (db_->GetIntProperty(cf_default_, rocksdb::DB::Properties::kBlockCacheUsage, &v)) {
     m.block_cache = v;
   }
   if (db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &v)) {
