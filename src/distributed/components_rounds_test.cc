@@ -3,7 +3,7 @@
 // Components on the inputs that are hard for hooking (chains, a star, a
 // grid) and on random graphs, on 1, 2 and 4 in-process ranks: the labels of
 // a union-find, the same on every number of ranks, and rounds within the
-// bound of components.h. The unit tests use 2^17 documents;
+// bound of components.h. The unit tests use 2^16 documents;
 // NEARDUP_COMPONENTS_DOCS sets another number (the slow test
 // components_rounds_1m runs a million, tests/components_rounds.cmake).
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ namespace {
 
 uint32_t Docs() {
   const char* env = std::getenv("NEARDUP_COMPONENTS_DOCS");
-  return env != nullptr ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 1u << 17;
+  return env != nullptr ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 1u << 16;
 }
 
 uint64_t CeilLog2(uint64_t n) {
@@ -260,7 +260,7 @@ TEST(ComponentsRoundsTest, RandomGraphsMatchUnionFind) {
 // where the bound is tight: labels of union-find, rounds within the bound.
 TEST(ComponentsRoundsTest, SmallGraphsWithinTheBound) {
   std::mt19937 rng(13);
-  for (int g = 0; g < 300; ++g) {
+  for (int g = 0; g < 150; ++g) {
     const uint32_t docs = 2 + rng() % 60;
     std::vector<uint32_t> id(docs);
     std::iota(id.begin(), id.end(), 0);
