@@ -24,18 +24,7 @@ Status Agree(Comm& c, const Status& local, uint64_t line) {
 std::vector<uint32_t> Query(Comm& c, std::span<const uint32_t> ids,
                             const std::function<int(uint32_t)>& owner,
                             const std::function<uint32_t(uint32_t)>& answer) {
-  std::vector<std::vector<uint8_t>> out(c.size());
-  for (uint32_t id : ids) AppendPod(id, &out[owner(id)]);
-  std::vector<size_t> from;
-  std::vector<uint32_t> asked = FromBytes<uint32_t>(c.Exchange(out, &from));
-  for (uint32_t& v : asked) v = answer(v);
-  // Answers back to the askers, in the order they asked.
-  std::vector<std::vector<uint8_t>> back(c.size());
-  size_t k = 0;
-  for (int r = 0; r < c.size(); ++r) {
-    for (size_t b = 0; b < from[r]; b += sizeof(uint32_t)) AppendPod(asked[k++], &back[r]);
-  }
-  return FromBytes<uint32_t>(c.Exchange(back));
+  return QueryAs<uint32_t>(c, ids, owner, answer);
 }
 
 }  // namespace neardup::distributed

@@ -12,7 +12,8 @@
 // Built on the primitives, for any Comm:
 //   Agree      every rank learns the first error of any rank (by input line)
 //   Query      values of ids held by their owner ranks: one exchange out,
-//              one back
+//              one back (QueryAs: answers of any plain type; MarkThenQuery:
+//              the same exchanges first deliver marks to their owners)
 //   SumAll, MaxAll
 #ifndef NEARDUP_DISTRIBUTED_COMM_H_
 #define NEARDUP_DISTRIBUTED_COMM_H_
@@ -67,6 +68,22 @@ std::vector<uint32_t> Query(Comm& c, std::span<const uint32_t> ids,
                             const std::function<int(uint32_t)>& owner,
                             const std::function<uint32_t(uint32_t)>& answer);
 
+// Query with answers of a plain type T.
+template <typename T>
+std::vector<T> QueryAs(Comm& c, std::span<const uint32_t> ids,
+                       const std::function<int(uint32_t)>& owner,
+                       const std::function<T(uint32_t)>& answer);
+
+// One exchange out, one back, like Query; the first also carries `marks`
+// (any order) to their owners, who run on_mark on each of them before they
+// answer any of `ids`.
+template <typename T>
+std::vector<T> MarkThenQuery(Comm& c, std::span<const uint32_t> marks,
+                             std::span<const uint32_t> ids,
+                             const std::function<int(uint32_t)>& owner,
+                             const std::function<void(uint32_t)>& on_mark,
+                             const std::function<T(uint32_t)>& answer);
+
 // Plain values as bytes, for messages.
 template <typename T>
 void AppendPod(const T& v, std::vector<uint8_t>* out) {
@@ -86,6 +103,80 @@ std::vector<T> FromBytes(const std::vector<uint8_t>& b) {
 template <typename T>
 std::span<const uint8_t> AsBytes(const std::vector<T>& v) {
   return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)};
+}
+
+namespace internal {
+
+// Appends each of `ids` to the message of its owner, a run of ids with the
+// same owner at a time.
+inline void AppendByOwner(std::span<const uint32_t> ids, const std::function<int(uint32_t)>& owner,
+                          std::vector<std::vector<uint8_t>>* out) {
+  for (size_t k = 0, end = 0; k < ids.size(); k = end) {
+    const int r = owner(ids[k]);
+    for (end = k + 1; end < ids.size() && owner(ids[end]) == r;) ++end;
+    const auto* p = reinterpret_cast<const uint8_t*>(ids.data() + k);
+    (*out)[r].insert((*out)[r].end(), p, p + (end - k) * sizeof(uint32_t));
+  }
+}
+
+// Answers the ids each rank asked (rank r's message: from[r] bytes of
+// `in`, of which the first skip[r] words are not ids) and sends the
+// answers back, in order.
+template <typename T>
+std::vector<T> AnswerBack(Comm& c, const std::vector<uint32_t>& in, const std::vector<size_t>& from,
+                          const std::vector<size_t>& skip,
+                          const std::function<T(uint32_t)>& answer) {
+  std::vector<std::vector<uint8_t>> back(c.size());
+  size_t at = 0;
+  for (int r = 0; r < c.size(); ++r) {
+    const size_t words = from[r] / sizeof(uint32_t);
+    back[r].resize((words - skip[r]) * sizeof(T));
+    for (size_t k = skip[r]; k < words; ++k) {
+      const T v = answer(in[at + k]);
+      std::memcpy(back[r].data() + (k - skip[r]) * sizeof(T), &v, sizeof(T));
+    }
+    at += words;
+  }
+  return FromBytes<T>(c.Exchange(back));
+}
+
+}  // namespace internal
+
+template <typename T>
+std::vector<T> QueryAs(Comm& c, std::span<const uint32_t> ids,
+                       const std::function<int(uint32_t)>& owner,
+                       const std::function<T(uint32_t)>& answer) {
+  std::vector<std::vector<uint8_t>> out(c.size());
+  internal::AppendByOwner(ids, owner, &out);
+  std::vector<size_t> from;
+  const std::vector<uint32_t> in = FromBytes<uint32_t>(c.Exchange(out, &from));
+  return internal::AnswerBack(c, in, from, std::vector<size_t>(c.size(), 0), answer);
+}
+
+template <typename T>
+std::vector<T> MarkThenQuery(Comm& c, std::span<const uint32_t> marks,
+                             std::span<const uint32_t> ids,
+                             const std::function<int(uint32_t)>& owner,
+                             const std::function<void(uint32_t)>& on_mark,
+                             const std::function<T(uint32_t)>& answer) {
+  // To each rank: the number of its marks, the marks, the ids.
+  std::vector<std::vector<uint8_t>> out(c.size());
+  for (int r = 0; r < c.size(); ++r) AppendPod(uint32_t{0}, &out[r]);
+  internal::AppendByOwner(marks, owner, &out);
+  for (int r = 0; r < c.size(); ++r) {
+    const auto count = static_cast<uint32_t>(out[r].size() / sizeof(uint32_t) - 1);
+    std::memcpy(out[r].data(), &count, sizeof count);
+  }
+  internal::AppendByOwner(ids, owner, &out);
+  std::vector<size_t> from, skip(c.size());
+  const std::vector<uint32_t> in = FromBytes<uint32_t>(c.Exchange(out, &from));
+  size_t at = 0;
+  for (int r = 0; r < c.size(); ++r) {
+    skip[r] = 1 + in[at];
+    for (size_t k = 1; k < skip[r]; ++k) on_mark(in[at + k]);
+    at += from[r] / sizeof(uint32_t);
+  }
+  return internal::AnswerBack(c, in, from, skip, answer);
 }
 
 }  // namespace neardup::distributed

@@ -2,10 +2,9 @@
 #include "distributed/components.h"
 
 #include <algorithm>
-#include <numeric>
-#include <unordered_map>
 
 #include "base/status_macros.h"
+#include "distributed/forest.h"
 
 namespace neardup::distributed {
 namespace {
@@ -18,108 +17,6 @@ void SortUnique(std::vector<uint32_t>* v) {
 size_t IndexOf(const std::vector<uint32_t>& sorted, uint32_t x) {
   return std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin();
 }
-
-// The parents of this rank's documents [lo, hi), and lookups of others'.
-class Forest {
- public:
-  Forest(Comm& c, const LineRanges& ranges) : c_(c), ranges_(ranges), lo_(ranges.begin(c.rank())) {
-    parent_.resize(ranges.end(c.rank()) - lo_);
-    std::iota(parent_.begin(), parent_.end(), lo_);
-  }
-
-  // Values of `values` (indexed by own document) for the sorted `ids`.
-  std::vector<uint32_t> Lookup(const std::vector<uint32_t>& ids,
-                               const std::vector<uint32_t>& values) {
-    return Query(
-        c_, ids, [&](uint32_t d) { return ranges_.Owner(d); },
-        [&](uint32_t d) { return values[d - lo_]; });
-  }
-
-  // One round of hooking over the edges not yet inside one tree (trees
-  // are stars, so parents are roots); drops the others from *active.
-  // Returns the proposals made over all ranks.
-  uint64_t Hook(std::vector<batch::Edge>* active) {
-    std::vector<uint32_t> ends;
-    for (const batch::Edge& e : *active) ends.push_back(e.a), ends.push_back(e.b);
-    SortUnique(&ends);
-    const std::vector<uint32_t> roots = Lookup(ends, parent_);
-    std::vector<std::vector<uint8_t>> out(c_.size());
-    uint64_t proposals = 0;
-    size_t kept = 0;
-    for (const batch::Edge& e : *active) {
-      const uint32_t ra = roots[IndexOf(ends, e.a)], rb = roots[IndexOf(ends, e.b)];
-      if (ra == rb) continue;  // joined for good
-      (*active)[kept++] = e;
-      // The larger root under the smaller one.
-      const uint32_t x = std::max(ra, rb), y = std::min(ra, rb);
-      AppendPod(x, &out[ranges_.Owner(x)]);
-      AppendPod(y, &out[ranges_.Owner(x)]);
-      ++proposals;
-    }
-    active->resize(kept);
-    const std::vector<uint32_t> in = FromBytes<uint32_t>(c_.Exchange(out));
-    for (size_t i = 0; i + 1 < in.size(); i += 2) {
-      uint32_t& p = parent_[in[i] - lo_];
-      p = std::min(p, in[i + 1]);
-    }
-    return SumAll(c_, proposals);
-  }
-
-  // Pointer jumping until every tree is a star.
-  void Jump() {
-    std::vector<uint32_t> ps;
-    while (true) {
-      ps.clear();
-      for (uint32_t i = 0; i < parent_.size(); ++i) {
-        if (parent_[i] != lo_ + i) ps.push_back(parent_[i]);
-      }
-      SortUnique(&ps);
-      const std::vector<uint32_t> grand = Lookup(ps, parent_);
-      uint64_t changed = 0;
-      for (uint32_t i = 0; i < parent_.size(); ++i) {
-        const uint32_t p = parent_[i];
-        if (p == lo_ + i) continue;
-        const uint32_t g = grand[IndexOf(ps, p)];
-        if (g != p) parent_[i] = g, ++changed;
-      }
-      if (SumAll(c_, changed) == 0) return;
-    }
-  }
-
-  // Sizes: members counted per root on the root's owner, then looked up.
-  Labels Finish() {
-    std::unordered_map<uint32_t, uint32_t> count;
-    for (uint32_t i = 0; i < parent_.size(); ++i) {
-      if (parent_[i] != lo_ + i) ++count[parent_[i]];
-    }
-    std::vector<std::vector<uint8_t>> out(c_.size());
-    for (const auto& [root, k] : count) {
-      AppendPod(root, &out[ranges_.Owner(root)]);
-      AppendPod(k, &out[ranges_.Owner(root)]);
-    }
-    std::vector<uint32_t> root_size(parent_.size(), 1);
-    const std::vector<uint32_t> in = FromBytes<uint32_t>(c_.Exchange(out));
-    for (size_t i = 0; i + 1 < in.size(); i += 2) root_size[in[i] - lo_] += in[i + 1];
-    std::vector<uint32_t> roots;
-    for (const auto& [root, k] : count) roots.push_back(root);
-    std::sort(roots.begin(), roots.end());
-    const std::vector<uint32_t> sizes = Lookup(roots, root_size);
-    Labels l;
-    l.root = parent_;
-    l.size.assign(parent_.size(), 1);
-    for (uint32_t i = 0; i < parent_.size(); ++i) {
-      const uint32_t r = parent_[i];
-      l.size[i] = r == lo_ + i ? root_size[i] : sizes[IndexOf(roots, r)];
-    }
-    return l;
-  }
-
- private:
-  Comm& c_;
-  const LineRanges& ranges_;
-  uint32_t lo_;
-  std::vector<uint32_t> parent_;
-};
 
 // Replays `mine` (every edge of some oversized components) through a capped
 // ClusterBuilder over their documents renumbered in order; appends
@@ -155,11 +52,10 @@ Status Replay(const std::vector<batch::Edge>& mine, const LineRanges& ranges, ui
 Labels Components(Comm& c, const LineRanges& ranges, const std::vector<batch::Edge>& edges,
                   uint64_t* rounds) {
   Forest forest(c, ranges);
-  std::vector<batch::Edge> active = edges;  // edges whose ends have different roots
-  while (forest.Hook(&active) > 0) {
+  std::vector<batch::Edge> active = edges;  // edges not known to be inside one tree
+  do {
     ++*rounds;
-    forest.Jump();
-  }
+  } while (forest.Round(&active) > 0);
   return forest.Finish();
 }
 
