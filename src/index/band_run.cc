@@ -8,6 +8,47 @@
 #include "base/status_macros.h"
 
 namespace neardup::index {
+namespace {
+
+// One stable counting-sort pass on 16 bits of each entry.
+template <typename Digit>
+void RadixPass(std::vector<BandEntry>* in, std::vector<BandEntry>* out, Digit digit) {
+  std::vector<size_t> count(size_t{1} << 16, 0);
+  for (const BandEntry& e : *in) ++count[digit(e)];
+  size_t at = 0;
+  for (size_t& c : count) {
+    const size_t n = c;
+    c = at;
+    at += n;
+  }
+  out->resize(in->size());
+  for (const BandEntry& e : *in) (*out)[count[digit(e)]++] = e;
+  in->swap(*out);
+}
+
+// Sorts by (key, slot): std::sort for small inputs, else an LSD radix sort
+// (slot then key, 16 bits a pass; the slot passes are skipped when the
+// entries come in slot order, as a bulk load's do). A restore sorts every
+// band of every document once: O(n) a band instead of O(n log n).
+void SortEntries(std::vector<BandEntry>* entries) {
+  if (std::is_sorted(entries->begin(), entries->end())) return;
+  if (entries->size() < (size_t{1} << 16)) {
+    std::sort(entries->begin(), entries->end());
+    return;
+  }
+  std::vector<BandEntry> scratch;
+  const bool by_slot =
+      std::is_sorted(entries->begin(), entries->end(),
+                     [](const BandEntry& a, const BandEntry& b) { return a.slot < b.slot; });
+  if (!by_slot) {
+    RadixPass(entries, &scratch, [](const BandEntry& e) { return e.slot & 0xFFFF; });
+    RadixPass(entries, &scratch, [](const BandEntry& e) { return e.slot >> 16; });
+  }
+  RadixPass(entries, &scratch, [](const BandEntry& e) { return e.key & 0xFFFF; });
+  RadixPass(entries, &scratch, [](const BandEntry& e) { return e.key >> 16; });
+}
+
+}  // namespace
 
 std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t lo, uint32_t hi,
                                         const Source& source) {
@@ -32,7 +73,7 @@ std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t l
       source(b, &entries);
     }
     NEARDUP_CHECK(entries.size() == n);
-    if (!std::is_sorted(entries.begin(), entries.end())) std::sort(entries.begin(), entries.end());
+    SortEntries(&entries);
     run->Pack(b, entries);
   }
   return run;
