@@ -60,7 +60,8 @@ Status InStore(const std::string& dir, Status s) {
 Status Recover(store::DocStore& st, Engine& engine, DurableImpl& impl) {
   NodeRecord rec;
   uint64_t n = 0;
-  NEARDUP_RETURN_IF_ERROR(st.ScanNodes([&](const store::NodeRow& row) {
+  EngineInternal::BeginRestore(engine);
+  const Status scanned = st.ScanNodes([&](const store::NodeRow& row) {
     rec.id = row.id;
     rec.cluster = row.root.empty() ? row.id : row.root;
     rec.fingerprint = row.fingerprint;
@@ -68,7 +69,9 @@ Status Recover(store::DocStore& st, Engine& engine, DurableImpl& impl) {
     ++n;
     Status s = EngineInternal::Restore(engine, rec, row.sketches);
     return s.ok() ? s : Status::Corruption("recovering '" + row.id + "': " + s.message());
-  }));
+  });
+  EngineInternal::EndRestore(engine);
+  NEARDUP_RETURN_IF_ERROR(scanned);
   std::vector<std::string> ghosts;
   NEARDUP_RETURN_IF_ERROR(st.ScanTimes([&](const store::TimeRow& row) {
     if (row.ghost) ghosts.push_back(row.id);

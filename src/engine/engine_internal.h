@@ -93,6 +93,10 @@ class EngineInternal {
   // have been restored before it. Errors: AlreadyExists, NotFound (unknown
   // root), InvalidArgument, Corruption (sketches of another shape).
   static Status Restore(Engine& e, const NodeRecord& record, std::string_view sketches);
+  // Around a run of Restore() calls: the indexes build at the end, at once
+  // (SignalSet::BeginBulkInsert). Call EndRestore before anything else.
+  static void BeginRestore(Engine& e);
+  static void EndRestore(Engine& e);
   static Status MarkGhost(Engine& e, std::string_view id);  // Remove() that does not count
   static void RestoreCounters(Engine& e, uint64_t added, uint64_t duplicates, uint64_t removed);
   // Returns unused capacity to the allocator. O(documents).

@@ -93,6 +93,16 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view 
   return Status::OK();
 }
 
+void EngineInternal::BeginRestore(Engine& e) {
+  base::WriterLock lock(e.impl_->mu);
+  e.impl_->signals->BeginBulkInsert();
+}
+
+void EngineInternal::EndRestore(Engine& e) {
+  base::WriterLock lock(e.impl_->mu);
+  e.impl_->signals->EndBulkInsert();
+}
+
 Status EngineInternal::MarkGhost(Engine& e, std::string_view id) {
   base::WriterLock lock(e.impl_->mu);
   const Slot s = e.impl_->LiveSlot(id);

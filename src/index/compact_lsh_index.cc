@@ -34,6 +34,13 @@ Status CompactLshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
   NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
   if (slot == kNilSlot) return Status::InvalidArgument("slot out of range");
   if (Present(slot)) return Status::AlreadyExists("slot " + std::to_string(slot));
+  if (bulk_) {
+    buffer_slots_.push_back(slot);
+    for (uint64_t key : keys) buffer_keys_.push_back(Fold(key));
+    run_of_.Set(slot, buffer_id_);
+    ++size_;
+    return Status::OK();
+  }
   if (buffer_slots_.size() >= opt_.buffer_capacity) Flush();
   const auto local = static_cast<uint32_t>(buffer_slots_.size());
   NEARDUP_RETURN_IF_ERROR(buffer_->Insert(local, keys));
@@ -45,7 +52,34 @@ Status CompactLshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
   return Status::OK();
 }
 
+void CompactLshIndex::BeginBulk() {
+  if (bulk_) return;
+  Flush();  // the mutable tier is empty and its id is the bulk run's
+  bulk_ = true;
+}
+
+void CompactLshIndex::EndBulk() {
+  if (!bulk_) return;
+  bulk_ = false;
+  uint32_t max_slot = 0;
+  for (uint32_t slot : buffer_slots_) max_slot = std::max(max_slot, slot);
+  if (!buffer_slots_.empty()) {
+    const size_t b = static_cast<size_t>(bands_);
+    runs_.push_back(BandRun::Build(
+        bands_, max_slot, buffer_id_, buffer_id_, [&](int band, std::vector<BandEntry>* out) {
+          out->reserve(buffer_slots_.size());
+          for (size_t i = 0; i < buffer_slots_.size(); ++i) {
+            out->push_back({buffer_keys_[i * b + static_cast<size_t>(band)], buffer_slots_[i]});
+          }
+        }));
+    ++merges_;
+  }
+  NewBuffer();
+  MergeAsNeeded();
+}
+
 Status CompactLshIndex::Remove(uint32_t slot) {
+  EndBulk();
   if (!Present(slot)) return Status::NotFound("slot " + std::to_string(slot));
   const uint32_t id = run_of_.Get(slot);
   run_of_.Set(slot, 0);
@@ -125,11 +159,13 @@ void CompactLshIndex::Merge(size_t first, size_t count) {
 }
 
 void CompactLshIndex::Compact() {
+  EndBulk();
   Flush();
   if (runs_.size() > 1 || (runs_.size() == 1 && runs_[0]->dead > 0)) Merge(0, runs_.size());
 }
 
 Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out) const {
+  NEARDUP_CHECK(!bulk_ && "CompactLshIndex::Query during a bulk load");
   NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
   // A live document sits in exactly one tier, so the buffer's counts are
   // whole: take its hits first (mapped to slots), then the runs'.

@@ -72,6 +72,12 @@ class CompactLshIndex {
   Status Query(std::span<const uint64_t> keys, std::vector<Hit>* out) const;
   // Moves the mutable tier into a run and merges every run into one.
   void Compact();
+  // Bulk loading (a restore): between BeginBulk and EndBulk, Insert only
+  // files a slot's keys, and EndBulk builds them into one run at once
+  // (O(bands n log n) instead of the tiers' merges). Remove ends a bulk
+  // load first; Query must not run during one (checked).
+  void BeginBulk();
+  void EndBulk();
 
   int bands() const { return bands_; }
   size_t size() const { return size_; }
@@ -100,6 +106,7 @@ class CompactLshIndex {
   std::vector<uint32_t> buffer_slots_;                   // local id -> slot
   std::vector<uint32_t> buffer_keys_;                    // local id * bands + band -> folded key
   std::unordered_map<uint32_t, uint32_t> buffer_local_;  // slot -> local id (live)
+  bool bulk_ = false;  // inserts go to buffer_slots_ / buffer_keys_ only
 };
 
 }  // namespace neardup::index

@@ -169,5 +169,55 @@ TEST(CompactLshIndexTest, LargeSlotsAndCompaction) {
   EXPECT_EQ(index.size(), docs.size());
 }
 
+TEST(CompactLshIndexTest, BulkLoadMatchesOracleAndThenInsertsAndRemoves) {
+  CompactLshIndex index(4, {.buffer_capacity = 16});
+  std::map<uint32_t, std::vector<uint64_t>> docs;
+  std::mt19937_64 rng(8);
+  auto add = [&](uint32_t slot) {
+    std::vector<uint64_t> keys = RandomKeys(rng, 4);
+    ASSERT_TRUE(index.Insert(slot, keys).ok());
+    docs[slot] = keys;
+  };
+  auto check = [&] {
+    for (int i = 0; i < 40; ++i) {
+      const std::vector<uint64_t> q = RandomKeys(rng, 4);
+      std::vector<Hit> got;
+      ASSERT_TRUE(index.Query(q, &got).ok());
+      ASSERT_NO_FATAL_FAILURE(ExpectSame(got, Oracle(docs, q)));
+    }
+  };
+  for (uint32_t i = 0; i < 30; ++i) add(i);  // runs and a mutable tier before
+  index.BeginBulk();
+  for (uint32_t i = 30; i < 3000; ++i) add(i);
+  EXPECT_EQ(index.Insert(100, RandomKeys(rng, 4)).code(), StatusCode::kAlreadyExists);
+  index.EndBulk();
+  EXPECT_EQ(index.size(), docs.size());
+  ASSERT_NO_FATAL_FAILURE(check());
+  const size_t merges = index.Stats().merges;
+  for (uint32_t i = 3000; i < 3100; ++i) add(i);
+  for (uint32_t i = 0; i < 3100; i += 3) {
+    ASSERT_TRUE(index.Remove(i).ok());
+    docs.erase(i);
+  }
+  ASSERT_NO_FATAL_FAILURE(check());
+  // A remove in the middle of a bulk load ends it first.
+  index.BeginBulk();
+  for (uint32_t i = 5000; i < 5100; ++i) add(i);
+  ASSERT_TRUE(index.Remove(5050).ok());
+  docs.erase(5050);
+  ASSERT_NO_FATAL_FAILURE(check());
+  EXPECT_GT(index.Stats().merges, merges);
+}
+
+TEST(CompactLshIndexTest, BulkLoadBuildsOneRun) {
+  CompactLshIndex index(2, {.buffer_capacity = 8});
+  std::mt19937_64 rng(9);
+  index.BeginBulk();
+  for (uint32_t i = 0; i < 1000; ++i) ASSERT_TRUE(index.Insert(i, RandomKeys(rng, 2)).ok());
+  index.EndBulk();
+  EXPECT_EQ(index.Stats().runs, 1u);  // not 1000 / 8 flushes and their merges
+  EXPECT_EQ(index.Stats().merges, 1u);
+}
+
 }  // namespace
 }  // namespace neardup::index

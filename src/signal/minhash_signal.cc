@@ -33,6 +33,8 @@ class MinHashSignal final : public Signal {
     return InsertUnlessSkipped(slot, s, &skipped_, &index_);
   }
   Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
+  void BeginBulkInsert() override { index_.BeginBulk(); }
+  void EndBulkInsert() override { index_.EndBulk(); }
   Status Query(const SignalSketch& s, const QueryParams&,
                std::vector<Candidate>* out) const override {
     if (!s.indexable) return Status::OK();

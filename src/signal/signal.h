@@ -146,6 +146,10 @@ class Signal {
   // Removes a slot inserted before (no-op for a non-indexable one).
   // Errors: NotFound.
   virtual Status Remove(uint32_t slot) = 0;
+  // Between these two, Insert() may hold documents back and index them all
+  // at the end, faster (a restore); no Query() in between. Remove() ends it.
+  virtual void BeginBulkInsert() {}
+  virtual void EndBulkInsert() {}
   // Appends the candidates of `sketch`, best first. Errors: InvalidArgument
   // for a bad sketch or a k above the index's.
   virtual Status Query(const SignalSketch& sketch, const QueryParams& params,

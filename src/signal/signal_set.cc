@@ -147,6 +147,14 @@ Status SignalSet::Insert(uint32_t slot, const Sketches& sketches) {
   return Status::OK();
 }
 
+void SignalSet::BeginBulkInsert() {
+  for (const auto& s : signals_) s->BeginBulkInsert();
+}
+
+void SignalSet::EndBulkInsert() {
+  for (const auto& s : signals_) s->EndBulkInsert();
+}
+
 Status SignalSet::Remove(uint32_t slot) {
   for (const auto& s : signals_) NEARDUP_RETURN_IF_ERROR(s->Remove(slot));
   return Status::OK();

@@ -82,6 +82,10 @@ class SignalSet {
                     const TextSource* texts, std::vector<Evidence>* out,
                     Verdicts* verdicts = nullptr) const;
 
+  // Signal::BeginBulkInsert / EndBulkInsert on every signal.
+  void BeginBulkInsert();
+  void EndBulkInsert();
+
   // Errors: AlreadyExists, or a signal's error (nothing is inserted then).
   Status Insert(uint32_t slot, const Sketches& sketches);
   // Errors: NotFound.
