@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "base/headroom.h"
 #include "base/status_macros.h"
 #include "neardup/status.h"
 
@@ -239,10 +240,12 @@ void Forest::ShrinkToFit() {
   while (used > 0 && nodes_[used - 1].state == State::kFree) --used;
   nodes_.resize(used);
   cluster_of_.resize(used);
-  for (auto* v : {&cluster_of_, &free_clusters_}) v->shrink_to_fit();
-  nodes_.shrink_to_fit();
-  clusters_.shrink_to_fit();
-  queue_.shrink_to_fit();
+  // Headroom, not shrink_to_fit: the first add would copy every array.
+  base::TrimWithHeadroom(&cluster_of_);
+  base::TrimWithHeadroom(&free_clusters_);
+  base::TrimWithHeadroom(&nodes_);
+  base::TrimWithHeadroom(&clusters_);
+  base::TrimWithHeadroom(&queue_);
   RebuildOrders();
 }
 

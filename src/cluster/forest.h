@@ -93,8 +93,9 @@ class Forest {
   size_t clusters() const { return live_clusters_; }
   size_t live() const { return live_; }
   size_t MemoryBytes() const;
-  // Drops stale expiry-queue entries and unused capacity, and packs the
-  // orders. O(slots + clusters log clusters).
+  // Drops stale expiry-queue entries and unused capacity beyond an eighth of
+  // headroom (base/headroom.h), and packs the orders. O(slots + clusters log
+  // clusters).
   void ShrinkToFit();
 
  private:

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "base/headroom.h"
 #include "engine/engine_impl.h"
 #include "verify/form.h"
 
@@ -126,8 +127,8 @@ void EngineInternal::ShrinkToFit(Engine& e) {
   base::WriterLock lock(e.impl_->mu);
   e.impl_->forest.ShrinkToFit();
   e.impl_->ids.ShrinkToFit();
-  e.impl_->free_slots.shrink_to_fit();
-  e.impl_->fingerprints.shrink_to_fit();
+  base::TrimWithHeadroom(&e.impl_->free_slots);
+  base::TrimWithHeadroom(&e.impl_->fingerprints);
   e.impl_->texts.ShrinkToFit();
 }
 

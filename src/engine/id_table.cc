@@ -6,6 +6,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "base/headroom.h"
 #include "base/status_macros.h"
 #include "neardup/status.h"
 
@@ -106,12 +107,13 @@ void IdTable::CompactArena() {
 
 void IdTable::ShrinkToFit() {
   if (garbage_ > 0) CompactArena();
-  arena_.shrink_to_fit();
+  // Headroom, not a tight fit: the first insert would copy or rehash it all.
+  base::TrimWithHeadroom(&arena_);
   size_t used = offsets_.size();
   while (used > 0 && offsets_[used - 1] == kUnbound) --used;
   offsets_.resize(used);
-  offsets_.shrink_to_fit();
-  Rehash(size_ * 10 / 7 + 16);
+  base::TrimWithHeadroom(&offsets_);
+  Rehash(base::WithHeadroom(size_) * 10 / 7 + 16);
 }
 
 size_t IdTable::MemoryBytes() const {

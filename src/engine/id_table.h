@@ -37,7 +37,8 @@ class IdTable {
 
   size_t size() const { return size_; }
   size_t MemoryBytes() const;
-  // Compacts the arena and sizes the table to the current contents.
+  // Compacts the arena and sizes the table to the current contents plus an
+  // eighth of headroom (base/headroom.h).
   void ShrinkToFit();
 
  private:
