@@ -5,30 +5,12 @@
 #include <cstring>
 
 #include "verify/rice.h"
+#include "verify/varint.h"
 
 namespace neardup::verify {
 namespace {
 
 constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4;
-
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
-    const auto byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    *v |= static_cast<uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
-}
 
 size_t CodePoints(std::string_view s) {
   size_t n = 0;

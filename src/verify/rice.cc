@@ -8,28 +8,10 @@
 #include <cstring>
 
 #include "base/status_macros.h"
+#include "verify/varint.h"
 
 namespace neardup::verify {
 namespace {
-
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
-    const auto byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    *v |= static_cast<uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
-}
 
 // The k that minimizes the expected bits a value, k + 1 + mean gap / 2^k.
 int RiceParameter(size_t n) {
