@@ -8,7 +8,8 @@
 //
 //   store_scale_bench --documents 1000000 --dir /tmp/nd_scale [--batch 100]
 //     [--doc-bytes 2048] [--dup-rate 0.3] [--pool 2000] [--queries 20000]
-//     [--report 100000] [--nosync] [--profile P] [--keep] [--reuse]
+//     [--report 100000] [--nosync] [--profile P] [--verify-per-cluster K]
+//     [--keep] [--reuse]
 //
 // --reuse opens an existing store at --dir and skips the build.
 // Prints one JSON line per --report documents (the interval's rate, the
@@ -38,6 +39,7 @@ struct Flags {
   size_t batch = 100;
   int doc_bytes = 2048, pool = 2000;
   double dup_rate = 0.3;
+  int64_t verify_per_cluster = -1;  // -1: the engine's default
   std::string dir = "/tmp/nd_scale", profile;
   bool sync = true, keep = false, reuse = false;
 };
@@ -113,6 +115,8 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->dir = v;
     else if (a == "--profile")
       f->profile = v;
+    else if (a == "--verify-per-cluster")
+      f->verify_per_cluster = std::stoll(v);
     else
       return false;
   }
@@ -130,6 +134,7 @@ neardup::Result<std::unique_ptr<neardup::DurableEngine>> OpenStore(const Flags& 
     if (!engine.ok()) return engine.status();
     o.engine = *engine;
   }
+  if (f.verify_per_cluster >= 0) o.engine.verify_per_cluster = f.verify_per_cluster;
   return neardup::DurableEngine::Open(o);
 }
 

@@ -190,7 +190,14 @@ struct EngineOptions {
   KeepPolicy keep = KeepPolicy::kFirst;  // batch dedup (neardup dedup, Python dedup())
 
   // --- limits and resources ---
-  size_t max_matches = 100;               // matches returned per Add/Query, best first
+  size_t max_matches = 100;  // matches returned per Add/Query, best first
+  // With a verifier: a cluster's candidates are verified, best estimate
+  // first, until this many of them passed; the rest are not verified and not
+  // among the matches (0 = verify every candidate). The cluster a document
+  // joins needs one passing member per cluster, so this changes only the
+  // matches listed; it keeps a new copy of a story reprinted 1,000 times
+  // from being verified against all 1,000 (Similar lists the cluster).
+  size_t verify_per_cluster = 4;
   size_t max_document_bytes = 64u << 20;  // larger texts are OutOfRange
   int threads = 0;       // AddBatch threads; 0 = all cores; at most 4 per core (min 64, max 1024)
   std::string data_dir;  // dictionaries; empty = the built-in default

@@ -122,8 +122,9 @@ Result<QueryResult> Engine::Query(std::string_view text, const QueryOptions& q) 
   r.fingerprint = p.processed.fingerprint;
   std::vector<Slot> near;
   base::ReaderLock lock(impl_->mu);
-  NEARDUP_RETURN_IF_ERROR(
-      impl_->Candidates(p, {.max_distance = q.max_distance}, &near, &r.matches));
+  signal::QueryParams params;
+  params.max_distance = q.max_distance;
+  NEARDUP_RETURN_IF_ERROR(impl_->Candidates(p, params, &near, &r.matches));
   const Slot root = impl_->forest.ChooseCluster(near);
   if (root != kNoSlot) {
     r.cluster = impl_->IdOf(root);

@@ -21,13 +21,19 @@ Status Engine::Impl::Prepare(std::string_view text, engine::PreparedDocument* ou
   return Status::OK();
 }
 
+signal::QueryParams Engine::Impl::PerCluster(signal::QueryParams q) const {
+  q.verified_per_group = options.verify_per_cluster;
+  q.group = [this](uint32_t slot) NO_THREAD_SAFETY_ANALYSIS { return forest.RootOf(slot); };
+  return q;
+}
+
 Status Engine::Impl::Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
                                 std::vector<Slot>* near, std::vector<Match>* matches,
                                 signal::SignalSet::Verdicts* verdicts) const {
   thread_local std::vector<signal::Evidence> found;
   found.clear();
   NEARDUP_RETURN_IF_ERROR(
-      signals->Candidates(InputOf(p), p.sketches, q, text_source(), &found, verdicts));
+      signals->Candidates(InputOf(p), p.sketches, PerCluster(q), text_source(), &found, verdicts));
   near->reserve(found.size());
   for (const auto& e : found) {
     near->push_back(e.slot);

@@ -143,6 +143,10 @@ struct Engine::Impl {
             p.processed.key_salt};
   }
 
+  // `q` with verification limited to options.verify_per_cluster passes per
+  // cluster. Call under the shared lock (the limit reads the forest).
+  signal::QueryParams PerCluster(signal::QueryParams q) const REQUIRES_SHARED(mu);
+
   // The verified candidates of `p`: every slot (for the forest) and the
   // matches, best first, at most max_matches.
   // `verdicts` as for SignalSet::Candidates.

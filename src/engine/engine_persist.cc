@@ -23,8 +23,8 @@ Status EngineInternal::PreVerify(const Engine& e, PreparedDocument* p) {
   base::ReaderLock lock(m.mu);
   signal::SignalSet::Verdicts verdicts;
   std::vector<signal::Evidence> found;
-  NEARDUP_RETURN_IF_ERROR(
-      m.signals->Candidates(m.InputOf(*p), p->sketches, {}, m.text_source(), &found, &verdicts));
+  NEARDUP_RETURN_IF_ERROR(m.signals->Candidates(m.InputOf(*p), p->sketches, m.PerCluster({}),
+                                                m.text_source(), &found, &verdicts));
   p->verdicts = std::move(verdicts);
   p->verdicts_epoch = m.released_slots;
   return Status::OK();

@@ -31,6 +31,7 @@
 #define NEARDUP_SIGNAL_SIGNAL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -89,6 +90,13 @@ struct Candidate {
 // Per-query parameters.
 struct QueryParams {
   int max_distance = -1;  // simhash: k for this query; -1 = the signal's k
+  // SignalSet::Candidates with a verifier: once `verified_per_group`
+  // candidates of one group passed, the group's other candidates are neither
+  // verified nor returned (0: every candidate is verified). `group` names a
+  // candidate slot's group; the engine passes its cluster root, since
+  // choosing a cluster needs one passing candidate of it, not all of them.
+  size_t verified_per_group = 0;
+  std::function<uint32_t(uint32_t)> group;
 };
 
 // How a signal's batch keys become candidate pairs (batch::KeySpace).

@@ -60,6 +60,13 @@ class Verification {
   bool narrowed_ = false;
 };
 
+// The order a limited verification tries candidates in: the signal's
+// estimate, then slot (deterministic).
+bool BestEstimateFirst(const Evidence& a, const Evidence& b) {
+  if (a.similarity != b.similarity) return a.similarity > b.similarity;
+  return a.slot < b.slot;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SignalSet>> SignalSet::Create(std::vector<std::unique_ptr<Signal>> signals,
@@ -107,11 +114,16 @@ Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
   }
   const size_t first = out->size();
   Verification verification{verifier_.get(), texts, doc};
+  const bool limited = verifier_ && params.verified_per_group > 0 && params.group;
+  std::unordered_map<uint32_t, size_t> passed;  // group -> candidates that passed
+  if (limited) std::sort(found.begin(), found.end(), BestEstimateFirst);
   for (Evidence& e : found) {
     if (!verifier_) {
       out->push_back(e);
       continue;
     }
+    size_t* group_passed = limited ? &passed[params.group(e.slot)] : nullptr;
+    if (group_passed && *group_passed >= params.verified_per_group) continue;
     std::optional<verify::Verdict> v;
     if (auto known = verdicts ? verdicts->find(e.slot) : Verdicts::iterator();
         verdicts && known != verdicts->end()) {
@@ -121,6 +133,7 @@ Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
       if (v && verdicts) verdicts->emplace(e.slot, *v);
     }
     if (!v || !v->passed) continue;
+    if (group_passed) ++*group_passed;
     e.verified = v->similarity;
     out->push_back(e);
   }

@@ -71,7 +71,9 @@ class SignalSet {
   // Candidates of `doc` (whose sketches are `sketches`), verified against
   // `texts` (required with a verifier), best first: verified similarity, then
   // estimate, then slot. Errors: a signal's; a TextSource error other than
-  // NotFound (a candidate without text is skipped).
+  // NotFound (a candidate without text is skipped). With
+  // params.verified_per_group, candidates are tried best estimate first and
+  // a group stops at that many passes (QueryParams).
   //
   // `verdicts` (may be null): the verifier's verdicts on this document's
   // candidates, by slot. A slot found there is not verified again; every
