@@ -235,7 +235,7 @@ std::vector<Result<IngestResult>> DurableEngine::AddBatch(std::span<const Incomi
       out[i] = s;
       continue;
     }
-    item.form = EngineInternal::MakeForm(*engine_, item.prepared);
+    item.form = EngineInternal::MakeForm(*engine_, &item.prepared);
     // Off the writer: its verification of the candidates there are now.
     (void)EngineInternal::PreVerify(*engine_, &item.prepared);
     op->items.push_back(std::move(item));

@@ -140,7 +140,7 @@ struct Engine::Impl {
   Status Prepare(std::string_view text, engine::PreparedDocument* out) const;
   signal::SignalInput InputOf(const engine::PreparedDocument& p) const {
     return {p.processed.normalized, p.processed.features, p.processed.shingles,
-            p.processed.key_salt};
+            p.processed.key_salt, p.narrow};
   }
 
   // `q` with verification limited to options.verify_per_cluster passes per

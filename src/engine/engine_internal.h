@@ -47,6 +47,8 @@ namespace engine {
 struct PreparedDocument {
   pipeline::Processed processed;
   signal::SignalSet::Sketches sketches;
+  // verify::Narrow(processed.shingles), made by MakeForm; empty until then.
+  std::vector<uint64_t> narrow;
   // PreVerify's verdicts on the candidates, valid while no slot has been
   // released since (`epoch`, the engine's count of released slots).
   signal::SignalSet::Verdicts verdicts;
@@ -80,8 +82,9 @@ class EngineInternal {
   // null) where a document has one. Call before the first Add or Restore.
   static void UseTextLookup(Engine& e, TextLookup lookup, FormLookup forms = nullptr);
   // The compact verification form of a prepared document for a store
-  // (verify/form.h); empty when the engine has no verifier. Pure.
-  static std::string MakeForm(const Engine& e, const PreparedDocument& p);
+  // (verify/form.h); empty when the engine has no verifier. Keeps the
+  // narrowed shingles in p->narrow for the verifications that follow.
+  static std::string MakeForm(const Engine& e, PreparedDocument* p);
 
   // The forest record of a live document or a ghost root. Errors: NotFound.
   static Result<NodeRecord> Record(const Engine& e, std::string_view id);

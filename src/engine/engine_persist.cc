@@ -48,11 +48,13 @@ void EngineInternal::UseTextLookup(Engine& e, TextLookup lookup, FormLookup form
                                                         std::move(forms));
 }
 
-std::string EngineInternal::MakeForm(const Engine& e, const PreparedDocument& p) {
+std::string EngineInternal::MakeForm(const Engine& e, PreparedDocument* p) {
   const verify::Verifier* v = e.impl_->signals->verifier();
   std::string form;
-  if (v != nullptr)
-    verify::MakeCompactForm(v, p.processed.normalized, &form, &p.processed.shingles);
+  if (v == nullptr) return form;
+  if (v->uses_shingles()) verify::Narrow(p->processed.shingles, &p->narrow);
+  verify::MakeCompactForm(v, p->processed.normalized, &form, &p->processed.shingles,
+                          v->uses_shingles() ? &p->narrow : nullptr);
   return form;
 }
 

@@ -66,6 +66,8 @@ struct SignalInput {
   std::span<const features::Feature> features;  // weighted (SimHash, I-Match)
   std::span<const uint64_t> shingles;           // ascending, distinct (MinHash, ...)
   uint64_t key_salt = 0;  // mixed into MinHash band keys (sketch::SaltedBandKey); 0 = none
+  // verify::Narrow(shingles) when the caller made it already, else empty.
+  std::span<const uint64_t> narrow = {};
 };
 
 // A signal's sketch of one document; which fields are used depends on the

@@ -36,10 +36,11 @@ class Verification {
     if (s.ok()) {
       NEARDUP_ASSIGN_OR_RETURN(verify::FormSide f, verify::ReadForm(stored_, &theirs_));
       if (!f.narrow) return Found(verifier_->Verify(mine, f.side));
-      if (!narrowed_) verify::Narrow(doc_.shingles, &narrow_);
+      if (!narrowed_ && doc_.narrow.empty()) verify::Narrow(doc_.shingles, &narrow_);
       narrowed_ = true;
-      return Found(
-          verifier_->Verify({doc_.normalized, std::span<const uint64_t>(narrow_)}, f.side));
+      const std::span<const uint64_t> narrow =
+          doc_.narrow.empty() ? std::span<const uint64_t>(narrow_) : doc_.narrow;
+      return Found(verifier_->Verify({doc_.normalized, narrow}, f.side));
     }
     if (!s.IsNotFound()) return s;
     s = texts_->Get(slot, &stored_);

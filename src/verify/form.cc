@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/hash_sort.h"
 #include "verify/rice.h"
 #include "verify/varint.h"
 
@@ -19,7 +20,8 @@ size_t CodePoints(std::string_view s) {
 }
 
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
-          const std::vector<uint64_t>* shingles, bool narrow) {
+          const std::vector<uint64_t>* shingles, bool narrow,
+          const std::vector<uint64_t>* narrowed) {
   out->clear();
   const size_t code_points = CodePoints(normalized);
   const bool with_shingles = verifier != nullptr && verifier->uses_shingles();
@@ -31,12 +33,16 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
   if (with_shingles) {
     thread_local std::vector<uint64_t> own, cut;
     if (shingles == nullptr) {
+      narrowed = nullptr;  // of shingles not given
       verifier->shingler().Shingle(normalized, &own);
       shingles = &own;
     }
     if (narrow) {
-      Narrow(*shingles, &cut);
-      RiceEncode(cut, out);
+      if (narrowed == nullptr) {
+        Narrow(*shingles, &cut);
+        narrowed = &cut;
+      }
+      RiceEncode(*narrowed, out);
       if (with_text) out->append(normalized);
       return;
     }
@@ -55,19 +61,20 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
 
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
               const std::vector<uint64_t>* shingles) {
-  Make(verifier, normalized, out, shingles, false);
+  Make(verifier, normalized, out, shingles, false, nullptr);
 }
 
 void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
-                     const std::vector<uint64_t>* shingles) {
-  Make(verifier, normalized, out, shingles, true);
+                     const std::vector<uint64_t>* shingles, const std::vector<uint64_t>* narrowed) {
+  Make(verifier, normalized, out, shingles, true, narrowed);
 }
 
 void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out) {
+  // Cut to the high half, where SortUniqueHashes buckets, then back down.
   out->resize(shingles.size());
-  for (size_t i = 0; i < shingles.size(); ++i) (*out)[i] = shingles[i] & 0xFFFFFFFFull;
-  std::sort(out->begin(), out->end());
-  out->erase(std::unique(out->begin(), out->end()), out->end());
+  for (size_t i = 0; i < shingles.size(); ++i) (*out)[i] = shingles[i] << 32;
+  base::SortUniqueHashes(out);
+  for (uint64_t& h : *out) h >>= 32;
 }
 
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles) {

@@ -54,9 +54,11 @@ void MakeForm(const Verifier* verifier, std::string_view normalized, std::string
               const std::vector<uint64_t>* shingles = nullptr);
 
 // As MakeForm, narrow (see above): for a store that keeps every document's
-// form.
+// form. `narrowed`, when given, must be Narrow() of the verifier's shingles
+// (saves cutting and sorting them again).
 void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
-                     const std::vector<uint64_t>* shingles = nullptr);
+                     const std::vector<uint64_t>* shingles = nullptr,
+                     const std::vector<uint64_t>* narrowed = nullptr);
 
 // A form read back: a Side for Verifier::Verify() (its shingles in
 // *shingles, which must outlive it), whether it carries the text, and
@@ -68,7 +70,8 @@ struct FormSide {
   bool narrow = false;
 };
 
-// The low 32 bits of each hash, ascending and distinct, into *out.
+// The low 32 bits of each hash, ascending and distinct, into *out. O(n):
+// a radix pass on the cut hashes, which are uniform.
 void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out);
 // Errors: Corruption for a form that does not parse.
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace neardup::verify {
@@ -152,6 +153,24 @@ TEST(FormTest, RejectsMalformedForms) {
   auto f = ReadForm(form, &sh);
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->side.normalized, "x");
+}
+
+TEST(NarrowTest, CutsSortsAndDedupsAsTheObviousWay) {
+  std::mt19937_64 rng(5);
+  for (size_t n : {0, 1, 31, 32, 33, 1000, 70000}) {
+    std::vector<uint64_t> in(n);
+    for (uint64_t& h : in) h = rng();
+    // Hashes equal in their low half (and one repeated whole) must fold.
+    if (n > 2) in[1] = (in[0] & 0xFFFFFFFFull) | (rng() << 32);
+    if (n > 3) in[3] = in[2];
+    std::vector<uint64_t> want;
+    for (uint64_t h : in) want.push_back(h & 0xFFFFFFFFull);
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    std::vector<uint64_t> got;
+    Narrow(in, &got);
+    EXPECT_EQ(got, want) << n;
+  }
 }
 
 }  // namespace
