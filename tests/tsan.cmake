@@ -7,13 +7,16 @@ if(NEARDUP_TSAN)
   add_test(NAME tsan.engine COMMAND engine_test
     --gtest_filter=*Concurrent*:DurableEngineTest.*:SignalsEngineTest.Durable*)
   add_test(NAME tsan.tfidf COMMAND features_test --gtest_filter=*ThreadSafe*)
+  # LSH runs built a band per thread (BandRun::Build, CompactLshIndex merges).
+  add_test(NAME tsan.band_runs COMMAND index_test
+    --gtest_filter=*ParallelBuilds*:*SeveralThreads*)
   # The distributed runner and its parts on ranks that are threads
   # (distributed/in_process_comm.h). Of the component-round tests only the
   # random graphs: the chains, stars and grids run the same code on 2^16
   # documents (80 s under TSan) and run in every other build.
   add_test(NAME tsan.distributed COMMAND distributed_test
     --gtest_filter=-ComponentsRoundsTest.Chain*:ComponentsRoundsTest.Stars:ComponentsRoundsTest.Grids:ComponentsRoundsTest.SmallGraphsWithinTheBound)
-  set_tests_properties(tsan.engine tsan.tfidf tsan.distributed PROPERTIES LABELS tsan
+  set_tests_properties(tsan.engine tsan.tfidf tsan.band_runs tsan.distributed PROPERTIES LABELS tsan
     ENVIRONMENT "${tsan_env}" TIMEOUT 600)
   if(TARGET server_api_test)
     # The server process runs the TSan build of the CLI too.

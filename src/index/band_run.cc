@@ -2,8 +2,10 @@
 #include "index/band_run.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
+#include <thread>
 
 #include "base/status_macros.h"
 
@@ -51,7 +53,7 @@ void SortEntries(std::vector<BandEntry>* entries) {
 }  // namespace
 
 std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t lo, uint32_t hi,
-                                        const Source& source) {
+                                        const Source& source, int threads) {
   std::unique_ptr<BandRun> run(new BandRun());
   run->lo_ = lo;
   run->hi_ = hi;
@@ -67,15 +69,24 @@ std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t l
   run->width_ = run->low_bits_ + run->slot_bits_;
   run->dir_.resize(static_cast<size_t>(bands));
   run->data_.resize(static_cast<size_t>(bands));
-  for (int b = 0; b < bands; ++b) {
-    if (b > 0) {
-      entries.clear();
-      source(b, &entries);
+  SortEntries(&entries);
+  run->Pack(0, entries);
+  // Bands 1.. go to whichever thread is free; each packs its own band.
+  std::atomic<int> next{1};
+  auto work = [&run, &source, &next, bands, n](std::vector<BandEntry>* scratch) {
+    for (int b = next++; b < bands; b = next++) {
+      scratch->clear();
+      source(b, scratch);
+      NEARDUP_CHECK(scratch->size() == n);
+      SortEntries(scratch);
+      run->Pack(b, *scratch);
     }
-    NEARDUP_CHECK(entries.size() == n);
-    SortEntries(&entries);
-    run->Pack(b, entries);
-  }
+  };
+  std::vector<std::thread> helpers;
+  std::vector<std::vector<BandEntry>> scratches(static_cast<size_t>(std::max(0, threads - 1)));
+  for (auto& s : scratches) helpers.emplace_back(work, &s);
+  work(&entries);
+  for (auto& t : helpers) t.join();
   return run;
 }
 

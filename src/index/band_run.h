@@ -75,9 +75,12 @@ class BandRun {
 
   // Builds a run of `bands` bands from `source`, slots <= max_slot, covering
   // run ids [lo, hi]. O(bands * n log n), O(bands * n) for sorted input;
-  // peak extra memory one band's entries (8n bytes).
+  // peak extra memory one band's entries (8n bytes) per thread. With
+  // threads > 1, bands are built that many at a time (band 0 first, on the
+  // caller's thread), so `source` must then be safe to call concurrently for
+  // different bands.
   static std::unique_ptr<BandRun> Build(int bands, uint32_t max_slot, uint32_t lo, uint32_t hi,
-                                        const Source& source);
+                                        const Source& source, int threads = 1);
 
   uint32_t lo() const { return lo_; }
   uint32_t hi() const { return hi_; }

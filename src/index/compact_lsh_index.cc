@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "base/status_macros.h"
@@ -52,6 +53,13 @@ Status CompactLshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
   return Status::OK();
 }
 
+// Large runs are built on up to 4 threads (a band each), which shortens the
+// writer's stall on a merge and a restore's build.
+int CompactLshIndex::BuildThreads(size_t documents) const {
+  if (documents < opt_.parallel_build_documents) return 1;
+  return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 4));
+}
+
 void CompactLshIndex::BeginBulk() {
   if (bulk_) return;
   Flush();  // the mutable tier is empty and its id is the bulk run's
@@ -66,12 +74,14 @@ void CompactLshIndex::EndBulk() {
   if (!buffer_slots_.empty()) {
     const size_t b = static_cast<size_t>(bands_);
     runs_.push_back(BandRun::Build(
-        bands_, max_slot, buffer_id_, buffer_id_, [&](int band, std::vector<BandEntry>* out) {
+        bands_, max_slot, buffer_id_, buffer_id_,
+        [&](int band, std::vector<BandEntry>* out) {
           out->reserve(buffer_slots_.size());
           for (size_t i = 0; i < buffer_slots_.size(); ++i) {
             out->push_back({buffer_keys_[i * b + static_cast<size_t>(band)], buffer_slots_[i]});
           }
-        }));
+        },
+        BuildThreads(buffer_slots_.size())));
     ++merges_;
   }
   NewBuffer();
@@ -116,11 +126,13 @@ void CompactLshIndex::Flush() {
   if (!live.empty()) {
     const size_t b = static_cast<size_t>(bands_);
     runs_.push_back(BandRun::Build(
-        bands_, max_slot, buffer_id_, buffer_id_, [&](int band, std::vector<BandEntry>* out) {
+        bands_, max_slot, buffer_id_, buffer_id_,
+        [&](int band, std::vector<BandEntry>* out) {
           for (const auto& [slot, local] : live) {
             out->push_back({buffer_keys_[local * b + static_cast<size_t>(band)], slot});
           }
-        }));
+        },
+        BuildThreads(live.size())));
     ++merges_;
   }
   NewBuffer();
@@ -139,19 +151,24 @@ void CompactLshIndex::Merge(size_t first, size_t count) {
   const auto begin = runs_.begin() + static_cast<ptrdiff_t>(first);
   const auto end = begin + static_cast<ptrdiff_t>(count);
   uint32_t max_slot = 0;
-  for (auto it = begin; it != end; ++it) max_slot = std::max(max_slot, (*it)->max_slot());
-  std::unique_ptr<BandRun> merged =
-      BandRun::Build(bands_, max_slot, (*begin)->lo(), (*(end - 1))->hi(),
-                     [&](int band, std::vector<BandEntry>* out) {
-                       // Each run gathers sorted: merge them in linear time,
-                       // freeing each consumed band (no query runs during a write).
-                       for (auto it = begin; it != end; ++it) {
-                         const auto mid = static_cast<ptrdiff_t>(out->size());
-                         (*it)->Gather(band, run_of_, out);
-                         (*it)->ReleaseBand(band);
-                         std::inplace_merge(out->begin(), out->begin() + mid, out->end());
-                       }
-                     });
+  size_t entries = 0;
+  for (auto it = begin; it != end; ++it) {
+    max_slot = std::max(max_slot, (*it)->max_slot());
+    entries += (*it)->size();
+  }
+  std::unique_ptr<BandRun> merged = BandRun::Build(
+      bands_, max_slot, (*begin)->lo(), (*(end - 1))->hi(),
+      [&](int band, std::vector<BandEntry>* out) {
+        // Each run gathers sorted: merge them in linear time,
+        // freeing each consumed band (no query runs during a write).
+        for (auto it = begin; it != end; ++it) {
+          const auto mid = static_cast<ptrdiff_t>(out->size());
+          (*it)->Gather(band, run_of_, out);
+          (*it)->ReleaseBand(band);
+          std::inplace_merge(out->begin(), out->begin() + mid, out->end());
+        }
+      },
+      BuildThreads(entries));
   ++merges_;
   const bool empty = merged->size() == 0;
   if (!empty) *begin = std::move(merged);

@@ -23,7 +23,8 @@
 // Memory: 4 bytes per slot (run_of, chunked) + ~5 bytes per band per live document
 // (band_run.h) + the mutable tier (~24 bytes per band per buffered doc).
 // Complexity: Insert O(bands) amortised plus O(bands log n) amortised merge
-// work (a merge stalls the writer for its length); Remove O(1) amortised;
+// work (a merge stalls the writer for its length, built a band per thread on
+// up to 4 threads from 64k documents, CompactLshOptions); Remove O(1) amortised;
 // Query O(runs * bands * ~8 + candidates log candidates).
 // Thread safety: const calls may run concurrently; writers need exclusive
 // access (the engine's one-writer/many-readers discipline).
@@ -45,6 +46,9 @@ namespace neardup::index {
 struct CompactLshOptions {
   size_t buffer_capacity = 8192;  // documents in the mutable tier
   size_t max_runs = 8;            // sorted runs kept at most
+  // Runs of at least this many documents are built a band per thread on up
+  // to 4 threads (BandRun::Build).
+  size_t parallel_build_documents = size_t{1} << 16;
 };
 
 struct CompactLshStats {
@@ -92,6 +96,9 @@ class CompactLshIndex {
   void MergeAsNeeded();
   // Replaces runs_[first, first + count) by one run of their live entries.
   void Merge(size_t first, size_t count);
+
+  // Threads for a run of `documents` (BandRun::Build).
+  int BuildThreads(size_t documents) const;
 
   int bands_;
   CompactLshOptions opt_;

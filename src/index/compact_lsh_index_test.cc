@@ -138,6 +138,11 @@ TEST(CompactLshIndexTest, MatchesOracleFewRuns) {
 
 TEST(CompactLshIndexTest, MatchesOracleOneBand) { RunRandom(1, {.buffer_capacity = 64}, 20000, 3); }
 
+// Every flush and merge built on several threads.
+TEST(CompactLshIndexTest, MatchesOracleParallelBuilds) {
+  RunRandom(9, {.buffer_capacity = 8, .max_runs = 3, .parallel_build_documents = 1}, 20000, 4);
+}
+
 TEST(CompactLshIndexTest, LargeSlotsAndCompaction) {
   // Slots near 2^32 use 32 slot bits; removing most documents compacts runs.
   CompactLshIndex index(3, {.buffer_capacity = 4});
