@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/utf8.h"
 #include "neardup/engine.h"
 
 namespace neardup {
@@ -26,11 +27,7 @@ std::u32string RandomText(std::mt19937* rng, size_t n) {
 
 std::string Utf8(const std::u32string& s) {
   std::string out;
-  for (char32_t c : s) {  // all in the BMP, three bytes each
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
+  for (char32_t c : s) base::AppendUtf8(static_cast<int32_t>(c), &out);
   return out;
 }
 
