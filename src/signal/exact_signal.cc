@@ -3,7 +3,9 @@
 // exact: XXH3-128 of the normalized text; documents with equal hashes are
 // candidates (and, without a verifier, duplicates). Batch: one key, the
 // hash's low half.
-#include "index/hash_buckets.h"
+#include <vector>
+
+#include "index/exact_index.h"
 #include "signal/signal_internal.h"
 #include "sketch/exact_hash.h"
 
@@ -19,24 +21,23 @@ class ExactSignal final : public Signal {
   }
   Status Insert(uint32_t slot, const SignalSketch& s) override {
     if (s.u64.size() != 2) return Status::InvalidArgument("exact: bad sketch");
-    NEARDUP_RETURN_IF_ERROR(slots_.Add(slot, s));
-    buckets_.Insert(slot, {s.u64[0], s.u64[1]});
+    if (!index_.Insert(slot, {s.u64[0], s.u64[1]})) return Status::AlreadyExists("exact: slot");
     return Status::OK();
   }
   Status Remove(uint32_t slot) override {
-    NEARDUP_ASSIGN_OR_RETURN(SignalSketch s, slots_.Take(slot));
-    buckets_.Remove(slot, {s.u64[0], s.u64[1]});
+    if (!index_.Remove(slot)) return Status::NotFound("exact: slot");
     return Status::OK();
   }
   Status Query(const SignalSketch& s, const QueryParams&,
                std::vector<Candidate>* out) const override {
     if (s.u64.size() != 2) return Status::InvalidArgument("exact: bad sketch");
-    if (const auto* b = buckets_.Find({s.u64[0], s.u64[1]})) {
-      for (uint32_t slot : *b) out->push_back({slot, 1.0, 0});
-    }
+    thread_local std::vector<uint32_t> slots;
+    slots.clear();
+    index_.Find({s.u64[0], s.u64[1]}, &slots);
+    for (uint32_t slot : slots) out->push_back({slot, 1.0, 0});
     return Status::OK();
   }
-  size_t MemoryBytes() const override { return slots_.MemoryBytes() + buckets_.MemoryBytes(); }
+  size_t MemoryBytes() const override { return index_.MemoryBytes(); }
 
   KeySpaceSpec key_space() const override { return {.max_keys = 1, .slots = 1}; }
   void Keys(const SignalInput& doc, KeySink* out) const override {
@@ -48,8 +49,7 @@ class ExactSignal final : public Signal {
   }
 
  private:
-  SlotSketches slots_;
-  index::HashBuckets buckets_;
+  index::ExactIndex index_;
 };
 
 }  // namespace
