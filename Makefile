@@ -11,9 +11,9 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-# Sanitizer builds: clang (as the fuzzers need), -O1 with debug info, no benchmarks.
+# Sanitizer builds: clang (as the fuzzers need), -O1 with line tables, no benchmarks.
 SAN_CMAKE = CC=clang-14 CXX=clang++-14 cmake -S . -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DNEARDUP_BENCH=OFF -DNEARDUP_TESTS=ON
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1" -DNEARDUP_BENCH=OFF -DNEARDUP_TESTS=ON
 TSAN_TARGETS = engine_test features_test index_test distributed_test server_api_test neardup_cli
 
 .PHONY: all setup build demo test test-asan test-tsan bench clean format check-format tidy fuzz
