@@ -29,6 +29,12 @@ void CompactLshIndex::NewBuffer() {
   buffer_slots_.clear();
   buffer_keys_.clear();
   buffer_local_.clear();
+  // A bulk load (a restore) grows these to every restored document; keeping
+  // that capacity cost 4 bytes per band per document after a restart.
+  if (buffer_slots_.capacity() > 2 * opt_.buffer_capacity) {
+    std::vector<uint32_t>().swap(buffer_slots_);
+    std::vector<uint32_t>().swap(buffer_keys_);
+  }
 }
 
 Status CompactLshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
