@@ -9,9 +9,12 @@
 //   store_scale_bench --documents 1000000 --dir /tmp/nd_scale [--batch 100]
 //     [--doc-bytes 2048] [--dup-rate 0.3] [--pool 2000] [--queries 20000]
 //     [--report 100000] [--nosync] [--profile P] [--verify-per-cluster K]
-//     [--keep] [--reuse]
+//     [--keep] [--reuse | --open-once]
 //
-// --reuse opens an existing store at --dir and skips the build.
+// --reuse opens an existing store at --dir and skips the build; it opens it
+// twice and times the second (warm page cache). --open-once opens it once, so
+// the resident bytes after it are the whole engine's, not a difference that
+// memory freed by the first open (kept by malloc) shrinks.
 // Prints one JSON line per --report documents (the interval's rate, the
 // resident bytes, index and forest), then one for the queries (one thread)
 // and one for the restart (Open() time, the first Add after it, resident
@@ -41,7 +44,7 @@ struct Flags {
   double dup_rate = 0.3;
   int64_t verify_per_cluster = -1;  // -1: the engine's default
   std::string dir = "/tmp/nd_scale", profile;
-  bool sync = true, keep = false, reuse = false;
+  bool sync = true, keep = false, reuse = false, open_once = false;
 };
 
 uint64_t ResidentBytes() {
@@ -93,6 +96,8 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->sync = false;
     else if (a == "--keep")
       f->keep = true;
+    else if (a == "--open-once")
+      f->reuse = f->keep = f->open_once = true;
     else if (a == "--reuse")
       f->reuse = f->keep = true;
     else if ((v = next()) == nullptr)
@@ -197,6 +202,10 @@ void Queries(const neardup::DurableEngine& e, const Flags& f, Docs& docs) {
       static_cast<unsigned long long>(matched));
 }
 
+double PerDoc(size_t bytes, const neardup::DurableStats& s) {
+  return double(bytes) / double(std::max<uint64_t>(1, s.engine.documents));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,7 +217,7 @@ int main(int argc, char** argv) {
   if (!f.reuse) std::filesystem::remove_all(f.dir);
   Docs docs(f);
   const uint64_t rss0 = ResidentBytes();
-  {
+  if (!f.open_once) {
     auto e = OpenStore(f);
     if (!e.ok()) return std::fprintf(stderr, "%s\n", e.status().ToString().c_str()), 1;
     if (!f.reuse && Build(**e, f, docs, rss0) != 0) return 1;
@@ -231,11 +240,16 @@ int main(int argc, char** argv) {
   if (!first.ok()) return std::fprintf(stderr, "%s\n", first.status().ToString().c_str()), 1;
   std::printf(
       "{\"restart_documents\":%llu,\"open_s\":%.2f,\"first_add_ms\":%.1f,"
-      "\"resident_after_open_per_document\":%.0f,\"disk_bytes_per_document\":%.0f}\n",
+      "\"resident_after_open_per_document\":%.0f,\"disk_bytes_per_document\":%.0f,"
+      "\"per_document\":{\"index\":%.0f,\"forest\":%.0f,\"ids\":%.0f},"
+      "\"store_cache_mib\":%.0f,\"store_memtable_mib\":%.0f}\n",
       static_cast<unsigned long long>(s.engine.documents), open_s, first_ms,
       double(ResidentBytes() - std::min(rss1, ResidentBytes())) /
           double(std::max<uint64_t>(1, s.engine.documents)),
-      double(s.disk_bytes) / double(std::max<uint64_t>(1, s.engine.documents)));
+      double(s.disk_bytes) / double(std::max<uint64_t>(1, s.engine.documents)),
+      PerDoc(s.engine.index_bytes, s), PerDoc(s.engine.forest_bytes, s),
+      PerDoc(s.engine.id_bytes, s), double(s.store_cache_bytes) / 1048576.0,
+      double(s.store_memtable_bytes) / 1048576.0);
   e->reset();
   if (!f.keep) std::filesystem::remove_all(f.dir);
   return 0;
