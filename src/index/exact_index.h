@@ -45,8 +45,8 @@ class ExactIndex {
   void Find(const Key128& key, std::vector<uint32_t>* out) const;
   bool Contains(uint32_t slot) const;
 
-  size_t size() const { return size_; }        // slots filed
-  size_t keys() const { return keys_; }        // distinct keys
+  size_t size() const { return size_; }  // slots filed
+  size_t keys() const { return keys_; }  // distinct keys
   size_t MemoryBytes() const;
 
  private:
