@@ -60,6 +60,9 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
   g->add_option("--edit-weight", f->edit_weight,
                 "similarity verifier: an edit of a short text counts this many times its share "
                 "of the text [profile default]");
+  g->add_option("--short-numbers", f->short_numbers,
+                "similarity verifier: texts up to --short-chars with a number replaced are not "
+                "near-duplicates (\"3+5\" vs \"3+6\"): true or false [true]");
   g->add_option("--short-chars", f->short_chars,
                 "similarity verifier: texts up to this many characters also get the edit "
                 "similarity [200]");
@@ -125,6 +128,7 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.candidate_threshold) o.minhash.candidate_threshold = *f.candidate_threshold;
   if (f.short_chars) o.verify.short_chars = *f.short_chars;
   if (f.edit_weight) o.verify.edit_weight = *f.edit_weight;
+  if (f.short_numbers) o.verify.short_numbers = *f.short_numbers;
   if (f.ngram) o.features.ngram = *f.ngram;
   if (f.word_ngram) o.features.word_ngram = *f.word_ngram;
   if (f.keep_punctuation) o.normalize.drop_punctuation = false;

@@ -42,6 +42,7 @@ struct PipelineFlags {
   std::optional<double> candidate_threshold;
   std::optional<int> short_chars;
   std::optional<double> edit_weight;
+  std::optional<bool> short_numbers;
   std::optional<int> ngram;  // SimHash features
   std::optional<int> word_ngram;
   std::optional<double> minhash_threshold;  // older name of --candidate-threshold

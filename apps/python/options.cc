@@ -92,6 +92,7 @@ const std::map<std::string, Setter>& Setters() {
          ApplyVerifySpec(Parsed(ParseVerifySpec(As<std::string>(v, "verify")), "verify"), &o);
        }},
       ND_INT("short_chars", verify.short_chars),
+      ND_BOOL("short_numbers", verify.short_numbers),
       ND_FLOAT("qbank_other_min", verify.qbank_other_min),
       ND_PARSE("keep", keep, ParseKeepPolicy),
       // normalization

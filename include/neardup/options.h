@@ -162,6 +162,13 @@ struct VerifyOptions {
   // (docs/quality.md): short questions 0.03 -> 0.66 at the cost of Tang
   // 0.97 -> 0.92.
   double edit_weight = 3.0;
+  // kSimilarity: two texts of at most short_chars code points that hold as
+  // many numbers (runs of digits, in any order) but not the same ones are
+  // not near-duplicates: "3+5" is not "3+6", "3 + 5" is "3+5"; a number
+  // added with its text is an edit like any other. Longer texts are
+  // unaffected: a reprint with a corrected figure is still a reprint
+  // (docs/quality.md, verify/numbers.h).
+  bool short_numbers = true;
   // kQbank: minimum similarity of the non-Han parts (1 = identical).
   double qbank_other_min = 1.0;
 };

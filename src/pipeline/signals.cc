@@ -135,6 +135,7 @@ Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) 
   spec.shingles = ToShingleSpec(o.shingles);
   spec.short_chars = o.verify.short_chars;
   spec.edit_weight = o.verify.edit_weight;
+  spec.short_numbers = o.verify.short_numbers;
   spec.qbank_other_min = o.verify.qbank_other_min;
   return verify::Verifier::Create(spec);
 }

@@ -14,6 +14,7 @@
 #include "base/sorted_set.h"
 #include "base/utf8.h"
 #include "verify/edit_distance.h"
+#include "verify/numbers.h"
 #include "verify/question_bank.h"
 #include "verify/verifier.h"
 
@@ -50,6 +51,16 @@ std::string EditStep(const std::string& what, std::u32string_view a, std::u32str
   const size_t d = LevenshteinDistance(a, b);
   return what + " = 1 - " + N(d) + (d == 1 ? " edit / " : " edits / ") + N(longer) +
          " characters = " + Fmt(LevenshteinSimilarity(a, b));
+}
+
+// "[3, 5]": the numbers of a text, at most 8.
+std::string NumberList(std::string_view text) {
+  const std::vector<std::string_view> numbers = Numbers(text);
+  std::string out = "[";
+  for (size_t i = 0; i < numbers.size() && i < 8; ++i) {
+    out += (i ? ", " : "") + std::string(numbers[i]);
+  }
+  return out + (numbers.size() > 8 ? ", ...]" : "]");
 }
 
 // Which kinds of characters differ between two other parts: digits, letters
@@ -159,7 +170,15 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
                         N(x.size() + y.size() - shared) + " = " + Fmt(s) + sets);
       if (spec_.kind != Kind::kSimilarity) break;
       const size_t limit = static_cast<size_t>(spec_.short_chars);
-      if (s >= t) {
+      if (ca.size() <= limit && cb.size() <= limit && spec_.short_numbers &&
+          ChangedNumbers(a.normalized, b.normalized)) {
+        v.reason = "a number differs (" + NumberList(a.normalized) + " vs " +
+                   NumberList(b.normalized) + ") in texts of " + N(ca.size()) + " and " +
+                   N(cb.size()) + " characters, up to short_chars " + N(limit) +
+                   ", so they state different facts";
+        v.steps.push_back(v.reason + ": the similarity is 0");
+        s = 0;
+      } else if (s >= t) {
         v.steps.push_back("jaccard >= threshold: the similarity is the jaccard");
       } else if (ca.size() > limit || cb.size() > limit) {
         v.steps.push_back("texts of " + N(ca.size()) + " and " + N(cb.size()) +

@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "verify/edit_distance.h"
+#include "verify/numbers.h"
 #include "verify/question_bank.h"
 
 namespace neardup::verify {
@@ -87,7 +88,9 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
       const size_t la = a.code_points ? *a.code_points : CodePoints(a.normalized);
       const size_t lb = b.code_points ? *b.code_points : CodePoints(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
-      if (j >= spec_.threshold || la > limit || lb > limit) return j;
+      if (la > limit || lb > limit) return j;
+      if (spec_.short_numbers && ChangedNumbers(a.normalized, b.normalized)) return 0.0;
+      if (j >= spec_.threshold) return j;
       const double e =
           LevenshteinSimilarity(DecodeCodePoints(a.normalized), DecodeCodePoints(b.normalized));
       return std::max(j, std::max(0.0, 1.0 - spec_.edit_weight * (1.0 - e)));

@@ -9,7 +9,9 @@
 //                 when both texts have <= short_chars code points): set overlap
 //                 for articles (robust to moved paragraphs), edit distance for
 //                 short texts (one changed character in ten is 0.9, not the
-//                 ~0.5 of its 3-gram sets).
+//                 ~0.5 of its 3-gram sets). With short_numbers, two texts of
+//                 <= short_chars code points with a number replaced
+//                 (numbers.h) have similarity 0: "3+5" is not "3+6".
 //   kJaccard      |A n B| / |A u B| of the shingle sets (base/sorted_set.h)
 //   kContainment  |A n B| / min(|A|, |B|): a truncated copy scores 1
 //   kCosine       |A n B| / sqrt(|A| |B|) of the shingle sets
@@ -56,6 +58,9 @@ struct VerifierSpec {
   // character removes and adds about n shingles of n characters, so 1 keeps
   // E as is and about 3 puts it on the scale of 3-gram Jaccard.
   double edit_weight = 1.0;
+  // kSimilarity: texts of <= short_chars code points (both) with a number
+  // replaced are not near-duplicates (numbers.h).
+  bool short_numbers = false;
   double qbank_other_min = 1.0;  // kQbank
 };
 

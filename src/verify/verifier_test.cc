@@ -13,6 +13,7 @@
 #include "base/utf8.h"
 #include "features/char_ngram.h"
 #include "verify/edit_distance.h"
+#include "verify/numbers.h"
 #include "verify/question_bank.h"
 
 namespace neardup::verify {
@@ -196,6 +197,53 @@ TEST(VerifierTest, SimilarityTakesEditDistanceForShortTexts) {
   EXPECT_FALSE(Verifier::Create({.threshold = 1.5}).ok());
   EXPECT_FALSE(Verifier::Create({.shingles = {.char_n = 0}}).ok());
   EXPECT_FALSE(Verifier::Create({.kind = VerifierSpec::Kind::kQbank, .qbank_other_min = 2}).ok());
+}
+
+// The digit rule: short texts whose numbers differ are different facts,
+// however similar; long texts and the rule switched off keep the similarity.
+TEST(VerifierTest, ShortTextsWhoseNumbersDifferAreNotDuplicates) {
+  VerifierSpec spec{.kind = VerifierSpec::Kind::kSimilarity,
+                    .threshold = 0.6,
+                    .shingles = {.char_n = 3},
+                    .short_chars = 40,
+                    .edit_weight = 3.0,
+                    .short_numbers = true};
+  auto on = Verifier::Create(spec);
+  spec.short_numbers = false;
+  auto off = Verifier::Create(spec);
+  ASSERT_TRUE(on.ok() && off.ok());
+  const std::string a = "已知函数的最大值是多少呢请计算3+5",
+                    b = "已知函数的最大值是多少呢请计算3+6";
+  EXPECT_TRUE((*off)->Verify(a, b).passed);
+  const Verdict d = (*on)->Verify(a, b);
+  EXPECT_FALSE(d.passed);
+  EXPECT_EQ(d.similarity, 0.0);
+  // Same numbers, spaced or reordered: the similarity decides as before.
+  EXPECT_TRUE((*on)->Verify(a, "已知函数的最大值是多少呢请计算 3 + 5").passed);
+  EXPECT_EQ((*on)->Verify(a, "已知函数的最小值是多少呢请计算3+5").similarity,
+            (*off)->Verify(a, "已知函数的最小值是多少呢请计算3+5").similarity);
+  // Past short_chars (either side) the numbers do not matter: a reprint with
+  // a corrected figure is still a reprint.
+  const std::string pad = "这是一段很长的新闻报道正文内容用来超过短文本的长度限制";
+  const Verdict l = (*on)->Verify(a + pad, b + pad);
+  EXPECT_TRUE(l.passed);
+  EXPECT_EQ(l.similarity, (*off)->Verify(a + pad, b + pad).similarity);
+  // Explain names the rule, and its last step is Verify's verdict.
+  const VerdictSteps x = (*on)->Explain(Side{a}, Side{b});
+  EXPECT_NE(x.reason.find("a number differs ([3, 5] vs [3, 6])"), std::string::npos) << x.reason;
+  EXPECT_EQ(x.steps.back(), "similarity 0.000 < threshold 0.600: fails");
+  std::mt19937_64 rng(11);
+  for (int t = 0; t < 200; ++t) {
+    const std::string p = RandomText(rng, rng() % 30);
+    const std::string q = t % 2 ? p + (t % 4 == 1 ? "1" : "数") : RandomText(rng, rng() % 30);
+    const Verdict verdict = (*on)->Verify(p, q);
+    const VerdictSteps steps = (*on)->Explain(Side{p}, Side{q});
+    char want[32];
+    std::snprintf(want, sizeof want, "similarity %.3f", verdict.similarity);
+    EXPECT_EQ(steps.steps.back().rfind(want, 0), 0u) << steps.steps.back();
+    EXPECT_EQ(steps.reason.empty(), !ChangedNumbers(p, q) || DecodeCodePoints(p).size() > 40 ||
+                                        DecodeCodePoints(q).size() > 40);
+  }
 }
 
 TEST(VerifierTest, SetKindsOnShingles) {
