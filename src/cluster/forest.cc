@@ -115,6 +115,11 @@ void Forest::OrderBy(const RootNames* names) {
   RebuildOrders();
 }
 
+void Forest::PauseOrders() {
+  by_size_.reset();
+  by_time_.reset();
+}
+
 void Forest::RebuildOrders() {
   if (!by_size_) return;
   std::vector<std::pair<int64_t, Slot>> sizes, times;
@@ -246,7 +251,11 @@ void Forest::ShrinkToFit() {
   base::TrimWithHeadroom(&nodes_);
   base::TrimWithHeadroom(&clusters_);
   base::TrimWithHeadroom(&queue_);
-  RebuildOrders();
+  if (names_ != nullptr && !by_size_) {
+    OrderBy(names_);  // paused: build them
+  } else {
+    RebuildOrders();
+  }
 }
 
 size_t Forest::MemoryBytes() const {

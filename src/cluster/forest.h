@@ -76,7 +76,11 @@ class Forest {
   // must outlive the forest and name every root; null stops the ordering.
   // O(clusters log clusters) now, O(log clusters) per change after.
   void OrderBy(const RootNames* names);
-  // The orders, null until OrderBy.
+  // Stops keeping the orders (a bulk load: each insert would cost two
+  // O(log clusters) tree updates with name comparisons) until ShrinkToFit(),
+  // which builds them once. The orders read null meanwhile.
+  void PauseOrders();
+  // The orders, null until OrderBy and while paused.
   const RootOrder* by_size() const { return by_size_.get(); }
   const RootOrder* by_time() const { return by_time_.get(); }
 
@@ -94,8 +98,8 @@ class Forest {
   size_t live() const { return live_; }
   size_t MemoryBytes() const;
   // Drops stale expiry-queue entries and unused capacity beyond an eighth of
-  // headroom (base/headroom.h), and packs the orders. O(slots + clusters log
-  // clusters).
+  // headroom (base/headroom.h), and packs the orders (or builds them, when
+  // paused). O(slots + clusters log clusters).
   void ShrinkToFit();
 
  private:

@@ -97,12 +97,15 @@ class EngineInternal {
   // root), InvalidArgument, Corruption (sketches of another shape).
   static Status Restore(Engine& e, const NodeRecord& record, std::string_view sketches);
   // Around a run of Restore() calls: the indexes build at the end, at once
-  // (SignalSet::BeginBulkInsert). Call EndRestore before anything else.
+  // (SignalSet::BeginBulkInsert). Call EndRestore before anything else. The
+  // cluster orders (list pages) stay paused until ShrinkToFit builds them:
+  // call it before the engine serves.
   static void BeginRestore(Engine& e);
   static void EndRestore(Engine& e);
   static Status MarkGhost(Engine& e, std::string_view id);  // Remove() that does not count
   static void RestoreCounters(Engine& e, uint64_t added, uint64_t duplicates, uint64_t removed);
-  // Returns unused capacity to the allocator. O(documents).
+  // Returns unused capacity to the allocator and builds the cluster orders a
+  // restore paused. O(documents + clusters log clusters).
   static void ShrinkToFit(Engine& e);
 
   // Raises the time of `id` and of its root to at least `time` (the expiry

@@ -99,6 +99,7 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view 
 void EngineInternal::BeginRestore(Engine& e) {
   base::WriterLock lock(e.impl_->mu);
   e.impl_->signals->BeginBulkInsert();
+  e.impl_->forest.PauseOrders();  // ShrinkToFit, at the end of the restore, builds them
 }
 
 void EngineInternal::EndRestore(Engine& e) {
