@@ -46,7 +46,8 @@ py::object ToPython(const SimilarDocument& s) {
 py::object ToPython(const DurableStats& s) {
   return Type("DurableStats")(python::ToPython(s.engine), s.commits, s.committed_docs,
                               s.commit_errors, s.expired_trees, s.expired_documents, s.queue_depth,
-                              s.disk_bytes, s.restore_ms, s.restored_documents, s.ttl_ms);
+                              s.disk_bytes, s.store_cache_bytes, s.store_memtable_bytes,
+                              s.restore_ms, s.restored_documents, s.ttl_ms);
 }
 
 // The engine until close(). Each call holds its own reference while it runs

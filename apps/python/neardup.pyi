@@ -114,6 +114,8 @@ class DurableStats(NamedTuple):
     expired_documents: int
     queue_depth: int
     disk_bytes: int
+    store_cache_bytes: int
+    store_memtable_bytes: int
     restore_ms: int
     restored_documents: int
     ttl_ms: int

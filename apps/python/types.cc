@@ -125,6 +125,8 @@ const std::vector<TypeDoc>& TypeDocs() {
         {"expired_documents", "documents removed by expiry"},
         {"queue_depth", "documents waiting for the writer"},
         {"disk_bytes", "size of the store on disk"},
+        {"store_cache_bytes", "RocksDB's block cache in use (bounded, 64 MiB)"},
+        {"store_memtable_bytes", "RocksDB's memtables (bounded, about 64 MiB)"},
         {"restore_ms", "time the open took to rebuild memory"},
         {"restored_documents", "documents restored by the open"},
         {"ttl_ms", "the expiry age; 0 keeps documents forever"}}},

@@ -21,6 +21,9 @@ def test_reopened_store_restores_documents(tmp_path):
         before = [d.cluster_of(i) for i in "abc"]
     with neardup.DurableEngine(path) as d:
         assert len(d) == 3 and d.stats().restored_documents == 3
+        # RocksDB's bounded memory is reported, so resident bytes can be explained
+        assert 0 < d.stats().store_memtable_bytes <= 256 << 20
+        assert 0 <= d.stats().store_cache_bytes <= 64 << 20
         assert [d.cluster_of(i) for i in "abc"] == before
         rec = d.get("a")
         assert rec.meta == {"source": "唐诗", "n": 1} and rec.cluster_size == 2
