@@ -72,9 +72,6 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view 
   if (r.id.empty()) return Status::InvalidArgument("restored id must not be empty");
   Engine::Impl& m = *e.impl_;
   base::WriterLock lock(m.mu);
-  if (m.Lookup(r.id) != kNoSlot) {
-    return Status::AlreadyExists("restored document '" + r.id + "' already exists");
-  }
   Slot root = kNoSlot;
   if (r.cluster != r.id) {
     root = m.Lookup(r.cluster);
@@ -86,8 +83,13 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view 
   NEARDUP_ASSIGN_OR_RETURN(p.sketches, m.signals->Decode(sketch_bytes));
   p.processed.fingerprint = r.fingerprint;
   const Slot slot = m.AllocateSlot();
+  // One probe finds an id restored twice and binds a new one; first: the
+  // forest's orders name their roots.
+  if (!m.ids.TryInsert(slot, r.id)) {
+    m.free_slots.push_back(slot);
+    return Status::AlreadyExists("restored document '" + r.id + "' already exists");
+  }
   m.Index(slot, p);
-  m.ids.Insert(slot, r.id);  // first: the forest's orders name their roots
   if (root == kNoSlot) {
     m.forest.AddRoot(slot, r.fingerprint, r.time);
   } else {

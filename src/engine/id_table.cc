@@ -46,9 +46,13 @@ IdTable::Slot IdTable::Find(std::string_view id) const {
   return s == kTomb || s == kNone || Get(s) != id ? kNone : s;
 }
 
-void IdTable::Insert(Slot slot, std::string_view id) {
+void IdTable::Insert(Slot slot, std::string_view id) { NEARDUP_CHECK(TryInsert(slot, id)); }
+
+bool IdTable::TryInsert(Slot slot, std::string_view id) {
   NEARDUP_CHECK(!Bound(slot));
   if ((size_ + tombs_ + 1) * 10 >= table_.size() * 7) Rehash(std::max<size_t>(16, (size_ + 1) * 2));
+  const size_t i = Probe(id, Hash(id));
+  if (table_[i] != kNone && table_[i] != kTomb) return false;  // bound to another slot
   if (slot >= offsets_.size()) offsets_.resize(slot + 1, kUnbound);
   offsets_[slot] = arena_.size();
   for (uint64_t len = id.size();; len >>= 7) {
@@ -56,11 +60,10 @@ void IdTable::Insert(Slot slot, std::string_view id) {
     if (len < 0x80) break;
   }
   arena_.insert(arena_.end(), id.begin(), id.end());
-  const size_t i = Probe(id, Hash(id));
-  NEARDUP_CHECK(table_[i] == kNone || table_[i] == kTomb);
   if (table_[i] == kTomb) --tombs_;
   table_[i] = slot;
   ++size_;
+  return true;
 }
 
 void IdTable::Erase(Slot slot) {

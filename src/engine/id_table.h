@@ -29,6 +29,9 @@ class IdTable {
   Slot Find(std::string_view id) const;
   // Binds `id` to `slot`. Requires: neither is bound.
   void Insert(Slot slot, std::string_view id);
+  // Binds `id` to `slot` unless `id` is bound already (then false, nothing
+  // changes): Find and Insert in one probe. Requires: `slot` unbound.
+  [[nodiscard]] bool TryInsert(Slot slot, std::string_view id);
   // Unbinds `slot` and its id. Requires: bound.
   void Erase(Slot slot);
   // The id of a bound slot.

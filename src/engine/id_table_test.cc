@@ -29,6 +29,20 @@ TEST(IdTableTest, InsertFindGetErase) {
   EXPECT_EQ(t.size(), 3u);
 }
 
+TEST(IdTableTest, TryInsertRefusesABoundIdAndChangesNothing) {
+  IdTable t;
+  EXPECT_TRUE(t.TryInsert(2, "a"));
+  const size_t bytes = t.MemoryBytes();
+  EXPECT_FALSE(t.TryInsert(5, "a"));
+  EXPECT_FALSE(t.Bound(5));
+  EXPECT_EQ(t.Find("a"), 2u);
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.MemoryBytes(), bytes);  // the arena did not take the refused id
+  t.Erase(2);                         // a tombstone on "a"'s probe path
+  EXPECT_TRUE(t.TryInsert(5, "a"));
+  EXPECT_EQ(t.Find("a"), 5u);
+}
+
 // Random operations against std::unordered_map, through growth, tombstones
 // and arena compaction.
 TEST(IdTableTest, MatchesReferenceMap) {
