@@ -3,7 +3,7 @@
 // lsh_index_bench: the online LSH band index at scale (issue 26, part 1).
 //
 //   lsh_index_bench [--n N] [--bands B] [--queries Q] [--buffer C]
-//                   [--removes R] [--old] [--seed X]
+//                   [--removes R] [--old] [--bulk] [--seed X]
 //
 // Data: N documents with B band keys each (default B: the engine's default
 // pipeline, OptimalLshParams(0.5, 128, 0.2, 0.8)). Every 10th document is a
@@ -13,7 +13,9 @@
 // of its bands changed, half random), R removes followed by R re-inserts.
 // Reports bytes per document (the index's own count and the process RSS
 // growth, allocator included) and rates in CPU time. --old runs the
-// linked-list LshIndex on the same data for comparison.
+// linked-list LshIndex on the same data for comparison. --bulk loads the
+// compact index as a restore does (BeginBulk, the inserts, EndBulk: one
+// sorted run built at the end); insert_per_s then includes the build.
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,7 +40,7 @@ using neardup::index::LshIndex;
 struct Args {
   size_t n = 1000000, queries = 100000, removes = 10000, buffer = 8192;
   int bands = 0;
-  bool old = false;
+  bool old = false, bulk = false;
   uint64_t seed = 1;
 };
 
@@ -79,9 +81,15 @@ void Run(const char* name, const Args& a, Index* index) {
   std::vector<uint64_t> keys;
   const size_t rss0 = RssBytes();
   double t = CpuSeconds();
+  if constexpr (requires { index->BeginBulk(); }) {
+    if (a.bulk) index->BeginBulk();
+  }
   for (size_t i = 0; i < a.n; ++i) {
     Keys(a, i, &keys);
     if (!index->Insert(static_cast<uint32_t>(i), keys).ok()) std::abort();
+  }
+  if constexpr (requires { index->EndBulk(); }) {
+    if (a.bulk) index->EndBulk();
   }
   const double insert_s = CpuSeconds() - t;
   const size_t rss = RssBytes() - rss0;
@@ -137,6 +145,8 @@ int main(int argc, char** argv) {
       a.removes = std::strtoull(v, nullptr, 10), ++i;
     else if (arg == "--buffer")
       a.buffer = std::strtoull(v, nullptr, 10), ++i;
+    else if (arg == "--bulk")
+      a.bulk = true;
     else if (arg == "--seed")
       a.seed = std::strtoull(v, nullptr, 10), ++i;
     else if (arg == "--old")
