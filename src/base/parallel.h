@@ -17,11 +17,41 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "neardup/status.h"
+
 namespace neardup::base {
+
+// Starts *thread on fn. std::thread throws std::system_error when the
+// process is at its thread limit; this returns ResourceExhausted naming
+// `what` instead, so no exception leaves the library.
+template <typename Fn>
+[[nodiscard]] Status StartThread(std::thread* thread, const char* what, Fn&& fn) {
+  try {
+    *thread = std::thread(std::forward<Fn>(fn));
+  } catch (const std::system_error& e) {
+    return Status::ResourceExhausted(std::string("cannot start the ") + what +
+                                     " thread: " + e.what());
+  }
+  return Status::OK();
+}
+
+// Appends a thread running fn to *pool; false (and nothing appended) when
+// it cannot start. For pools whose work the threads that did start share.
+template <typename Fn>
+[[nodiscard]] bool TryAddThread(std::vector<std::thread>* pool, Fn&& fn) {
+  try {
+    pool->emplace_back(std::forward<Fn>(fn));
+  } catch (const std::system_error&) {
+    return false;
+  }
+  return true;
+}
 
 // Threads for `requested` (0 or less: every hardware thread).
 inline int ResolveThreads(int requested) {
@@ -49,11 +79,7 @@ void ParallelFor(size_t n, int threads, size_t chunk, Fn&& fn) {
   std::vector<std::thread> pool;
   pool.reserve(workers - 1);
   for (int w = 1; w < workers; ++w) {
-    try {
-      pool.emplace_back(run, w);
-    } catch (const std::system_error&) {
-      break;
-    }
+    if (!TryAddThread(&pool, [&run, w] { run(w); })) break;
   }
   run(0);
   for (auto& th : pool) th.join();

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include "base/parallel.h"
+
 namespace neardup::batch {
 
 uint64_t CurrentRssBytes() {
@@ -32,7 +34,9 @@ Monitor::Monitor(std::function<void(const BatchProgress&)> callback, const TempD
     : callback_(std::move(callback)), tmp_(tmp) {
   start_ = phase_start_ = last_tick_ = Clock::now();
   Sample();
-  sampler_ = std::thread([this] {
+  // Without the sampler (the process is at its thread limit) the samples
+  // come from Tick() alone.
+  (void)base::StartThread(&sampler_, "progress sampler", [this] {
     std::unique_lock<std::mutex> lock(mu_);
     while (!cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_; })) {
       lock.unlock();
@@ -48,7 +52,7 @@ Monitor::~Monitor() {
     stop_ = true;
   }
   cv_.notify_all();
-  sampler_.join();
+  if (sampler_.joinable()) sampler_.join();
 }
 
 double Monitor::Seconds() const {

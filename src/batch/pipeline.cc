@@ -118,7 +118,7 @@ Status LearnPhase(BatchRun* run) {
   Queue<std::unique_ptr<Chunk>> work(2 * static_cast<size_t>(run->threads));
   std::vector<std::thread> pool;
   for (int t = 0; t < run->threads; ++t) {
-    pool.emplace_back([&] {
+    (void)base::TryAddThread(&pool, [&] {
       auto scratch = run->sig->NewScratch();
       RecordParser parser(run->input.fields);
       while (auto c = work.Pop()) {
@@ -127,6 +127,7 @@ Status LearnPhase(BatchRun* run) {
       }
     });
   }
+  if (pool.empty()) return Status::ResourceExhausted("cannot start a learning thread");
   Status status;
   while (true) {
     auto c = std::make_unique<Chunk>();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "batch/sort.h"
 #include "batch/spill_buffer.h"
@@ -47,16 +48,24 @@ Status SketchPhase::Run(KeyRuns* keys, SketchCounts* counts) {
     file_base_[i + 1] = file_base_[i] + input.files[i].size;
   }
 
-  std::thread reader([this] { ReadChunks(); });
+  std::thread reader;
+  NEARDUP_RETURN_IF_ERROR(base::StartThread(&reader, "input reader", [this] { ReadChunks(); }));
   std::vector<Worker> workers(env_.threads);
   for (size_t i = 0; i < workers.size(); ++i) workers[i].index = static_cast<int>(i);
   std::vector<std::thread> pool;
   std::atomic<int> running{env_.threads};
-  for (Worker& w : workers) {
-    pool.emplace_back([&] {
-      Work(&w);
+  for (Worker& w : workers) {  // a worker that cannot start leaves the chunks to the others
+    if (!base::TryAddThread(&pool, [&] {
+          Work(&w);
+          running.fetch_sub(1);
+        })) {
       running.fetch_sub(1);
-    });
+    }
+  }
+  if (pool.empty()) {
+    free_q_.Close();
+    reader.join();
+    return Status::ResourceExhausted("cannot start a sketch worker thread");
   }
   while (running.load() > 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "base/machine.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "engine/durable_access.h"
 #include "engine/durable_impl.h"
@@ -194,9 +195,11 @@ Result<std::unique_ptr<DurableEngine>> engine::DurableAccess::Open(
   impl->restore_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - start)
                          .count();
-  impl->writer = std::thread([impl] { impl->WriterLoop(); });
+  NEARDUP_RETURN_IF_ERROR(
+      base::StartThread(&impl->writer, "store writer", [impl] { impl->WriterLoop(); }));
   if (options.background_expiry && options.ttl_ms > 0) {
-    impl->expirer = std::thread([impl] { impl->ExpirerLoop(); });
+    NEARDUP_RETURN_IF_ERROR(
+        base::StartThread(&impl->expirer, "expiry", [impl] { impl->ExpirerLoop(); }));
   }
   return d;
 }

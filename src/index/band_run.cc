@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "base/parallel.h"
 #include "base/status_macros.h"
 
 namespace neardup::index {
@@ -84,7 +85,9 @@ std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t l
   };
   std::vector<std::thread> helpers;
   std::vector<std::vector<BandEntry>> scratches(static_cast<size_t>(std::max(0, threads - 1)));
-  for (auto& s : scratches) helpers.emplace_back(work, &s);
+  for (auto& s : scratches) {  // a helper that cannot start leaves its bands to the others
+    if (!base::TryAddThread(&helpers, [&work, &s] { work(&s); })) break;
+  }
   work(&entries);
   for (auto& t : helpers) t.join();
   return run;

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "index/design.h"
 #include "index/hamming_index.h"
@@ -271,9 +272,17 @@ void TieredIndex::AfterPublish() {
     }
     return;
   }
+  bool started = true;
   {
     std::lock_guard vl(version_mu_);
-    if (!merger_.joinable()) merger_ = std::thread([this] { MergerLoop(); });
+    if (!merger_.joinable()) {
+      started = base::StartThread(&merger_, "index merger", [this] { MergerLoop(); }).ok();
+    }
+  }
+  if (!started) {  // at the thread limit: merge inline, as without background merges
+    while (MergeOnce(false)) {
+    }
+    return;
   }
   cv_.notify_all();
 }
@@ -439,7 +448,9 @@ Status TieredIndex::SearchBatch(std::span<const uint64_t> queries, int k,
     }
   };
   std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  for (size_t w = 1; w < workers; ++w) {  // a share whose thread cannot start runs here
+    if (!base::TryAddThread(&pool, [&work, w] { work(w); })) work(w);
+  }
   work(0);
   for (auto& t : pool) t.join();
   hits->clear();
