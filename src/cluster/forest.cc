@@ -12,9 +12,12 @@ namespace neardup::cluster {
 
 Forest::Node& Forest::NodeAt(Slot s) {
   if (s >= nodes_.size()) {
-    const size_t n = std::max<size_t>(s + 1, nodes_.size() * 3 / 2);
-    nodes_.resize(n);
-    cluster_of_.resize(n, 0);
+    // Exactly to s: the vectors' own growth is geometric, and a restore's
+    // headroom (ShrinkToFit) is then used before anything is copied. Growing
+    // to 3/2 of the size here copied every node on the first add after a
+    // restart (0.2-0.8 s at 10M documents).
+    nodes_.resize(s + 1);
+    cluster_of_.resize(s + 1, 0);
   }
   return nodes_[s];
 }

@@ -17,6 +17,19 @@ std::vector<Slot> Members(const Forest& f, Slot root) {
   return m;
 }
 
+// After a restore's ShrinkToFit the first adds use its headroom: nothing is
+// copied (growing the node array to 3/2 of its size on the first add after a
+// restart used to copy every node: 0.2-0.8 s at 10M documents).
+TEST(ForestTest, FirstAddsAfterShrinkToFitCopyNothing) {
+  Forest f;
+  constexpr Slot kN = 100000;
+  for (Slot s = 0; s < kN; ++s) f.AddRoot(s, s, 1);
+  f.ShrinkToFit();
+  const size_t bytes = f.MemoryBytes();
+  for (Slot s = kN; s < kN + kN / 16; ++s) f.AddRoot(s, s, 2);
+  EXPECT_EQ(f.MemoryBytes(), bytes);
+}
+
 TEST(ForestTest, NoNeighboursStartsACluster) {
   Forest f;
   EXPECT_EQ(f.ChooseCluster({}), kNoSlot);

@@ -47,9 +47,7 @@ Status Engine::Impl::Candidates(const engine::PreparedDocument& p, const signal:
 
 void Engine::Impl::Index(Slot slot, const engine::PreparedDocument& p) {
   NEARDUP_CHECK(signals->Insert(slot, p.sketches).ok());
-  if (fingerprints.size() <= slot) {
-    fingerprints.resize(std::max<size_t>(slot + 1, fingerprints.size() * 3 / 2));
-  }
+  if (fingerprints.size() <= slot) fingerprints.resize(slot + 1);  // geometric by capacity
   fingerprints[slot] = p.processed.fingerprint;
   if (keeps_texts()) texts.Put(slot, p.processed.normalized);
 }
