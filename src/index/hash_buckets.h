@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// HashBuckets: documents grouped by an exact 128-bit key (an XXH3-128 of the
-// normalized text, or an I-Match signature), for the equality signals.
+// HashBuckets: documents grouped by an exact 128-bit key (an I-Match
+// signature), for the imatch signal. The exact signal uses ExactIndex
+// (exact_index.h), which also keeps each slot's key.
 //
 // Thread safety: const calls may run concurrently; writers need exclusive
 // access. Complexity: O(1) expected per call, O(bucket) for Remove.
