@@ -5,15 +5,20 @@
 BUILD ?= build
 DEMO_OUT ?= $(BUILD)/demo
 JOBS ?= $(shell nproc)
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DNEARDUP_WERROR=ON
+# Unity builds (CMake batches of 8 sources per compiler run): about 30% off
+# a cold build on 2 cores. For quick incremental builds while editing, configure
+# your own tree with -DCMAKE_UNITY_BUILD=OFF (HACKING.md).
+UNITY ?= -DCMAKE_UNITY_BUILD=ON
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DNEARDUP_WERROR=ON $(UNITY)
 
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+TIDY_BUILD ?= build-tidy
 # Sanitizer builds: clang (as the fuzzers need), -O1 with line tables, no benchmarks.
 SAN_CMAKE = CC=clang-14 CXX=clang++-14 cmake -S . -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1" -DNEARDUP_BENCH=OFF -DNEARDUP_TESTS=ON
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1" -DNEARDUP_BENCH=OFF -DNEARDUP_TESTS=ON $(UNITY)
 TSAN_TARGETS = engine_test features_test index_test distributed_test server_api_test neardup_cli
 
 .PHONY: all setup build demo test test-asan test-tsan bench clean format check-format tidy fuzz
@@ -69,11 +74,13 @@ format:
 check-format:
 	@scripts/check-format
 
-# The checks of .clang-tidy over the library and apps (needs a configured
-# build); not their unit tests (*_test.cc, a third of the files), which
-# the sanitizer builds run instead.
-tidy: $(BUILD)/CMakeCache.txt
-	run-clang-tidy -quiet -p $(BUILD) -j $(JOBS) '$(CURDIR)/(src|apps)/.*(?<!_test)[.]cc$$'
+# The checks of .clang-tidy over the library and apps; not their unit tests
+# (*_test.cc, a third of the files), which the sanitizer builds run instead.
+# A unity build's compile_commands.json names only its batches, so clang-tidy
+# reads those of a tree configured (not built) without them.
+tidy: setup
+	cmake -S . -B $(TIDY_BUILD) $(CMAKE_FLAGS) -DCMAKE_UNITY_BUILD=OFF -DNEARDUP_TESTS=ON >/dev/null
+	run-clang-tidy -quiet -p $(TIDY_BUILD) -j $(JOBS) '$(CURDIR)/(src|apps)/.*(?<!_test)[.]cc$$'
 
 clean:
 	rm -rf $(BUILD)

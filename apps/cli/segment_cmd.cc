@@ -102,7 +102,7 @@ int Run(const SegmentArgs& args) {
   return kExitOk;
 }
 
-void Setup(CLI::App* app, int* exit_code) {
+void SetupSegment(CLI::App* app, int* exit_code) {
   auto args = std::make_shared<SegmentArgs>();
   CLI::App* cmd = app->add_subcommand(
       "segment",
@@ -136,6 +136,6 @@ void Setup(CLI::App* app, int* exit_code) {
 
 }  // namespace
 
-NEARDUP_REGISTER_COMMAND(50, Setup);
+NEARDUP_REGISTER_COMMAND(50, SetupSegment);
 
 }  // namespace neardup::cli

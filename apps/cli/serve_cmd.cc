@@ -262,7 +262,7 @@ int Serve(const ServeFlags& f) {
   return kExitOk;
 }
 
-void Setup(CLI::App* app, int* exit_code) {
+void SetupServe(CLI::App* app, int* exit_code) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* cmd =
       app->add_subcommand("serve", "Run the durable HTTP service (JSON API v1, see docs/api.md).");
@@ -323,7 +323,7 @@ void Setup(CLI::App* app, int* exit_code) {
 
 }  // namespace
 
-NEARDUP_REGISTER_COMMAND(90, Setup);
+NEARDUP_REGISTER_COMMAND(90, SetupServe);
 
 }  // namespace neardup::cli
 

@@ -66,7 +66,7 @@ int Repair(const std::string& dir, bool yes) {
   return kExitOk;
 }
 
-void Setup(CLI::App* app, int* exit_code) {
+void SetupStore(CLI::App* app, int* exit_code) {
   CLI::App* store = app->add_subcommand(
       "store", "Check or repair the store of `neardup serve` (docs/reliability.md)");
   store->require_subcommand(1);
@@ -89,6 +89,6 @@ void Setup(CLI::App* app, int* exit_code) {
 
 }  // namespace
 
-NEARDUP_REGISTER_COMMAND(95, Setup);
+NEARDUP_REGISTER_COMMAND(95, SetupStore);
 
 }  // namespace neardup::cli

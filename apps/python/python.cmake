@@ -25,7 +25,8 @@ endif()
 set(NEARDUP_PYTHON_DIR ${CMAKE_BINARY_DIR}/python)
 file(GLOB NEARDUP_PYTHON_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cc)
 pybind11_add_module(neardup_python MODULE NO_EXTRAS ${NEARDUP_PYTHON_SOURCES})
-set_target_properties(neardup_python PROPERTIES OUTPUT_NAME neardup
+# Not in unity batches: its files overload helpers (ToPython, AddMany) per file.
+set_target_properties(neardup_python PROPERTIES UNITY_BUILD OFF OUTPUT_NAME neardup
   LIBRARY_OUTPUT_DIRECTORY ${NEARDUP_PYTHON_DIR})
 target_include_directories(neardup_python PRIVATE ${CMAKE_SOURCE_DIR}/apps)
 target_compile_definitions(neardup_python PRIVATE NEARDUP_VERSION="${PROJECT_VERSION}")

@@ -22,7 +22,7 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-std::string Lower(std::string_view s) {
+std::string LowerString(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
@@ -51,7 +51,7 @@ bool IsLoopbackLiteral(std::string_view host) {
 
 // "scheme://authority" of an origin, lower-cased, without a trailing '/'.
 std::string NormalizeOrigin(std::string_view origin) {
-  std::string o = Lower(TrimOws(origin));
+  std::string o = LowerString(TrimOws(origin));
   while (!o.empty() && o.back() == '/') o.pop_back();
   return o;
 }
@@ -86,12 +86,12 @@ std::string HostName(std::string_view authority) {
   for (char c : host) {
     if (c == '/' || c == '@' || c == ' ' || c == '\\') return {};
   }
-  return Lower(host);
+  return LowerString(host);
 }
 
 AccessPolicy::AccessPolicy(AccessOptions options) : o_(std::move(options)) {
   for (std::string& origin : o_.cors_origins) origin = NormalizeOrigin(origin);
-  for (std::string& host : o_.allowed_hosts) host = Lower(host);
+  for (std::string& host : o_.allowed_hosts) host = LowerString(host);
 }
 
 std::optional<Refusal> AccessPolicy::CheckHost(const Request& head,

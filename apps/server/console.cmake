@@ -12,3 +12,5 @@ add_custom_command(
   COMMENT "Embedding the web console"
   VERBATIM)
 target_sources(neardup_server PRIVATE ${NEARDUP_CONSOLE_CC})
+# Megabytes of byte arrays: compiled on its own, never in a unity batch.
+set_source_files_properties(${NEARDUP_CONSOLE_CC} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)

@@ -8,7 +8,7 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
 
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 // `s` with each run of whitespace (ASCII, and the ideographic space U+3000)
 // replaced by one space, trimmed; stops after about `max_bytes` bytes.
@@ -87,7 +87,7 @@ std::vector<std::string> FilterTerms(std::string_view q) {
       if (!cur.empty()) terms.push_back(std::move(cur));
       cur.clear();
     } else {
-      cur.push_back(Lower(q[i]));
+      cur.push_back(LowerAscii(q[i]));
     }
   }
   return terms;
@@ -95,7 +95,7 @@ std::vector<std::string> FilterTerms(std::string_view q) {
 
 bool MatchesTerms(std::string_view title, const std::vector<std::string>& terms) {
   std::string lower(title);
-  std::transform(lower.begin(), lower.end(), lower.begin(), Lower);
+  std::transform(lower.begin(), lower.end(), lower.begin(), LowerAscii);
   return std::all_of(terms.begin(), terms.end(),
                      [&](const std::string& t) { return lower.find(t) != std::string::npos; });
 }

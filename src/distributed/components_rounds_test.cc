@@ -40,7 +40,7 @@ uint64_t Bound(uint64_t largest) {
          2;
 }
 
-struct Result {
+struct Labelling {
   std::vector<uint32_t> root, size;
   uint64_t rounds = 0;
 };
@@ -82,7 +82,7 @@ class CountingComm : public Comm {
 
 // The single process's answer: union-find, every document labelled with the
 // smallest member of its component.
-Result UnionFind(uint32_t docs, const std::vector<batch::Edge>& edges) {
+Labelling UnionFind(uint32_t docs, const std::vector<batch::Edge>& edges) {
   std::vector<uint32_t> up(docs);
   std::iota(up.begin(), up.end(), 0);
   auto find = [&](uint32_t x) {
@@ -93,7 +93,7 @@ Result UnionFind(uint32_t docs, const std::vector<batch::Edge>& edges) {
     const uint32_t x = find(e.a), y = find(e.b);
     up[std::max(x, y)] = std::min(x, y);  // the smaller root stays: roots are the minima
   }
-  Result r;
+  Labelling r;
   r.root.resize(docs);
   r.size.assign(docs, 0);
   for (uint32_t d = 0; d < docs; ++d) ++r.size[r.root[d] = find(d)];
@@ -103,12 +103,12 @@ Result UnionFind(uint32_t docs, const std::vector<batch::Edge>& edges) {
 
 // Components on `ranks` in-process ranks with even line ranges; the owner
 // of b holds an edge, except every 7th, held by some other rank.
-Result RunComponents(int ranks, uint32_t docs, const std::vector<batch::Edge>& edges) {
+Labelling RunComponents(int ranks, uint32_t docs, const std::vector<batch::Edge>& edges) {
   std::vector<uint32_t> bounds;
   for (int r = 0; r <= ranks; ++r)
     bounds.push_back(static_cast<uint32_t>(uint64_t{docs} * r / ranks));
   const LineRanges lines(bounds);
-  Result g;
+  Labelling g;
   g.root.resize(docs);
   g.size.resize(docs);
   std::vector<uint64_t> rounds(ranks);
@@ -134,7 +134,7 @@ Result RunComponents(int ranks, uint32_t docs, const std::vector<batch::Edge>& e
 }
 
 // The first document whose label differs, or -1.
-int64_t FirstDifference(const Result& got, const Result& want) {
+int64_t FirstDifference(const Labelling& got, const Labelling& want) {
   for (size_t d = 0; d < want.root.size(); ++d) {
     if (got.root[d] != want.root[d] || got.size[d] != want.size[d]) return static_cast<int64_t>(d);
   }
@@ -145,11 +145,11 @@ int64_t FirstDifference(const Result& got, const Result& want) {
 // rounds against the bound; returns the rounds (the same on every run).
 uint64_t CheckAllRanks(const std::string& name, uint32_t docs,
                        const std::vector<batch::Edge>& edges) {
-  const Result want = UnionFind(docs, edges);
+  const Labelling want = UnionFind(docs, edges);
   const uint64_t largest = *std::max_element(want.size.begin(), want.size.end());
   uint64_t rounds = 0;
   for (int ranks : {1, 2, 4}) {
-    const Result got = RunComponents(ranks, docs, edges);
+    const Labelling got = RunComponents(ranks, docs, edges);
     EXPECT_EQ(FirstDifference(got, want), -1) << name << " on " << ranks << " ranks";
     EXPECT_LE(got.rounds, Bound(largest)) << name << " on " << ranks << " ranks";
     if (ranks > 1) {
@@ -275,9 +275,9 @@ TEST(ComponentsRoundsTest, SmallGraphsWithinTheBound) {
       if (kind == 1) link(static_cast<uint32_t>(rng() % d), d);
       if (kind == 2) link(static_cast<uint32_t>(rng() % docs), static_cast<uint32_t>(rng() % docs));
     }
-    const Result want = UnionFind(docs, edges);
+    const Labelling want = UnionFind(docs, edges);
     const uint64_t largest = *std::max_element(want.size.begin(), want.size.end());
-    const Result got = RunComponents(1 + g % 3, docs, edges);
+    const Labelling got = RunComponents(1 + g % 3, docs, edges);
     ASSERT_EQ(FirstDifference(got, want), -1) << "graph " << g;
     ASSERT_LE(got.rounds, Bound(largest)) << "graph " << g;
   }

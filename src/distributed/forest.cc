@@ -57,7 +57,7 @@ void SortByHigh(std::vector<uint64_t>* v) {
   }
 }
 
-void SortUnique(std::vector<uint32_t>* v) {
+void SortUniqueIds(std::vector<uint32_t>* v) {
   std::vector<uint64_t> keyed(v->begin(), v->end());
   for (uint64_t& x : keyed) x <<= 32;
   SortByHigh(&keyed);
@@ -180,7 +180,7 @@ uint64_t Forest::HookStagnant(const std::vector<batch::Edge>& active,
     if (ends[k][1].bit != 0) ids.push_back(ends[k][1].parent), ids.push_back(active[k].a);
   }
   std::vector<uint32_t> marks = under;
-  SortUnique(&marks);
+  SortUniqueIds(&marks);
   const std::vector<Answer> now = Fetch<Answer>(ids, [&](std::span<const uint32_t> distinct) {
     return MarkThenQuery<Answer>(
         c_, marks, distinct, [&](uint32_t d) { return Owner(d); },
@@ -239,7 +239,7 @@ uint64_t Forest::ShortcutAndFindStars() {
     ++changed;
     if ((flags_[below[k]] & kHasChild) != 0) marks.push_back(up[k]);
   }
-  SortUnique(&marks);
+  SortUniqueIds(&marks);
   const std::vector<uint32_t> star = Fetch<uint32_t>(up, [&](std::span<const uint32_t> distinct) {
     return MarkThenQuery<uint32_t>(
         c_, marks, distinct, [&](uint32_t d) { return Owner(d); },

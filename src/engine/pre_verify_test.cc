@@ -14,13 +14,13 @@ namespace {
 using engine::EngineInternal;
 using engine::PreparedDocument;
 
-constexpr char kStory[] =
+constexpr char kPreVerifyStory[] =
     "国家统计局今天发布数据显示，十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点"
     "零，农村上涨百分之二点三；食品价格上涨百分之三点八，非食品价格上涨百分之一点七。";
 constexpr char kReprint[] =
     "国家统计局今天发布数据显示：十月份全国居民消费价格同比上涨百分之二点一，其中城市上涨百分之二点"
     "零，农村上涨百分之二点三；食品价格上涨百分之三点八，非食品价格上涨百分之一点七";
-constexpr char kOther[] =
+constexpr char kPreVerifyOther[] =
     "北京时间昨晚，中国女排在世界杯比赛中以三比零战胜对手，取得开门红，主教练赛后表示球队状态良好"
     "。";
 
@@ -28,8 +28,8 @@ TEST(PreVerifyTest, VerdictsHoldUntilASlotIsReleased) {
   auto e = Engine::Create(EngineOptions{});
   ASSERT_TRUE(e.ok());
   Engine& engine = **e;
-  ASSERT_TRUE(engine.Add({"story", kStory}).ok());
-  ASSERT_TRUE(engine.Add({"other", kOther}).ok());
+  ASSERT_TRUE(engine.Add({"story", kPreVerifyStory}).ok());
+  ASSERT_TRUE(engine.Add({"other", kPreVerifyOther}).ok());
 
   PreparedDocument p;
   ASSERT_TRUE(EngineInternal::Prepare(engine, kReprint, &p).ok());

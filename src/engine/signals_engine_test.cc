@@ -18,7 +18,7 @@
 namespace neardup {
 namespace {
 
-constexpr char kStory[] =
+constexpr char kSignalsEngineStory[] =
     "The harbour office said on Friday that the north pier will stay closed until the spring "
     "because a storm damaged its wooden deck. Fishing boats will use the south pier, where the "
     "council has added two cranes and a new fuel pump. The harbour master said that the repairs "
@@ -31,7 +31,7 @@ constexpr char kStory[] =
     "old and the engineers who inspected it after the storm found that a third of its beams had "
     "to be replaced. The new beams will come from a yard on the mainland and should arrive in "
     "the first week of the new year, if the weather allows the barge to cross.";
-constexpr char kOther[] =
+constexpr char kSignalsEngineOther[] =
     "The school choir won the regional contest on Sunday with a programme of folk songs. The "
     "conductor said that the children had practised every morning for three months and that the "
     "prize money will pay for a trip to the national final in the capital. Parents who travelled "
@@ -41,20 +41,20 @@ constexpr char kOther[] =
     "the final. The choir has forty members between nine and twelve years old, and this is the "
     "first time that a school from the valley has reached the national final.";
 
-// kStory with two words changed: Jaccard of 5-gram shingles about 0.98, and
+// kSignalsEngineStory with two words changed: Jaccard of 5-gram shingles about 0.98, and
 // SimHash 2 bits away (default pipeline).
 std::string Edited() {
-  std::string s(kStory);
+  std::string s(kSignalsEngineStory);
   s.replace(s.find("sixty"), 5, "seventy");
   s.replace(s.find("barge"), 5, "boat");
   return s;
 }
 
-// kStory with its second half replaced: shares much, but far from 0.9 similar.
+// kSignalsEngineStory with its second half replaced: shares much, but far from 0.9 similar.
 std::string HalfRewritten() {
-  std::string s(kStory);
+  std::string s(kSignalsEngineStory);
   const size_t cut = s.find("The council said");
-  return s.substr(0, cut) + kOther;
+  return s.substr(0, cut) + kSignalsEngineOther;
 }
 
 std::unique_ptr<Engine> NewEngine(const EngineOptions& o) {
@@ -84,14 +84,14 @@ TEST(SignalsEngineTest, EachAlgorithmFindsThePlantedDuplicateOnly) {
     SCOPED_TRACE(alg);
     auto e = NewEngine(With(alg));
     ASSERT_NE(e, nullptr);
-    ASSERT_TRUE(e->Add({"story", kStory}).ok());
-    auto other = e->Add({"other", kOther});
+    ASSERT_TRUE(e->Add({"story", kSignalsEngineStory}).ok());
+    auto other = e->Add({"other", kSignalsEngineOther});
     ASSERT_TRUE(other.ok());
     EXPECT_FALSE(other->duplicate);
     EXPECT_TRUE(other->matches.empty());
     // exact only sees copies that normalize to the same text.
     const std::string copy =
-        std::string(alg) == "exact" ? "  " + std::string(kStory) + "!!" : Edited();
+        std::string(alg) == "exact" ? "  " + std::string(kSignalsEngineStory) + "!!" : Edited();
     auto r = e->Add({"copy", copy});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_TRUE(r->duplicate);
@@ -101,7 +101,7 @@ TEST(SignalsEngineTest, EachAlgorithmFindsThePlantedDuplicateOnly) {
     EXPECT_EQ(r->matches[0].signal, alg);
     EXPECT_GE(r->matches[0].similarity, std::string(alg) == "supershingle" ? 2 / 6.0 : 0.8);
     EXPECT_FALSE(r->matches[0].verified.has_value());
-    auto q = e->Query(kOther);
+    auto q = e->Query(kSignalsEngineOther);
     ASSERT_TRUE(q.ok());
     ASSERT_EQ(q->matches.size(), 1u);
     EXPECT_EQ(q->matches[0].id, "other");
@@ -168,8 +168,8 @@ TEST(SignalsEngineTest, SeveralSignalsReportTheFirstThatFound) {
     o.simhash.max_distance = k;
     auto e = NewEngine(o);
     ASSERT_NE(e, nullptr);
-    ASSERT_TRUE(e->Add({"story", kStory}).ok());
-    auto same = e->Add({"same", std::string(kStory) + " "});
+    ASSERT_TRUE(e->Add({"story", kSignalsEngineStory}).ok());
+    auto same = e->Add({"same", std::string(kSignalsEngineStory) + " "});
     ASSERT_TRUE(same.ok());
     ASSERT_EQ(same->matches.size(), 1u);
     EXPECT_EQ(same->matches[0].signal, "exact");
@@ -177,7 +177,8 @@ TEST(SignalsEngineTest, SeveralSignalsReportTheFirstThatFound) {
     EXPECT_EQ(same->matches[0].similarity, 1.0);
 
     const std::string edited = Edited();
-    const int d = std::popcount(e->Fingerprint(kStory).value() ^ e->Fingerprint(edited).value());
+    const int d =
+        std::popcount(e->Fingerprint(kSignalsEngineStory).value() ^ e->Fingerprint(edited).value());
     ASSERT_GT(d, 0);
     ASSERT_LE(d, 3);  // so k=0 misses it and k=3 finds it
     auto r = e->Add({"edited", edited});
@@ -198,7 +199,7 @@ TEST(SignalsEngineTest, SeveralSignalsReportTheFirstThatFound) {
   }
   // Precedence follows the list.
   auto e = NewEngine(With("minhash,simhash"));
-  ASSERT_TRUE(e->Add({"story", kStory}).ok());
+  ASSERT_TRUE(e->Add({"story", kSignalsEngineStory}).ok());
   auto r = e->Add({"edited", Edited()});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->matches.size(), 1u);
@@ -210,7 +211,7 @@ TEST(SignalsEngineTest, VerifierRejectsWhatSimHashProposes) {
   EngineOptions loose = With("simhash");
   loose.simhash.max_distance = 24;
   auto plain = NewEngine(loose);
-  ASSERT_TRUE(plain->Add({"story", kStory}).ok());
+  ASSERT_TRUE(plain->Add({"story", kSignalsEngineStory}).ok());
   auto proposed = plain->Add({"half", HalfRewritten()});
   ASSERT_TRUE(proposed.ok());
   ASSERT_TRUE(proposed->duplicate) << "SimHash at k=24 no longer proposes the pair";
@@ -220,7 +221,7 @@ TEST(SignalsEngineTest, VerifierRejectsWhatSimHashProposes) {
   loose.threshold = 0.9;
   auto e = NewEngine(loose);
   ASSERT_NE(e, nullptr);
-  ASSERT_TRUE(e->Add({"story", kStory}).ok());
+  ASSERT_TRUE(e->Add({"story", kSignalsEngineStory}).ok());
   auto half = e->Add({"half", HalfRewritten()});
   ASSERT_TRUE(half.ok());
   EXPECT_FALSE(half->duplicate);
@@ -238,7 +239,7 @@ TEST(SignalsEngineTest, VerifierRejectsWhatSimHashProposes) {
   ASSERT_TRUE(q.ok()) << q.status().ToString();
   EXPECT_EQ(q->cluster, "half");
   for (const Match& m : q->matches) EXPECT_NE(m.id, "story");
-  auto q2 = e->Query(kStory, {.max_distance = 0});
+  auto q2 = e->Query(kSignalsEngineStory, {.max_distance = 0});
   ASSERT_TRUE(q2.ok());
   ASSERT_EQ(q2->matches.size(), 1u);  // edited is at distance > 0
   EXPECT_EQ(q2->matches[0].id, "story");
@@ -248,23 +249,23 @@ TEST(SignalsEngineTest, VerifierRejectsWhatSimHashProposes) {
 TEST(SignalsEngineTest, RemoveRemovesFromEverySignal) {
   auto e = NewEngine(With("exact,simhash,minhash,supershingle,spotsig", "jaccard:0.5"));
   ASSERT_NE(e, nullptr);
-  ASSERT_TRUE(e->Add({"story", kStory}).ok());
-  ASSERT_TRUE(e->Add({"other", kOther}).ok());
-  ASSERT_EQ(e->Query(kStory)->matches.size(), 1u);
+  ASSERT_TRUE(e->Add({"story", kSignalsEngineStory}).ok());
+  ASSERT_TRUE(e->Add({"other", kSignalsEngineOther}).ok());
+  ASSERT_EQ(e->Query(kSignalsEngineStory)->matches.size(), 1u);
   ASSERT_TRUE(e->Remove("story").ok());
-  auto q = e->Query(kStory);
+  auto q = e->Query(kSignalsEngineStory);
   ASSERT_TRUE(q.ok());
   EXPECT_TRUE(q->matches.empty());
   // The freed slot is reused by an unrelated text, which old sketches must not match.
   auto third = e->Add({"third", "A short note about the weather on the coast, which was mild."});
   ASSERT_TRUE(third.ok());
   EXPECT_FALSE(third->duplicate);
-  auto again = e->Add({"again", kStory});
+  auto again = e->Add({"again", kSignalsEngineStory});
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->duplicate);
   EXPECT_EQ(again->cluster, "again");
   EXPECT_TRUE(e->Remove("other").ok());
-  EXPECT_TRUE(e->Query(kOther)->matches.empty());
+  EXPECT_TRUE(e->Query(kSignalsEngineOther)->matches.empty());
 }
 
 TEST(SignalsEngineTest, ConcurrentIdenticalAddsMakeOneCluster) {
@@ -279,10 +280,10 @@ TEST(SignalsEngineTest, ConcurrentIdenticalAddsMakeOneCluster) {
       while (!go.load()) std::this_thread::yield();
       for (int i = 0; i < 8; ++i) {
         auto r = e->Add({"t" + std::to_string(t) + "_" + std::to_string(i),
-                         i % 2 ? Edited() : std::string(kStory)});
+                         i % 2 ? Edited() : std::string(kSignalsEngineStory)});
         ASSERT_TRUE(r.ok());
         if (!r->duplicate) non_duplicates.fetch_add(1);
-        (void)e->Query(kStory);
+        (void)e->Query(kSignalsEngineStory);
       }
     });
   }
@@ -297,9 +298,10 @@ TEST(SignalsEngineTest, AddBatchMatchesSequentialAdds) {
   const EngineOptions o = With("exact,minhash", "levenshtein:0.8");
   std::vector<Document> docs;
   for (int i = 0; i < 60; ++i) {
-    docs.push_back({"d" + std::to_string(i), i % 3 == 0   ? std::string(kStory)
-                                             : i % 3 == 1 ? Edited()
-                                                          : kOther + std::to_string(i)});
+    docs.push_back({"d" + std::to_string(i), i % 3 == 0 ? std::string(kSignalsEngineStory)
+                                             : i % 3 == 1
+                                                 ? Edited()
+                                                 : kSignalsEngineOther + std::to_string(i)});
   }
   auto a = NewEngine(o);
   auto b = NewEngine(o);
@@ -311,7 +313,8 @@ TEST(SignalsEngineTest, AddBatchMatchesSequentialAdds) {
     EXPECT_EQ(batch[i]->fingerprint, one->fingerprint);
     EXPECT_EQ(batch[i]->matches.size(), one->matches.size());
   }
-  EXPECT_EQ(a->Stats().clusters, 2u);  // kOther + a number: verified 0.8 similar to each other
+  EXPECT_EQ(a->Stats().clusters,
+            2u);  // kSignalsEngineOther + a number: verified 0.8 similar to each other
 }
 
 TEST(SignalsEngineTest, FingerprintsDependOnlyOnTheFeatures) {
@@ -319,8 +322,8 @@ TEST(SignalsEngineTest, FingerprintsDependOnlyOnTheFeatures) {
   EngineOptions mixed_options = With("minhash,simhash", "cosine:0.5");
   mixed_options.normalize.t2s = T2S::kOff;
   auto mixed = NewEngine(mixed_options);
-  ASSERT_TRUE(plain->Add({"a", kStory}).ok());
-  ASSERT_TRUE(mixed->Add({"a", kStory}).ok());
+  ASSERT_TRUE(plain->Add({"a", kSignalsEngineStory}).ok());
+  ASSERT_TRUE(mixed->Add({"a", kSignalsEngineStory}).ok());
   EXPECT_EQ(plain->Get("a")->fingerprint, mixed->Get("a")->fingerprint);
   auto r = plain->Add({"b", Edited()});
   ASSERT_TRUE(r.ok());
@@ -353,7 +356,7 @@ TEST(SignalsEngineTest, DurableEngineRunsEverySignalWithAVerifier) {
   {
     auto opened = DurableEngine::Open(d);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    ASSERT_TRUE((*opened)->Add({"story", kStory, 0, ""}, OnConflict::kError).ok());
+    ASSERT_TRUE((*opened)->Add({"story", kSignalsEngineStory, 0, ""}, OnConflict::kError).ok());
     auto r = (*opened)->Add({"edited", Edited(), 0, ""}, OnConflict::kError);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->add.cluster, "story");

@@ -11,7 +11,7 @@ namespace neardup::index {
 namespace {
 
 // The oracle: for each key, its slots in insertion order.
-class Oracle {
+class ExactOracle {
  public:
   void Insert(uint32_t slot, const Key128& k) {
     keys_[slot] = k;
@@ -52,7 +52,7 @@ TEST(ExactIndexTest, MatchesOracleUnderRandomInsertsAndRemoves) {
   for (int distinct : {5, 300, 20000}) {
     std::mt19937_64 rng(distinct);
     ExactIndex index;
-    Oracle oracle;
+    ExactOracle oracle;
     std::vector<uint32_t> live;
     for (int step = 0; step < 60000; ++step) {
       if (live.empty() || rng() % 5 < 3) {

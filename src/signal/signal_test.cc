@@ -18,7 +18,7 @@ namespace {
 
 // An English story written for this test, a light edit of it, and an
 // unrelated text.
-constexpr std::string_view kStory =
+constexpr std::string_view kSignalStory =
     "The city council said on Tuesday that the old river bridge will close for repairs next "
     "month. Engineers found that the steel beams under the east lane were badly corroded, and "
     "the council has decided to replace them before winter. Buses will take a detour through "
@@ -33,24 +33,24 @@ constexpr std::string_view kUnrelated =
     "that its habitat is threatened by farming. They have asked the government to protect the "
     "area, which is also home to rare orchids and several birds that live nowhere else.";
 
-std::string Edited() {
-  std::string s(kStory);
+std::string EditedStory() {
+  std::string s(kSignalStory);
   s.replace(s.find("eleven"), 6, "twelve");
   return s + " Reporting by the local desk.";
 }
 
-struct Prepared {
+struct PreparedText {
   std::string normalized;
   std::vector<features::Feature> features;
   std::vector<uint64_t> shingles;  // words (script:5,1)
   SignalInput input() const { return {normalized, features, shingles}; }
 };
 
-Prepared Prepare(std::string_view text) {
+PreparedText PrepareText(std::string_view text) {
   auto n = normalize::Normalizer::Create({}).value();
   auto ex = features::CharNgramExtractor::Create({}).value();
   auto sh = features::Shingler::Create({.char_n = 5, .word_n = 1}).value();
-  Prepared p;
+  PreparedText p;
   EXPECT_TRUE(n->Normalize(text, &p.normalized).ok());
   EXPECT_TRUE(ex->Extract(p.normalized, &p.features).ok());
   sh->Shingle(p.normalized, &p.shingles);
@@ -64,8 +64,8 @@ std::shared_ptr<const sketch::IMatcher> Lexicon() {
   const std::string path =
       ::testing::TempDir() + "/neardup_idf_" + std::to_string(getpid()) + ".txt";
   std::ofstream out(path);
-  for (const auto& text : {std::string(kStory), std::string(kUnrelated), Edited()}) {
-    const Prepared p = Prepare(text);
+  for (const auto& text : {std::string(kSignalStory), std::string(kUnrelated), EditedStory()}) {
+    const PreparedText p = PrepareText(text);
     size_t start = 0;
     while (start < p.normalized.size()) {
       size_t end = p.normalized.find(' ', start);
@@ -98,9 +98,9 @@ TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
   Signal& s = **sig;
   EXPECT_EQ(s.kind(), GetParam());
   EXPECT_EQ(s.name(), SignalName(GetParam()));
-  const auto story = s.Compute(Prepare(kStory).input());
-  const auto other = s.Compute(Prepare(kUnrelated).input());
-  const auto empty = s.Compute(Prepare("").input());
+  const auto story = s.Compute(PrepareText(kSignalStory).input());
+  const auto other = s.Compute(PrepareText(kUnrelated).input());
+  const auto empty = s.Compute(PrepareText("").input());
   ASSERT_TRUE(story.ok() && other.ok() && empty.ok());
   ASSERT_TRUE(s.Insert(1, *story).ok());
   ASSERT_TRUE(s.Insert(2, *other).ok());
@@ -108,8 +108,8 @@ TEST_P(SignalTest, FindsTheEditNotTheUnrelatedAndForgetsRemoved) {
   EXPECT_FALSE(s.Insert(1, *story).ok());
 
   const std::string query_text =
-      GetParam() == SignalKind::kExact ? std::string(kStory) + "!!" : Edited();
-  auto q = s.Compute(Prepare(query_text).input());
+      GetParam() == SignalKind::kExact ? std::string(kSignalStory) + "!!" : EditedStory();
+  auto q = s.Compute(PrepareText(query_text).input());
   ASSERT_TRUE(q.ok());
   std::vector<Candidate> cands;
   ASSERT_TRUE(s.Query(*q, {}, &cands).ok());
@@ -135,13 +135,13 @@ TEST_P(SignalTest, BatchKeysAndCompareAgreeWithTheIndex) {
   const Signal& s = **sig;
   const KeySpaceSpec spec = s.key_space();
   ASSERT_GT(spec.max_keys, 0u);
-  const Prepared story = Prepare(kStory);
+  const PreparedText story = PrepareText(kSignalStory);
   const std::string dup_text =
-      GetParam() == SignalKind::kExact ? std::string(kStory) + "!!" : Edited();
+      GetParam() == SignalKind::kExact ? std::string(kSignalStory) + "!!" : EditedStory();
   for (const auto& [text, expect] :
        {std::pair<std::string, bool>{dup_text, true},
         std::pair<std::string, bool>{std::string(kUnrelated), false}}) {
-    const Prepared other = Prepare(text);
+    const PreparedText other = PrepareText(text);
     // Online: insert the story, query the other.
     auto online = CreateSignal(GetParam(), TestOptions());
     ASSERT_TRUE(online.ok());
@@ -202,8 +202,8 @@ TEST(SignalTest, EvidenceCarriesDistances) {
   o.simhash_max_distance = o.simhash_index_max_distance = 6;
   auto sim = CreateSignal(SignalKind::kSimHash, o);
   ASSERT_TRUE(sim.ok());
-  const auto a = (*sim)->Compute(Prepare(kStory).input());
-  const auto b = (*sim)->Compute(Prepare(Edited()).input());
+  const auto a = (*sim)->Compute(PrepareText(kSignalStory).input());
+  const auto b = (*sim)->Compute(PrepareText(EditedStory()).input());
   ASSERT_TRUE((*sim)->Insert(7, *a).ok());
   std::vector<Candidate> c;
   ASSERT_TRUE((*sim)->Query(*b, {}, &c).ok());

@@ -17,7 +17,7 @@ namespace {
 using Op = FaultInjection::Op;
 using Kind = FaultInjection::Kind;
 
-std::string Dir(const std::string& tag) {
+std::string FaultDir(const std::string& tag) {
   auto p = std::filesystem::temp_directory_path() /
            ("neardup_faults_" + tag + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(p);
@@ -42,8 +42,8 @@ class StoreFaultTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(StoreFaultTest, FailedWriteIsInvisibleAndTheStoreRecovers) {
   const Case c = GetParam();
-  const std::string dir =
-      Dir(std::to_string(static_cast<int>(c.op)) + "_" + std::to_string(static_cast<int>(c.kind)));
+  const std::string dir = FaultDir(std::to_string(static_cast<int>(c.op)) + "_" +
+                                   std::to_string(static_cast<int>(c.kind)));
   auto faults = std::make_shared<FaultInjection>();
   {
     auto st = DocStore::Open(dir, {.faults = faults});
@@ -87,7 +87,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(StoreFaultTest, ReadErrorsAreIOErrorsAndPass) {
-  const std::string dir = Dir("read");
+  const std::string dir = FaultDir("read");
   auto faults = std::make_shared<FaultInjection>();
   {
     auto st = DocStore::Open(dir, {.faults = faults});

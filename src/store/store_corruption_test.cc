@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Dir(const std::string& tag) {
+std::string CorruptDir(const std::string& tag) {
   auto p = fs::temp_directory_path() / ("neardup_corrupt_" + tag + "_" + std::to_string(getpid()));
   fs::remove_all(p);
   return p.string();
@@ -104,7 +104,7 @@ class StoreCorruptionTest : public ::testing::Test {
     }
   }
   std::string NewDir(const std::string& tag) {
-    dirs_.push_back(Dir(tag));
+    dirs_.push_back(CorruptDir(tag));
     return dirs_.back();
   }
 

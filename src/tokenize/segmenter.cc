@@ -12,7 +12,7 @@
 namespace neardup::tokenize {
 namespace {
 
-bool IsAsciiAlnum(char32_t c) {
+bool IsAsciiAlnumChar(char32_t c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 bool IsAsciiDigit(char32_t c) { return c >= '0' && c <= '9'; }
@@ -30,7 +30,7 @@ struct Segmenter::Scratch {
 };
 
 bool IsJiebaBlockChar(char32_t c) {
-  return IsJiebaHan(c) || IsAsciiAlnum(c) || c == '+' || c == '#' || c == '&' || c == '.' ||
+  return IsJiebaHan(c) || IsAsciiAlnumChar(c) || c == '+' || c == '#' || c == '&' || c == '.' ||
          c == '_' || c == '%' || c == '-';
 }
 
@@ -163,7 +163,7 @@ void Segmenter::CutBlock(const char32_t* chars, size_t n, std::vector<uint32_t>*
   size_t run = n;  // start of the pending run of single-character pieces
   for (size_t x = 0; x < n;) {
     const size_t y = s->next[x] + 1;
-    const bool gather = y - x == 1 && (hmm || IsAsciiAlnum(chars[x]));
+    const bool gather = y - x == 1 && (hmm || IsAsciiAlnumChar(chars[x]));
     if (gather) {
       if (run == n) run = x;
     } else {
@@ -216,13 +216,13 @@ void Segmenter::FinalSeg(const char32_t* chars, size_t a, size_t b, Scratch* s,
     // [a-zA-Z0-9]+(?:\.\d+)?%? and the non-empty pieces between matches.
     size_t p = k;
     while (p < e) {
-      if (!IsAsciiAlnum(chars[p])) {
+      if (!IsAsciiAlnumChar(chars[p])) {
         ++p;
         continue;
       }
       if (p > k) ends->push_back(static_cast<uint32_t>(p));
       size_t q = p;
-      while (q < e && IsAsciiAlnum(chars[q])) ++q;
+      while (q < e && IsAsciiAlnumChar(chars[q])) ++q;
       if (q + 1 < e && chars[q] == '.' && IsAsciiDigit(chars[q + 1])) {
         q += 2;
         while (q < e && IsAsciiDigit(chars[q])) ++q;

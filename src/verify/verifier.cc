@@ -16,7 +16,7 @@ namespace {
 
 using Kind = VerifierSpec::Kind;
 
-size_t CodePoints(std::string_view s) {
+size_t CodePointCount(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
@@ -85,8 +85,8 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
     }
     case Kind::kSimilarity: {
       const double j = SortedSetJaccard(x, y);
-      const size_t la = a.code_points ? *a.code_points : CodePoints(a.normalized);
-      const size_t lb = b.code_points ? *b.code_points : CodePoints(b.normalized);
+      const size_t la = a.code_points ? *a.code_points : CodePointCount(a.normalized);
+      const size_t lb = b.code_points ? *b.code_points : CodePointCount(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
       if (la > limit || lb > limit) return j;
       if (spec_.short_numbers && ChangedNumbers(a.normalized, b.normalized)) return 0.0;
