@@ -24,4 +24,17 @@ if(NEARDUP_HAVE_MPI AND NOT NEARDUP_ASAN AND NOT NEARDUP_TSAN)
             ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/mpi_two_hosts)
   set_tests_properties(mpi.two_hosts PROPERTIES LABELS "e2e;mpi" TIMEOUT 120
     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+  # Four ranks, two a host, across the same two namespaces.
+  add_test(NAME mpi.four_ranks_two_hosts
+    COMMAND /bin/bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/two_hosts.sh $<TARGET_FILE:neardup_cli>
+            ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/mpi_four_ranks 4)
+  set_tests_properties(mpi.four_ranks_two_hosts PROPERTIES LABELS "e2e;mpi" TIMEOUT 120
+    SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+  # A one-node Slurm cluster runs the sbatch example of docs/distributed.md
+  # (root and Debian's slurmctld, slurmd, munge; skipped with the reason otherwise).
+  add_test(NAME mpi.slurm
+    COMMAND /bin/bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi/slurm_test.sh $<TARGET_FILE:neardup_cli>
+            ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/mpi_slurm)
+  set_tests_properties(mpi.slurm PROPERTIES LABELS "e2e;mpi;slurm" TIMEOUT 180
+    SKIP_RETURN_CODE 77)
 endif()

@@ -3,13 +3,15 @@
 # Two "hosts" on this machine: network namespaces A and B joined by a veth
 # pair (10.213.7.1/24 and 10.213.7.2/24, addresses that exist only inside
 # them), each with its own private /tmp (a tmpfs in its own mount namespace).
-# mpirun in A starts rank 0 in A and rank 1 in B over TCP; its remote shell
+# mpirun in A starts half the ranks in A and half in B over TCP (NP = 2 by
+# default: rank 0 in A, rank 1 in B; NP = 4: two ranks a host); its remote shell
 # (plm_rsh_agent) is rsh_agent.sh, which runs the daemon in B with
 # `ip netns exec` instead of ssh. The output must equal one process's.
-# Usage: two_hosts.sh NEARDUP_BINARY SOURCE_DIR WORK_DIR
+# Usage: two_hosts.sh NEARDUP_BINARY SOURCE_DIR WORK_DIR [NP]
 # Exit 77 (skipped) when not root or when network namespaces are unavailable.
 set -uo pipefail
-BIN=$(readlink -f "$1") SRC=$(readlink -f "$2") WORK=$3
+BIN=$(readlink -f "$1") SRC=$(readlink -f "$2") WORK=$3 NP=${4:-2}
+PER_HOST=$((NP / 2))
 HERE=$(cd "$(dirname "$0")" && pwd)
 SKIP=77
 [ "$(id -u)" -eq 0 ] || { echo "skipped: needs root (network namespaces)"; exit $SKIP; }
@@ -68,19 +70,21 @@ unset TMPDIR  # spill files and Open MPI's session directories go to each host's
 # 1M makes them spill. /tmp of host A is a fresh tmpfs too.
 timeout -k 5 90 ip netns exec "$A" unshare -m --propagation private \
     "$HERE/private_tmp.sh" nd-host-a "$KEEP" sh -c '
-  exec mpirun --allow-run-as-root --oversubscribe -np 2 --host 10.213.7.1:1,10.213.7.2:1 \
+  exec mpirun --allow-run-as-root --oversubscribe -np $4 --host 10.213.7.1:$5,10.213.7.2:$5 \
     --mca plm_rsh_agent "$0" --mca btl tcp,self \
     --mca btl_tcp_if_include 10.213.7.0/24 --mca oob_tcp_if_include 10.213.7.0/24 \
     --mca pml ob1 \
     "$1" dedup --distributed "$2" --memory 1M -j 1 --stats -o "$3"
-' "$HERE/rsh_agent.sh" "$BIN" "$CORPUS" "$WORK/two_hosts.jsonl" > "$WORK/mpirun.log" 2>&1
+' "$HERE/rsh_agent.sh" "$BIN" "$CORPUS" "$WORK/two_hosts.jsonl" "$NP" "$PER_HOST" \
+    > "$WORK/mpirun.log" 2>&1
 rc=$?
 cat "$WORK/mpirun.log"
 [ $rc -eq 0 ] || { echo "FAIL: mpirun exited $rc"; exit 1; }
 grep -q "runs spilled" "$WORK/mpirun.log" || { echo "FAIL: no stats"; exit 1; }
+grep -q "$NP ranks" "$WORK/mpirun.log" || { echo "FAIL: not $NP ranks"; exit 1; }
 cmp "$WORK/single.jsonl" "$WORK/two_hosts.jsonl" || { echo "FAIL: outputs differ"; exit 1; }
 # The shuffle went over the veth: host B received the keys, pairs and labels.
 rx=$(ip netns exec "$B" cat "/sys/class/net/$VB/statistics/rx_bytes")
 echo "host B received $rx bytes over $VB"
 [ "$rx" -gt 100000 ] || { echo "FAIL: too little traffic over the veth"; exit 1; }
-echo "ok: two hosts over TCP, private /tmp each, output identical to one process"
+echo "ok: $NP ranks on two hosts over TCP, private /tmp each, output identical to one process"
