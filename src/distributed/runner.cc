@@ -5,10 +5,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <memory>
+#include <span>
 #include <thread>
 
 #include "base/status_macros.h"
+#include "batch/cluster_phase.h"
 #include "batch/pipeline.h"
+#include "batch/spill_buffer.h"
 #include "distributed/checkpoint.h"
 #include "distributed/components.h"
 #include "distributed/fetch.h"
@@ -31,13 +36,14 @@ void DieForTest(const Comm& c, const char* stage) {
 Status CheckSupported(const std::vector<std::string>& files, const BatchOptions& options) {
   if (files.empty() || std::find(files.begin(), files.end(), "-") != files.end()) {
     return Status::InvalidArgument(
-        "--distributed reads named files (each rank reads its share), not standard input");
+        "--distributed reads named files, not standard input: every rank opens the files and "
+        "reads its own byte range, and mpirun gives standard input to rank 0 alone; save the "
+        "input to a file on a file system all ranks see");
   }
   if (!options.against.empty()) {
-    return Status::InvalidArgument("--distributed does not run --against an index");
-  }
-  if (options.with_matches) {
-    return Status::InvalidArgument("--distributed does not write --with-matches");
+    return Status::InvalidArgument(
+        "--distributed does not run --against an index yet (every rank would need the whole "
+        "index); run `neardup dedup --against` in one process");
   }
   if (options.learn_idf || !options.idf_save.empty()) {
     return Status::InvalidArgument(
@@ -59,6 +65,7 @@ class Runner {
   Status PairAndVerify(batch::KeyRuns* keys);
   Status Verify(batch::PairRuns* local);
   Status LoadVerify();
+  Status GatherMatches(std::unique_ptr<batch::MatchRuns>* out);
   Status Cluster();
   batch::Clustering GatherLabels();
   void SumStats();
@@ -159,7 +166,7 @@ Status Runner::Verify(batch::PairRuns* local) {
   NEARDUP_RETURN_IF_ERROR(Agree(c_, source.status(), 0));
   const Status s =
       batch::VerifyPairs(&r, &pairs, **source, /*reserved=*/0, [&](const batch::Edge& e) {
-        edges_.push_back({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity});
+        edges_.push_back(e);  // -1 (decided by a key space) until Cluster()
         return Status::OK();
       });
   return Agree(c_, s, 0);
@@ -179,10 +186,48 @@ Status Runner::LoadVerify() {
   return Status::OK();
 }
 
+// --with-matches: every verified edge to rank 0 in bounded rounds, where
+// they become sorted runs by (b, a), spilled past an eighth of the budget,
+// as a single process's cluster phase collects them (batch/cluster_phase.h).
+// *out is null on the other ranks.
+Status Runner::GatherMatches(std::unique_ptr<batch::MatchRuns>* out) {
+  batch::BatchRun& r = *run_;
+  std::unique_ptr<batch::MatchRuns> matches;
+  if (c_.rank() == 0) matches = std::make_unique<batch::MatchRuns>(r.tmp.get(), "matches");
+  batch::SpillBuffer<batch::Edge> buf(
+      std::max<uint64_t>(4096, r.budget.Available() / 8 / sizeof(batch::Edge)));
+  auto flush = [&](bool spill) {
+    std::sort(buf.begin(), buf.end(), batch::MatchLess());
+    return matches->AddRun(&buf, spill);
+  };
+  size_t i = 0;
+  const std::function<Result<bool>(batch::Edge*)> next = [&](batch::Edge* e) -> Result<bool> {
+    if (i == edges_.size()) return false;
+    *e = edges_[i++];
+    return true;
+  };
+  const std::function<int(const batch::Edge&)> to_rank0 = [](const batch::Edge&) { return 0; };
+  const std::function<Status(std::span<const batch::Edge>)> deliver =
+      [&](std::span<const batch::Edge> in) {
+        for (const batch::Edge& e : in) {
+          NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&buf, e, [&] { return flush(true); }));
+        }
+        return Status::OK();
+      };
+  uint64_t sent = 0;
+  Status s = Shuffle<batch::Edge>(c_, Limits().round_bytes, next, to_rank0, deliver, &sent);
+  if (s.ok() && matches) s = flush(matches->spilled_runs() > 0);
+  NEARDUP_RETURN_IF_ERROR(Agree(c_, s, 0));
+  *out = std::move(matches);
+  return Status::OK();
+}
+
 // Components and the cap over the verified edges (or the checkpoint).
 Status Runner::Cluster() {
   batch::BatchRun& r = *run_;
   r.monitor->Phase(BatchPhase::kCluster, 0);
+  // An edge a key space decided (-1) counts as 1 for the cap's order.
+  for (batch::Edge& e : edges_) e.similarity = e.similarity < 0 ? 1.0f : e.similarity;
   if (resume_ == Stage::kCluster) {
     const uint64_t own = ranges_.end(c_.rank()) - ranges_.begin(c_.rank());
     return Agree(c_, checkpoints_.LoadCluster(own, &clusters_), 0);
@@ -260,12 +305,14 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
   }
   DeliverSkips(c_, skips_, run_->options.on_skip);
   DieForTest(c_, "verify");
+  std::unique_ptr<batch::MatchRuns> matches;
+  if (run_->options.with_matches) NEARDUP_RETURN_IF_ERROR(GatherMatches(&matches));
   NEARDUP_RETURN_IF_ERROR(Cluster());
   DieForTest(c_, "cluster");
   batch::Clustering clustering = GatherLabels();
   SumStats();
   if (c_.rank() != 0) return std::unique_ptr<BatchDedup>();
-  return batch::FinishRun(std::move(run_), std::move(clustering), nullptr);
+  return batch::FinishRun(std::move(run_), std::move(clustering), std::move(matches));
 }
 
 }  // namespace

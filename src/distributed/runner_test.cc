@@ -230,12 +230,39 @@ TEST_P(RunnerTest, ResumeFromCheckpoints) {
   EXPECT_EQ(Rows(other.result.get()), Rows(want4.get()));
 }
 
+// Each record's matches: (id, verified similarity or -1), in the order listed.
+std::vector<std::vector<std::pair<std::string, double>>> Matches(BatchDedup* run) {
+  std::vector<std::vector<std::pair<std::string, double>>> out;
+  EXPECT_TRUE(run->ForEachRecord([&](const BatchRecord& r) {
+                   auto& m = out.emplace_back();
+                   for (const BatchMatch& x : r.matches) {
+                     m.emplace_back(std::string(x.id), x.verified.value_or(-1));
+                   }
+                   return Status::OK();
+                 })
+                  .ok());
+  return out;
+}
+
+TEST_P(RunnerTest, MatchesAreOneProcesssMatches) {
+  for (const char* profile : {"default", "qbank"}) {
+    BatchOptions o = Options(profile);
+    MakeSignature(o);
+    o.with_matches = true;
+    auto want = Single({path_}, o);
+    Outcome got = Ranks({path_}, o);
+    ASSERT_TRUE(got.status[0].ok()) << got.status[0].ToString();
+    const auto w = Matches(want.get());
+    EXPECT_EQ(Matches(got.result.get()), w) << profile;
+    size_t listed = 0;
+    for (const auto& m : w) listed += m.size();
+    EXPECT_GT(listed, 20u) << profile;
+  }
+}
+
 TEST_P(RunnerTest, RefusesWhatItDoesNotRun) {
   BatchOptions o = Options("default");
   MakeSignature(o);
-  o.with_matches = true;
-  EXPECT_NE(Ranks({path_}, o).status[0].message().find("--with-matches"), std::string::npos);
-  o.with_matches = false;
   EXPECT_NE(Ranks({"-"}, o).status[0].message().find("standard input"), std::string::npos);
   o.against = dir_->path();
   EXPECT_NE(Ranks({path_}, o).status[0].message().find("--against"), std::string::npos);

@@ -113,6 +113,19 @@ def test_identical_simhash_files(d):
     check_identical(files, ["--profile", "simhash", "--emit", "unique"])
 
 
+def test_identical_with_matches(d):
+    # Matches gathered to rank 0 in rounds: verified similarities, the exact
+    # signal's unverified matches (qbank), SimHash distances, spilled runs.
+    corpus = make_corpus(d)
+    check_identical([corpus], ["--with-matches"])
+    check_identical([corpus], ["--with-matches", "--profile", "qbank"])
+    check_identical([corpus], ["--with-matches", "--profile", "simhash"])
+    check_identical([corpus], ["--with-matches", "--memory", "1M", "--stats"],
+                    lambda e: counter(e, r"\((\d+) runs spilled") > 0 or None)
+    text = read(os.path.join(d, "single.out")).decode()
+    assert text.count('"matches":[{') > 300, "too few documents with matches"
+
+
 def test_errors(d):
     lines = read(make_corpus(d, 800)).splitlines(keepends=True)
     bad = os.path.join(d, "bad.jsonl")
@@ -132,9 +145,12 @@ def test_errors(d):
                 # The first bad record over all ranks, as one process reports it.
                 assert first == want.stderr.splitlines()[0], (first, want.stderr)
             print("ok np=%d %s: %s" % (np, extra, (first or "no errors")))
-    # What the runner refuses, it says.
-    got = mpirun(2, [bad, "--with-matches"], os.path.join(d, "np.out"))
-    assert got.returncode != 0 and "--with-matches" in got.stderr, got.stderr
+    # What the runner refuses, it says, and why.
+    got = mpirun(2, [bad, "--against", d], os.path.join(d, "np.out"))
+    assert got.returncode != 0 and "--against" in got.stderr, got.stderr
+    got = mpirun(2, ["-"], os.path.join(d, "np.out"))
+    assert got.returncode != 0 and "standard input" in got.stderr, got.stderr
+    assert "rank 0 alone" in got.stderr, got.stderr
 
 
 def test_rank_dies(d):
