@@ -76,6 +76,11 @@ class RootOrder {
   // Three-way compare of an entry with (key, name).
   int Compare(int64_t key, Slot root, int64_t other_key, std::string_view other_name) const;
   bool Less(const Entry& a, const Entry& b) const;
+  // Rebuild's sort: by (key, name), names read 8 bytes at a time.
+  struct Decorated;
+  void SortByKeyAndName(std::vector<std::pair<int64_t, Slot>>* entries) const;
+  void SortTies(std::vector<Decorated>* d, size_t lo, size_t hi, size_t offset) const;
+  static bool ByKeyAndChunk(const Decorated& a, const Decorated& b);
   // Binary searches of a node's entries: how many are <= e; how many are
   // < (key, name), or <= it with `or_equal`.
   int UpperBound(const int64_t* keys, const Slot* roots, int n, const Entry& e) const;

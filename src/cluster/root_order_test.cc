@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -125,6 +126,42 @@ TEST(RootOrderTest, RebuildPacksAndKeepsTheOrder) {
   order.Insert(100, 0);
   EXPECT_EQ(Page(order, true, std::nullopt, 1), std::vector<Slot>{0});
   EXPECT_LT(order.MemoryBytes(), entries.size() * 24);
+}
+
+// Rebuild sorts names 8 bytes at a time: names with long common prefixes,
+// prefixes of each other, bytes >= 0x80, zero bytes and trailing zero bytes
+// must still come out in std::string_view order within each key.
+TEST(RootOrderTest, RebuildOrdersNamesThatTieForManyBytes) {
+  Names names;
+  RootOrder order(&names);
+  Ref ref;
+  std::vector<std::pair<int64_t, Slot>> entries;
+  std::mt19937 rng(9);
+  std::set<std::string> seen;
+  const std::string prefixes[] = {"", "doc-000000", "doc-0000000000000000000000",
+                                  std::string("\xff\xfe\x80", 3), std::string("a\0b", 3)};
+  for (Slot s = 0; s < 30000; ++s) {
+    std::string name = prefixes[rng() % 5];
+    const int tail = static_cast<int>(rng() % 12);
+    for (int i = 0; i < tail; ++i) {
+      const uint32_t r = rng() % 6;
+      name.push_back(r == 0   ? '\0'
+                     : r == 1 ? static_cast<char>(0x80 + rng() % 128)
+                              : static_cast<char>('0' + rng() % 3));
+    }
+    name += std::to_string(s % 7 == 0 ? 0 : s);  // some names differ only at the end
+    if (s % 11 == 0) name.push_back('\0');       // and some by a trailing zero byte
+    if (!seen.insert(name).second) continue;     // ids are unique
+    names.names[s] = name;
+    const int64_t k = rng() % 3;
+    entries.emplace_back(k, s);
+    ref.insert({{k, name}, s});
+    if (ref.size() >= 3000) break;
+  }
+  std::shuffle(entries.begin(), entries.end(), rng);
+  order.Rebuild(entries);
+  EXPECT_EQ(Page(order, false, std::nullopt, SIZE_MAX),
+            Expected(ref, false, std::nullopt, SIZE_MAX));
 }
 
 }  // namespace
