@@ -10,7 +10,8 @@
 # the test fails when the example changes under it.
 # Usage: slurm_test.sh NEARDUP_BINARY SOURCE_DIR WORK_DIR
 # Exit 77 (skipped, with the reason) when not root, when a Slurm or munge
-# program is missing, or when the daemons do not come up.
+# program is missing, when the daemons do not come up, or when they cannot
+# launch a task (`srun -n 2 --mpi=pmix true` fails).
 set -uo pipefail
 BIN=$(readlink -f "$1") SRC=$(readlink -f "$2") WORK=$3
 SKIP=77
@@ -88,6 +89,11 @@ for _ in $(seq 1 60); do
 done
 [ "$state" = idle ] || skip "the node did not come up (state '$state'): $(tail -3 "$WORK/slurmd.log")"
 echo "slurm: one node ($HOST, $(nproc) CPUs) idle, ports $PORT_CTLD/$PORT_D"
+# Can this machine launch tasks at all, with PMIx? If not, the scheduler is
+# what fails, not neardup: skip with Slurm's own words.
+if ! probe=$(timeout -k 5 60 srun -n 2 --mpi=pmix true 2>&1); then
+  skip "slurm runs no task here (srun -n 2 --mpi=pmix true): $(echo "$probe" | tail -2)"
+fi
 
 # The input: 3,000 short questions with seeded near-duplicates in two parts,
 # and what one process makes of them.
