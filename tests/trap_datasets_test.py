@@ -9,7 +9,9 @@ are what their docstrings say, on slices built from the pinned sources:
   boilerplate: a site's bare pages are identical and hold no article text; every
     article page ends with its site's footer; many pairs of unrelated articles share
     two or more boilerplate blocks (the trap is real); two runs with one seed are
-    byte-identical.
+    byte-identical;
+  boilerplate_en: 30 sites, each with identical bare pages; every page opens with
+    one of the sites' navigation lines; index pages are single-page clusters.
 Usage: trap_datasets_test.py SOURCE_DIR"""
 import collections
 import json
@@ -91,6 +93,22 @@ def check_boilerplate(ds, src):
           (len(clusters), shared[2]))
 
 
+def check_boilerplate_en(ds):
+    clusters = load(ds, "boilerplate_en")
+    bare = {c: ts for c, ts in clusters.items() if c.startswith("bare")}
+    index = {c: ts for c, ts in clusters.items() if c.startswith("index")}
+    assert len(bare) == 30 and index, (len(bare), len(index))
+    for ts in bare.values():
+        assert len(set(ts)) == 1, "a site's bare pages differ"
+    navs = {ts[0].split("\n\n", 1)[0] for ts in bare.values()}
+    for c, ts in clusters.items():
+        for t in ts:
+            assert t.split("\n\n", 1)[0] in navs, t[:80]
+    for ts in index.values():
+        assert len(ts) == 1 and "Latest stories" in ts[0]
+    print("boilerplate_en: %d clusters, %d index pages" % (len(clusters), len(index)))
+
+
 def main():
     src = sys.argv[1]
     data = os.environ.get("NEARDUP_DATA_DIR", os.path.join(src, "data"))
@@ -107,6 +125,9 @@ def main():
                         "--articles", "60"], check=True)
         check_excerpt(a, src, data)
         check_boilerplate(a, src)
+        subprocess.run([sys.executable, os.path.join(scripts, "boilerplate_en.py"), a, data,
+                        "--articles", "150"], check=True)
+        check_boilerplate_en(a)
     print("ok")
 
 
