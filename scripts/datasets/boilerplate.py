@@ -36,7 +36,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sources  # noqa: E402
 from english import write  # noqa: E402
-from excerpt import han_grams, manpage_articles, sentences  # noqa: E402
+from excerpt import change_chars, han_grams, manpage_articles, overlaps_kept, sentences  # noqa: E402
 
 HAN = re.compile(r"[\u3400-\u9fff]")
 SITES = ["华夏资讯网", "东方快报", "南方晨报网", "北辰科技", "长江日报在线", "西部财经",
@@ -92,10 +92,8 @@ def load_articles(rng, man_root, limit):
             n += len(p)
         if n < 150:
             continue
-        g = han_grams("".join(body))
-        if any(len(g & h) >= 0.15 * min(len(g), len(h)) for h in kept):
+        if overlaps_kept(han_grams("".join(body)), kept):
             continue
-        kept.append(g)
         articles.append((key, body))
         if limit is not None and len(articles) >= limit:
             break
@@ -129,10 +127,7 @@ def edit(rng, body):
         pool = HAN.findall("".join(body))
         for _ in range(rng.randint(1, 3)):
             i = rng.randrange(len(paras))
-            pos = [m.start() for m in HAN.finditer(paras[i])]
-            if pos:
-                p = rng.choice(pos)
-                paras[i] = paras[i][:p] + rng.choice(pool) + paras[i][p + 1:]
+            paras[i] = change_chars(rng, paras[i], pool, 1)
     return paras
 
 

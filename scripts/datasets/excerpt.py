@@ -85,6 +85,15 @@ def debref_articles():
     return out
 
 
+def overlaps_kept(g, kept, share=0.15):
+    """True when Han 3-gram set g shares `share` of the smaller set with one in kept;
+    otherwise g joins kept."""
+    if any(len(g & h) >= share * min(len(g), len(h)) for h in kept):
+        return True
+    kept.append(g)
+    return False
+
+
 def load_articles(man_root, limit):
     articles, kept = [], []
     for key, paras in manpage_articles(man_root) + debref_articles():
@@ -92,10 +101,8 @@ def load_articles(man_root, limit):
         text = "\n\n".join(body)
         if len(text.encode("utf-8")) < MIN_BYTES or len(HAN.findall(text)) < 0.5 * len(text):
             continue
-        g = han_grams(text)
-        if any(len(g & h) >= 0.15 * min(len(g), len(h)) for h in kept):
+        if overlaps_kept(han_grams(text), kept):
             continue
-        kept.append(g)
         articles.append((key, body))
         if limit is not None and len(articles) >= limit:
             break
