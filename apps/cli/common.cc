@@ -63,6 +63,9 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
   g->add_option("--short-numbers", f->short_numbers,
                 "similarity verifier: texts up to --short-chars with a number replaced are not "
                 "near-duplicates (\"3+5\" vs \"3+6\"): true or false [true]");
+  g->add_option("--short-words", f->short_words,
+                "similarity verifier: texts up to --short-chars, mostly Han, with a Latin word "
+                "replaced are not near-duplicates (\"求 x\" vs \"求 y\"): true or false [true]");
   g->add_option("--short-chars", f->short_chars,
                 "similarity verifier: texts up to this many characters also get the edit "
                 "similarity [200]");
@@ -129,6 +132,7 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.short_chars) o.verify.short_chars = *f.short_chars;
   if (f.edit_weight) o.verify.edit_weight = *f.edit_weight;
   if (f.short_numbers) o.verify.short_numbers = *f.short_numbers;
+  if (f.short_words) o.verify.short_words = *f.short_words;
   if (f.ngram) o.features.ngram = *f.ngram;
   if (f.word_ngram) o.features.word_ngram = *f.word_ngram;
   if (f.keep_punctuation) o.normalize.drop_punctuation = false;

@@ -169,6 +169,12 @@ struct VerifyOptions {
   // unaffected: a reprint with a corrected figure is still a reprint
   // (docs/quality.md, verify/numbers.h).
   bool short_numbers = true;
+  // kSimilarity: the same for the Latin words of two short texts written
+  // mostly in Han characters: "求 x" is not "求 y", "27 km/h" is not
+  // "27 m/s", "tsort -v" is not "tsort -n" (verify/numbers.h). Texts with
+  // as many Han characters as ASCII letters or fewer are unaffected: in
+  // English a replaced word is as often a typo.
+  bool short_words = true;
   // kQbank: minimum similarity of the non-Han parts (1 = identical).
   double qbank_other_min = 1.0;
 };

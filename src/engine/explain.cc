@@ -129,11 +129,11 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
     x.duplicate = x.candidate && verdict.passed;
     x.rule = std::string(Describe(m.options.verify.kind)) + " " + Fmt(verdict.similarity) +
              (verdict.passed ? " >= " : " < ") + "threshold " + Fmt(x.threshold);
-    // The question-bank rule and the digit rule of short texts decide on
+    // The question-bank rule and the fact rule of short texts decide on
     // their parts, not on that one number.
     if (!steps.reason.empty()) {
       x.rule = (m.options.verify.kind == VerifyKind::kQbank ? "question-bank rule: "
-                                                            : "digit rule of short texts: ") +
+                                                            : "fact rule of short texts: ") +
                steps.reason;
     }
     if (!x.candidate) x.rule += "; but no signal proposes the pair, so it is never verified";

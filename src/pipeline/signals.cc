@@ -136,6 +136,7 @@ Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) 
   spec.short_chars = o.verify.short_chars;
   spec.edit_weight = o.verify.edit_weight;
   spec.short_numbers = o.verify.short_numbers;
+  spec.short_words = o.verify.short_words;
   spec.qbank_other_min = o.verify.qbank_other_min;
   return verify::Verifier::Create(spec);
 }

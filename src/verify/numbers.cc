@@ -4,6 +4,47 @@
 #include <algorithm>
 
 namespace neardup::verify {
+namespace {
+
+bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// The code point at text[*i] (advancing *i past it); U+FFFD (advancing one
+// byte) for a byte that does not start a well-formed sequence.
+char32_t NextCodePoint(std::string_view text, size_t* i) {
+  const auto b = static_cast<unsigned char>(text[*i]);
+  const size_t len = b < 0x80    ? 1
+                     : b >= 0xF8 ? 0
+                     : b >= 0xF0 ? 4
+                     : b >= 0xE0 ? 3
+                     : b >= 0xC0 ? 2
+                                 : 0;
+  bool ok = len != 0 && *i + len <= text.size();
+  for (size_t k = 1; ok && k < len; ++k)
+    ok = (static_cast<unsigned char>(text[*i + k]) & 0xC0) == 0x80;
+  if (!ok) {
+    ++*i;
+    return 0xFFFD;
+  }
+  char32_t c = len == 1 ? b : b & (0x7F >> len);
+  for (size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(text[*i + k]) & 0x3F);
+  *i += len;
+  return c;
+}
+
+bool IsHanCodePoint(char32_t c) {
+  return (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) ||
+         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x3134F);
+}
+
+template <typename T>
+bool SameCountOtherMultiset(std::vector<T> x, std::vector<T> y) {
+  if (x.size() != y.size()) return false;
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  return x != y;
+}
+
+}  // namespace
 
 std::vector<std::string_view> Numbers(std::string_view text) {
   std::vector<std::string_view> out;
@@ -21,11 +62,62 @@ std::vector<std::string_view> Numbers(std::string_view text) {
 }
 
 bool ChangedNumbers(std::string_view a, std::string_view b) {
-  std::vector<std::string_view> x = Numbers(a), y = Numbers(b);
-  if (x.size() != y.size()) return false;
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
-  return x != y;
+  return SameCountOtherMultiset(Numbers(a), Numbers(b));
+}
+
+std::vector<std::string> LatinWords(std::string_view text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (!IsAsciiLetter(text[i])) {
+      ++i;
+      continue;
+    }
+    std::string word;
+    for (; i < text.size() && IsAsciiLetter(text[i]); ++i) word.push_back(text[i] | 0x20);
+    out.push_back(std::move(word));
+  }
+  return out;
+}
+
+bool MostlyHan(std::string_view text) {
+  size_t han = 0, letters = 0, i = 0;
+  while (i < text.size()) {
+    const char32_t c = NextCodePoint(text, &i);
+    han += IsHanCodePoint(c);
+    letters += c < 0x80 && IsAsciiLetter(static_cast<char>(c));
+  }
+  return han > letters;
+}
+
+Fact ChangedFact(std::string_view a, std::string_view b, bool numbers, bool words) {
+  if (numbers && ChangedNumbers(a, b)) return Fact::kNumber;
+  if (!words || !MostlyHan(a) || !MostlyHan(b)) return Fact::kNone;
+  return SameCountOtherMultiset(LatinWords(a), LatinWords(b)) ? Fact::kWord : Fact::kNone;
+}
+
+const char* FactName(Fact f) {
+  switch (f) {
+    case Fact::kNumber:
+      return "a number";
+    case Fact::kWord:
+      return "a Latin word";
+    case Fact::kNone:
+      break;
+  }
+  return "nothing";
+}
+
+std::string FactList(std::string_view text, Fact f) {
+  std::vector<std::string> facts;
+  if (f == Fact::kWord) {
+    facts = LatinWords(text);
+  } else if (f == Fact::kNumber) {
+    for (std::string_view s : Numbers(text)) facts.emplace_back(s);
+  }
+  std::string out = "[";
+  for (size_t i = 0; i < facts.size() && i < 8; ++i) out += (i ? ", " : "") + facts[i];
+  return out + (facts.size() > 8 ? ", ...]" : "]");
 }
 
 }  // namespace neardup::verify

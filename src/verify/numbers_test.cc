@@ -36,5 +36,50 @@ TEST(NumbersTest, AnAddedOrRemovedNumberIsNotAChange) {
   EXPECT_FALSE(ChangedNumbers("1 2", "12"));
 }
 
+TEST(NumbersTest, LatinWordsAreLowerCaseRunsOfAsciiLetters) {
+  using W = std::vector<std::string>;
+  EXPECT_EQ(LatinWords("求 X 的值"), (W{"x"}));
+  EXPECT_EQ(LatinWords("27km/h"), (W{"km", "h"}));  // digits and symbols split words
+  EXPECT_EQ(LatinWords("tsort -v 39"), (W{"tsort", "v"}));
+  EXPECT_EQ(LatinWords("没有字母 123"), W{});
+  EXPECT_EQ(LatinWords("café"), (W{"caf"}));  // ASCII letters only
+}
+
+TEST(NumbersTest, MostlyHanCountsHanAgainstAsciiLetters) {
+  EXPECT_TRUE(MostlyHan("解方程组 x+y=10 求 x"));
+  EXPECT_FALSE(MostlyHan("the cat sat on the mat 猫"));
+  EXPECT_FALSE(MostlyHan("ab 中"));    // 1 Han, 2 letters
+  EXPECT_FALSE(MostlyHan("ab 中文"));  // a tie is not mostly Han
+  EXPECT_TRUE(MostlyHan("a 中文"));
+  EXPECT_FALSE(MostlyHan(""));
+  EXPECT_TRUE(MostlyHan("\xff中"));  // a bad byte counts as neither
+}
+
+TEST(NumbersTest, ChangedFactNumbersFirstThenWordsOfMostlyHanTexts) {
+  EXPECT_EQ(ChangedFact("求 x 的值是多少", "求 y 的值是多少", true, true), Fact::kWord);
+  EXPECT_EQ(ChangedFact("求 x 的值是多少", "求 y 的值是多少", true, false), Fact::kNone);
+  EXPECT_EQ(ChangedFact("速度是 27 km/h 呢", "速度是 27 m/s 呢", true, true), Fact::kWord);
+  EXPECT_EQ(ChangedFact("速度是 27 km/h 呢", "速度是 28 m/s 呢", true, true), Fact::kNumber);
+  EXPECT_EQ(ChangedFact("速度是 27 km/h 呢", "速度是 28 m/s 呢", false, true), Fact::kWord);
+  // Case, spacing and order are not changes; an added word is an edit.
+  EXPECT_EQ(ChangedFact("命令 tsort -v 的作用", "命令TSORT-V的作用", true, true), Fact::kNone);
+  EXPECT_EQ(ChangedFact("选项 A 是 x 选项 B 是 y", "选项 B 是 y 选项 A 是 x", true, true),
+            Fact::kNone);
+  EXPECT_EQ(ChangedFact("求 x 的值", "求 x 和 y 的值", true, true), Fact::kNone);
+  // English (or a tie) keeps its typos to the similarity.
+  EXPECT_EQ(ChangedFact("the quick brown fox", "the quick brown fix", true, true), Fact::kNone);
+  EXPECT_EQ(ChangedFact("中文 ab", "中文 ac", true, true), Fact::kNone);
+  EXPECT_EQ(ChangedFact("中文字 ab", "中文字 ac", true, true), Fact::kWord);
+  EXPECT_EQ(ChangedFact("中文字 ab", "中 ac", true, true), Fact::kNone);  // one side is not
+}
+
+TEST(NumbersTest, FactListShowsAtMostEight) {
+  EXPECT_EQ(FactList("3+5", Fact::kNumber), "[3, 5]");
+  EXPECT_EQ(FactList("求 X 和 y", Fact::kWord), "[x, y]");
+  EXPECT_EQ(FactList("1 2 3 4 5 6 7 8 9", Fact::kNumber), "[1, 2, 3, 4, 5, 6, 7, 8, ...]");
+  EXPECT_EQ(FactList("", Fact::kWord), "[]");
+  EXPECT_EQ(FactName(Fact::kWord), std::string("a Latin word"));
+}
+
 }  // namespace
 }  // namespace neardup::verify

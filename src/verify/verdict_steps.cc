@@ -53,16 +53,6 @@ std::string EditStep(const std::string& what, std::u32string_view a, std::u32str
          " characters = " + Fmt(LevenshteinSimilarity(a, b));
 }
 
-// "[3, 5]": the numbers of a text, at most 8.
-std::string NumberList(std::string_view text) {
-  const std::vector<std::string_view> numbers = Numbers(text);
-  std::string out = "[";
-  for (size_t i = 0; i < numbers.size() && i < 8; ++i) {
-    out += (i ? ", " : "") + std::string(numbers[i]);
-  }
-  return out + (numbers.size() > 8 ? ", ...]" : "]");
-}
-
 // Which kinds of characters differ between two other parts: digits, letters
 // and the rest (operators, symbols, units), each compared in order.
 std::string OtherDifference(std::u32string_view a, std::u32string_view b) {
@@ -170,11 +160,14 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
                         N(x.size() + y.size() - shared) + " = " + Fmt(s) + sets);
       if (spec_.kind != Kind::kSimilarity) break;
       const size_t limit = static_cast<size_t>(spec_.short_chars);
-      if (ca.size() <= limit && cb.size() <= limit && spec_.short_numbers &&
-          ChangedNumbers(a.normalized, b.normalized)) {
-        v.reason = "a number differs (" + NumberList(a.normalized) + " vs " +
-                   NumberList(b.normalized) + ") in texts of " + N(ca.size()) + " and " +
-                   N(cb.size()) + " characters, up to short_chars " + N(limit) +
+      const Fact fact =
+          ca.size() <= limit && cb.size() <= limit
+              ? ChangedFact(a.normalized, b.normalized, spec_.short_numbers, spec_.short_words)
+              : Fact::kNone;
+      if (fact != Fact::kNone) {
+        v.reason = std::string(FactName(fact)) + " differs (" + FactList(a.normalized, fact) +
+                   " vs " + FactList(b.normalized, fact) + ") in texts of " + N(ca.size()) +
+                   " and " + N(cb.size()) + " characters, up to short_chars " + N(limit) +
                    ", so they state different facts";
         v.steps.push_back(v.reason + ": the similarity is 0");
         s = 0;

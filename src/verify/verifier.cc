@@ -89,7 +89,10 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
       const size_t lb = b.code_points ? *b.code_points : CodePointCount(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
       if (la > limit || lb > limit) return j;
-      if (spec_.short_numbers && ChangedNumbers(a.normalized, b.normalized)) return 0.0;
+      if (ChangedFact(a.normalized, b.normalized, spec_.short_numbers, spec_.short_words) !=
+          Fact::kNone) {
+        return 0.0;
+      }
       if (j >= spec_.threshold) return j;
       const double e =
           LevenshteinSimilarity(DecodeCodePoints(a.normalized), DecodeCodePoints(b.normalized));

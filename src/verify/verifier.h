@@ -11,7 +11,9 @@
 //                 short texts (one changed character in ten is 0.9, not the
 //                 ~0.5 of its 3-gram sets). With short_numbers, two texts of
 //                 <= short_chars code points with a number replaced
-//                 (numbers.h) have similarity 0: "3+5" is not "3+6".
+//                 (numbers.h) have similarity 0: "3+5" is not "3+6"; with
+//                 short_words, likewise a replaced Latin word in mostly-Han
+//                 texts ("求 x" is not "求 y").
 //   kJaccard      |A n B| / |A u B| of the shingle sets (base/sorted_set.h)
 //   kContainment  |A n B| / min(|A|, |B|): a truncated copy scores 1
 //   kCosine       |A n B| / sqrt(|A| |B|) of the shingle sets
@@ -61,6 +63,9 @@ struct VerifierSpec {
   // kSimilarity: texts of <= short_chars code points (both) with a number
   // replaced are not near-duplicates (numbers.h).
   bool short_numbers = false;
+  // kSimilarity: texts of <= short_chars code points (both), mostly Han,
+  // with a Latin word replaced are not near-duplicates (numbers.h).
+  bool short_words = false;
   double qbank_other_min = 1.0;  // kQbank
 };
 

@@ -246,6 +246,35 @@ TEST(VerifierTest, ShortTextsWhoseNumbersDifferAreNotDuplicates) {
   }
 }
 
+// The word rule: in short, mostly-Han texts a replaced Latin word (a
+// variable, a unit, a command) makes another text; English keeps its typos.
+TEST(VerifierTest, ShortMostlyHanTextsWhoseLatinWordsDifferAreNotDuplicates) {
+  VerifierSpec spec{.kind = VerifierSpec::Kind::kSimilarity,
+                    .threshold = 0.6,
+                    .shingles = {.char_n = 3},
+                    .short_chars = 60,
+                    .edit_weight = 3.0,
+                    .short_numbers = true,
+                    .short_words = true};
+  auto on = Verifier::Create(spec);
+  spec.short_words = false;
+  auto off = Verifier::Create(spec);
+  ASSERT_TRUE(on.ok() && off.ok());
+  const std::string a = "小明骑车的速度是 27 km/h，他骑了 7 小时，一共骑了多远？",
+                    b = "小明骑车的速度是 27 m/s，他骑了 7 小时，一共骑了多远？";
+  EXPECT_TRUE((*off)->Verify(a, b).passed);
+  EXPECT_EQ((*on)->Verify(a, b).similarity, 0.0);
+  EXPECT_TRUE((*on)->Verify(a, "小明骑车的速度是27KM/H,他骑了7小时,一共骑了多远?").passed);
+  const VerdictSteps x = (*on)->Explain(Side{a}, Side{b});
+  EXPECT_NE(x.reason.find("a Latin word differs ([km, h] vs [m, s])"), std::string::npos)
+      << x.reason;
+  // English: a replaced word is left to the similarity.
+  const std::string e = "the quick brown fox jumps over the lazy dog again",
+                    f = "the quick brown fox jumps over the lazy dig again";
+  EXPECT_EQ((*on)->Verify(e, f).similarity, (*off)->Verify(e, f).similarity);
+  EXPECT_TRUE((*on)->Verify(e, f).passed);
+}
+
 TEST(VerifierTest, SetKindsOnShingles) {
   using K = VerifierSpec::Kind;
   const features::ShingleSpec words{.kind = features::ShingleSpec::Kind::kWord, .word_n = 1};
