@@ -243,6 +243,12 @@ Status DocStore::ScanDocs(
   });
 }
 
+Status DocStore::ScanForms(
+    const std::function<Status(std::string_view id, std::string_view form)>& fn) const {
+  if (cf_forms_ == nullptr) return Status::OK();
+  return ScanFamily(cf_forms_, "verification forms", fn);
+}
+
 Result<uint64_t> DocStore::NextSeq() const {
   std::shared_lock lock(mu_);
   NEARDUP_RETURN_IF_ERROR(Available());

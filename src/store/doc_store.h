@@ -192,6 +192,10 @@ class DocStore {
   Status ScanNodes(const std::function<Status(const NodeRow&)>& fn) const;
   Status ScanTimes(const std::function<Status(const TimeRow&)>& fn) const;
   Status ScanDocs(const std::function<Status(std::string_view id, const DocRow&)>& fn) const;
+  // Every verification form, by id (none in a store without the family);
+  // the form's bytes as stored, not parsed.
+  Status ScanForms(
+      const std::function<Status(std::string_view id, std::string_view form)>& fn) const;
 
   // One past the largest seq in the nodes family (0 when empty).
   Result<uint64_t> NextSeq() const;

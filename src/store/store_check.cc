@@ -21,6 +21,7 @@
 #include "store/db_config.h"
 #include "store/doc_store.h"
 #include "store/rows.h"
+#include "verify/form.h"
 
 namespace neardup::store {
 namespace {
@@ -60,6 +61,40 @@ void VerifyTables(const std::string& dir, const std::map<std::string, std::strin
   }
 }
 
+// The verification forms against the document rows: each form parses and
+// has its document; `formless` (id -> whether the row holds the text) are
+// the documents, and it is left with those that have no form.
+void CheckForms(DocStore& st, std::unordered_map<std::string, bool>* formless, CheckReport* r) {
+  uint64_t unreadable = 0, orphans = 0;
+  std::string first_unreadable;
+  std::vector<uint64_t> shingles;
+  Status s = st.ScanForms([&](std::string_view id, std::string_view form) {
+    if (formless->erase(std::string(id)) == 0) ++orphans;
+    if (!verify::ReadForm(form, &shingles).ok() && unreadable++ == 0) first_unreadable = id;
+    return Status::OK();
+  });
+  if (!s.ok()) {
+    r->damage.push_back("reading the verification forms: " + s.ToString());
+    return;
+  }
+  if (unreadable > 0) {
+    r->damage.push_back(std::to_string(unreadable) + " verification forms cannot be read (the " +
+                        "first: document '" + first_unreadable +
+                        "'): verifying a candidate pair with one of them fails");
+  }
+  if (orphans > 0) {
+    r->damage.push_back(std::to_string(orphans) + " verification forms have no document row");
+  }
+  if (formless->empty()) return;
+  uint64_t textless = 0;
+  for (const auto& [id, has_text] : *formless) textless += !has_text;
+  r->notes.push_back(std::to_string(formless->size()) +
+                     " documents have no verification form (stored before forms existed, or "
+                     "by a pipeline without a verifier); " +
+                     std::to_string(formless->size() - textless) +
+                     " of them have their text, from which a verifier reads them");
+}
+
 // The rows against each other (store_check.h).
 void CheckRows(DocStore& st, CheckReport* r) {
   std::unordered_map<std::string, uint64_t> node_of;  // id -> seq
@@ -75,12 +110,15 @@ void CheckRows(DocStore& st, CheckReport* r) {
   }
   r->node_rows = node_of.size();
   uint64_t matched = 0, docs_alone = 0;
+  std::unordered_map<std::string, bool> formless;  // id -> has its text
   s = st.ScanDocs([&](std::string_view id, const DocRow& row) {
+    formless.emplace(std::string(id), !row.text.empty());
     auto it = node_of.find(std::string(id));
     (it != node_of.end() && it->second == row.seq ? matched : docs_alone)++;
     return Status::OK();
   });
   if (!s.ok()) r->damage.push_back("reading the document rows: " + s.ToString());
+  if (s.ok()) CheckForms(st, &formless, r);
   uint64_t ghosts = 0;
   Status t = st.ScanTimes([&](const TimeRow& row) {
     if (row.ghost && node_of.count(row.id) != 0) ++ghosts;

@@ -8,8 +8,9 @@
 // file against its checksum (file by file, so each damaged file is named),
 // every row decoded, and the rows against each other: each node row has its
 // document row and each document row its node row, each member's cluster
-// root is there, and the node count matches the one the last write
-// recorded. Table files that the MANIFEST does not list are reported as a
+// root is there, each verification form parses (verify/form.h) and has its
+// document row, and the node count matches the one the last write
+// recorded. Documents without a form are a note (older stores). Table files that the MANIFEST does not list are reported as a
 // note (after a crash they may be leftovers that RocksDB deletes).
 //
 // RepairStore never changes a store in place. It repairs a copy beside it,
@@ -19,7 +20,8 @@
 // aside), then the rows are made consistent again: a node row without its
 // document row, or the reverse, is dropped with the document; a member
 // whose cluster root is gone moves to a new cluster rooted at the earliest
-// surviving member; the node count and the commit record are rewritten.
+// surviving member; a form that does not parse, or has no document, is
+// dropped (its document is verified from its text); the node count and the commit record are rewritten.
 // The report says what was given up. With `apply`, DIR is renamed to
 // DIR.damaged-<unix time> (kept, never deleted) and the copy takes its
 // place; without, the copy is deleted.

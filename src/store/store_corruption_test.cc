@@ -14,6 +14,7 @@
 
 #include "store/doc_store.h"
 #include "store/store_check.h"
+#include "verify/form.h"
 
 namespace neardup::store {
 namespace {
@@ -198,6 +199,51 @@ TEST_F(StoreCorruptionTest, SoundStoreChecksAndReopensAfterACrash) {
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(CheckStore(crashed).status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(RepairStore(crashed, true).status().code(), StatusCode::kFailedPrecondition);
+}
+
+// Verification forms: one that does not parse and one whose document is
+// gone are damage (RocksDB's checksums pass: the bytes are as written);
+// the repair drops both and keeps every document, which is then verified
+// from its text. Documents without a form are a note, not damage.
+TEST_F(StoreCorruptionTest, UnreadableAndOrphanFormsAreNamedAndDropped) {
+  const std::string dir = NewDir("forms");
+  {
+    auto st = DocStore::Open(dir, {});
+    ASSERT_TRUE(st.ok());
+    AddDocs(**st, 0, 30);
+    DocStore::Batch b;
+    (*st)->Prepare(&b);
+    std::string form;
+    for (int i = 0; i < 20; ++i) {
+      verify::MakeForm(nullptr, "text " + std::to_string(i), &form);
+      b.PutForm("d" + std::to_string(i), form);
+    }
+    b.PutForm("d20", "\x7f not a form");
+    b.PutForm("gone", form);
+    ASSERT_TRUE((*st)->Write(&b, true).ok());
+  }
+  auto report = CheckStore(dir);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->documents, 30u);
+  EXPECT_EQ(report->damage,
+            (std::vector<std::string>{
+                "1 verification forms cannot be read (the first: document 'd20'): verifying a "
+                "candidate pair with one of them fails",
+                "1 verification forms have no document row"}));
+  EXPECT_TRUE(Mentions(report->notes, "9 documents have no verification form"))
+      << ::testing::PrintToString(report->notes);
+  const std::vector<std::string> lost = ExpectRepaired(dir, 30);
+  EXPECT_TRUE(Mentions(lost, "1 verification forms that could not be read were dropped"));
+  EXPECT_TRUE(Mentions(lost, "1 verification forms without a document row were dropped"));
+  auto st = DocStore::Open(dir, {});
+  ASSERT_TRUE(st.ok());
+  EXPECT_TRUE((*st)->GetForm("d19").ok());
+  EXPECT_TRUE((*st)->GetForm("d20").status().IsNotFound());
+  EXPECT_TRUE((*st)->GetForm("gone").status().IsNotFound());
+  st->reset();
+  auto again = CheckStore(dir);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(Mentions(again->notes, "10 documents have no verification form"));
 }
 
 TEST_F(StoreCorruptionTest, TruncatedManifestIsRefusedAndItsTablesRecovered) {

@@ -17,6 +17,7 @@
 #include "store/doc_store.h"
 #include "store/rows.h"
 #include "store/store_check.h"
+#include "verify/form.h"
 
 namespace neardup::store {
 namespace {
@@ -109,6 +110,7 @@ Status AddFamilyTables(const std::string& copy) {
 
 struct Tally {
   uint64_t kept = 0, ghosts = 0, dropped = 0, docs_dropped = 0, moved = 0;
+  uint64_t forms_unreadable = 0, forms_orphaned = 0;
 };
 
 // Makes the rows of the repaired copy consistent (store_check.h).
@@ -146,6 +148,18 @@ Status Reconcile(DocStore& st, Tally* t) {
       ++t->docs_dropped;
     }
   }
+  std::vector<uint64_t> shingles;
+  NEARDUP_RETURN_IF_ERROR(st.ScanForms([&](std::string_view id, std::string_view form) {
+    const std::string key(id);
+    if (doc_seq.count(key) == 0) {
+      b.DeleteFormRow(id);
+      ++t->forms_orphaned;
+    } else if (kept.count(key) != 0 && !verify::ReadForm(form, &shingles).ok()) {
+      b.DeleteFormRow(id);
+      ++t->forms_unreadable;
+    }
+    return Status::OK();
+  }));
   NEARDUP_RETURN_IF_ERROR(st.ScanTimes([&](const TimeRow& row) {
     if (kept.count(row.id) == 0) {
       b.DeleteTimeRow(row.id);
@@ -191,6 +205,15 @@ Status RepairCopy(const std::string& copy, const std::optional<Committed>& commi
   if (t.dropped + t.docs_dropped > 0) {
     rep->lost.push_back(std::to_string(t.dropped + t.docs_dropped) +
                         " documents dropped: their node row or document row was lost");
+  }
+  if (t.forms_unreadable > 0) {
+    rep->lost.push_back(std::to_string(t.forms_unreadable) +
+                        " verification forms that could not be read were dropped: their "
+                        "documents are verified from their texts");
+  }
+  if (t.forms_orphaned > 0) {
+    rep->lost.push_back(std::to_string(t.forms_orphaned) +
+                        " verification forms without a document row were dropped");
   }
   if (t.moved > 0) {
     rep->lost.push_back(std::to_string(t.moved) +
