@@ -28,28 +28,41 @@ class Verification {
   Verification(const verify::Verifier* v, const TextSource* texts, const SignalInput& doc)
       : verifier_(v), texts_(texts), doc_(doc) {}
 
-  // nullopt: the slot has neither form nor text (removed meanwhile).
-  // Errors: the source's IOError; Corruption for a malformed form.
+  // nullopt: the slot has neither form nor text (removed meanwhile). A form
+  // that does not parse (damage that `neardup store check` names) is passed
+  // over for the text, which decides the same (form.h).
+  // Errors: the source's IOError; Corruption for a malformed form of a slot
+  // without its text.
   Result<std::optional<verify::Verdict>> Verify(uint32_t slot) {
     const verify::Side mine{doc_.normalized, doc_.shingles};
     Status s = texts_->GetForm(slot, &stored_);
+    Status bad_form;
     if (s.ok()) {
-      NEARDUP_ASSIGN_OR_RETURN(verify::FormSide f, verify::ReadForm(stored_, &theirs_));
-      if (!f.narrow) return Found(verifier_->Verify(mine, f.side));
-      if (!narrowed_ && doc_.narrow.empty()) verify::Narrow(doc_.shingles, &narrow_);
-      narrowed_ = true;
-      const std::span<const uint64_t> narrow =
-          doc_.narrow.empty() ? std::span<const uint64_t>(narrow_) : doc_.narrow;
-      return Found(verifier_->Verify({doc_.normalized, narrow}, f.side));
+      Result<verify::FormSide> f = verify::ReadForm(stored_, &theirs_);
+      if (f.ok()) return FromForm(mine, f->side, f->narrow);
+      bad_form = f.status();
+    } else if (!s.IsNotFound()) {
+      return s;
     }
-    if (!s.IsNotFound()) return s;
     s = texts_->Get(slot, &stored_);
-    if (s.IsNotFound()) return std::optional<verify::Verdict>();
+    if (s.IsNotFound()) {
+      if (!bad_form.ok()) return bad_form;
+      return std::optional<verify::Verdict>();
+    }
     NEARDUP_RETURN_IF_ERROR(s);
     return Found(verifier_->Verify(mine, verify::Side{stored_}));
   }
 
  private:
+  Result<std::optional<verify::Verdict>> FromForm(const verify::Side& mine,
+                                                  const verify::Side& theirs, bool narrow) {
+    if (!narrow) return Found(verifier_->Verify(mine, theirs));
+    if (!narrowed_ && doc_.narrow.empty()) verify::Narrow(doc_.shingles, &narrow_);
+    narrowed_ = true;
+    const std::span<const uint64_t> cut =
+        doc_.narrow.empty() ? std::span<const uint64_t>(narrow_) : doc_.narrow;
+    return Found(verifier_->Verify({doc_.normalized, cut}, theirs));
+  }
   static Result<std::optional<verify::Verdict>> Found(const verify::Verdict& v) {
     return std::optional<verify::Verdict>(v);
   }
