@@ -15,6 +15,11 @@ if(NOT NEARDUP_ASAN AND NOT NEARDUP_TSAN)
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/batch_cli_test.py
             $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR} address_space_limit)
   set_tests_properties(batch_cli.address_space_limit PROPERTIES LABELS "e2e;cli;batch" TIMEOUT 300)
+  add_test(NAME batch_cli.out_of_memory_is_not_malformed_json
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/batch_cli_test.py
+            $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR} out_of_memory_is_not_malformed_json)
+  set_tests_properties(batch_cli.out_of_memory_is_not_malformed_json PROPERTIES
+    LABELS "e2e;cli;batch" TIMEOUT 300)
   add_test(NAME batch_cli.peak_rss_within_budget
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/batch_cli_test.py
             $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR} peak_rss_within_budget)

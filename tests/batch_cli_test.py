@@ -345,6 +345,29 @@ def test_address_space_limit():
             assert p.stdout == free.stdout, extra
 
 
+def test_out_of_memory_is_not_malformed_json():
+    """A record the parser cannot get memory for, under `ulimit -v` 1 GiB, is
+    an out-of-memory error (exit 1), also with --skip-invalid, which skips bad
+    records, not a machine's shortage; it was reported as malformed JSON."""
+    import resource
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "big.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            for i in range(2):
+                f.write(json.dumps({"id": i, "text": "新闻" * (11_000_000 - i)},
+                                   ensure_ascii=False) + "\n")
+        for extra in [[], ["--skip-invalid"]]:
+            p = subprocess.run([BIN, "dedup", path, "-q", "-o", os.path.join(d, "out")] + extra,
+                               capture_output=True, text=True, preexec_fn=limited)
+            assert p.returncode == 1, (extra, p.returncode, p.stderr)
+            assert "out of memory" in p.stderr and "malformed" not in p.stderr, p.stderr
+            assert not os.path.exists(os.path.join(d, "out"))
+
+
 def test_usage_errors():
     run(["dedup", "--memory", "lots", os.path.join(SRC, "testdata", "reprints.jsonl")], code=2)
     run(["dedup", "--memory", "10K", os.path.join(SRC, "testdata", "reprints.jsonl")], code=2)

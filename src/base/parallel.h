@@ -7,7 +7,11 @@
 // [0, NumWorkers(n, threads, chunk)) for per-worker scratch or results.
 // Returns when every item is done. A worker thread that cannot start
 // (std::system_error: the process is at its thread limit) is done without:
-// the workers that did start take its share.
+// the workers that did start take its share. An exception fn throws (say
+// std::bad_alloc) stops the hand-out; once every worker has returned, the
+// first one is rethrown on the calling thread, where the API boundary turns
+// it into a Status (machine.h). Left in a worker thread it would end the
+// process.
 //
 // Thread safety: `fn` runs concurrently with itself on disjoint ranges.
 // Complexity: one thread start per extra worker.
@@ -17,6 +21,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <exception>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -59,6 +65,29 @@ inline int ResolveThreads(int requested) {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+// The first exception thrown by the workers of a pool, kept to be rethrown
+// on the calling thread after every worker is joined. Thread-safe.
+class FirstException {
+ public:
+  // In a catch block: keeps the exception being handled unless one is kept.
+  void Capture() noexcept {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!first_) first_ = std::current_exception();
+    caught_.store(true, std::memory_order_relaxed);
+  }
+  // Whether a worker has thrown: the others may stop early.
+  bool caught() const { return caught_.load(std::memory_order_relaxed); }
+  // Call after joining every worker.
+  void RethrowIfAny() {
+    if (first_) std::rethrow_exception(first_);
+  }
+
+ private:
+  std::mutex mu_;
+  std::exception_ptr first_;
+  std::atomic<bool> caught_{false};
+};
+
 // Workers ParallelFor starts: no more than there are chunks.
 inline int NumWorkers(size_t n, int threads, size_t chunk) {
   const size_t chunks = (n + std::max<size_t>(1, chunk) - 1) / std::max<size_t>(1, chunk);
@@ -71,9 +100,14 @@ void ParallelFor(size_t n, int threads, size_t chunk, Fn&& fn) {
   chunk = std::max<size_t>(1, chunk);
   const int workers = NumWorkers(n, threads, chunk);
   std::atomic<size_t> next{0};
+  FirstException error;
   auto run = [&](int worker) {
-    for (size_t begin; (begin = next.fetch_add(chunk)) < n;) {
-      fn(worker, begin, std::min(n, begin + chunk));
+    try {
+      for (size_t begin; !error.caught() && (begin = next.fetch_add(chunk)) < n;) {
+        fn(worker, begin, std::min(n, begin + chunk));
+      }
+    } catch (...) {
+      error.Capture();
     }
   };
   std::vector<std::thread> pool;
@@ -83,6 +117,7 @@ void ParallelFor(size_t n, int threads, size_t chunk, Fn&& fn) {
   }
   run(0);
   for (auto& th : pool) th.join();
+  error.RethrowIfAny();
 }
 
 }  // namespace neardup::base

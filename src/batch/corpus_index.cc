@@ -199,7 +199,12 @@ Result<IndexInfo> ReadIndexJson(const std::string& dir, const batch::BatchSignat
   auto bad = [&](std::string_view what) {
     return Status::Corruption(dir + "/index.json: " + std::string(what));
   };
-  if (parser.parse(text).get(j) != simdjson::SUCCESS) return bad("malformed JSON");
+  if (const auto e = parser.parse(text).get(j); e != simdjson::SUCCESS) {
+    if (e == simdjson::MEMALLOC) {
+      return Status::ResourceExhausted(dir + "/index.json: out of memory parsing it");
+    }
+    return bad("malformed JSON");
+  }
   std::string_view format, identity;
   if (j["format"].get(format) != simdjson::SUCCESS) return bad("no format");
   if (format == "neardup-batch-index-1") {

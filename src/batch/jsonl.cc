@@ -71,14 +71,24 @@ struct RecordParser::Impl {
     }
     const simdjson::error_code e = ParseRaw(line, readable, doc);
     if (e == simdjson::SUCCESS) return Status::OK();
+    if (e == simdjson::MEMALLOC) return OutOfMemory(line.size());
     if (Status u = ValidateUtf8(line); !u.ok()) {
       if (!fields.replace_invalid_utf8) return u;
       repaired = ReplaceInvalidUtf8(line);
       repaired.reserve(repaired.size() + simdjson::SIMDJSON_PADDING);
       const std::string_view r = repaired;
-      if (ParseRaw(r, repaired.capacity(), doc) == simdjson::SUCCESS) return Status::OK();
+      const simdjson::error_code again = ParseRaw(r, repaired.capacity(), doc);
+      if (again == simdjson::SUCCESS) return Status::OK();
+      if (again == simdjson::MEMALLOC) return OutOfMemory(r.size());
     }
     return Status::InvalidArgument("malformed JSON");
+  }
+
+  // The parser could not get the memory for its index of the line: not the
+  // record's fault (it was reported as malformed JSON).
+  static Status OutOfMemory(size_t bytes) {
+    return Status::ResourceExhausted("out of memory parsing a record of " + std::to_string(bytes) +
+                                     " bytes");
   }
 
   simdjson::error_code ParseRaw(std::string_view line, size_t readable,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "base/machine.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "batch/results.h"
@@ -117,13 +118,20 @@ Status LearnPhase(BatchRun* run) {
   run->monitor->Phase(BatchPhase::kLearn, reader.total_bytes());
   Queue<std::unique_ptr<Chunk>> work(2 * static_cast<size_t>(run->threads));
   std::vector<std::thread> pool;
+  std::vector<Status> failed(static_cast<size_t>(run->threads));
   for (int t = 0; t < run->threads; ++t) {
-    (void)base::TryAddThread(&pool, [&] {
-      auto scratch = run->sig->NewScratch();
-      RecordParser parser(run->input.fields);
-      while (auto c = work.Pop()) {
-        LearnChunk(*run->sig, **c, scratch.get(), &parser);
-        run->monitor->AddDone((*c)->size);  // work done, not bytes read ahead
+    (void)base::TryAddThread(&pool, [&, t] {
+      try {  // out of memory: this worker stops, the phase fails
+        auto scratch = run->sig->NewScratch();
+        RecordParser parser(run->input.fields);
+        while (auto c = work.Pop()) {
+          LearnChunk(*run->sig, **c, scratch.get(), &parser);
+          run->monitor->AddDone((*c)->size);  // work done, not bytes read ahead
+        }
+      } catch (...) {
+        failed[static_cast<size_t>(t)] = base::ResourceErrorOrRethrow();
+        while (work.Pop()) {  // the reader must not wait on a full queue
+        }
       }
     });
   }
@@ -143,6 +151,9 @@ Status LearnPhase(BatchRun* run) {
   work.Close();
   for (auto& t : pool) t.join();
   for (auto& f : run->input.files) f.first_line = f.lines = 0;
+  for (Status& s : failed) {
+    if (status.ok() && !s.ok()) status = std::move(s);
+  }
   return status;
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "base/machine.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
 #include "batch/sort.h"
@@ -49,14 +50,25 @@ Status SketchPhase::Run(KeyRuns* keys, SketchCounts* counts) {
   }
 
   std::thread reader;
-  NEARDUP_RETURN_IF_ERROR(base::StartThread(&reader, "input reader", [this] { ReadChunks(); }));
+  NEARDUP_RETURN_IF_ERROR(base::StartThread(&reader, "input reader", [this] {
+    try {  // an exception must not leave a thread (base/parallel.h)
+      ReadChunks();
+    } catch (...) {
+      read_status_ = base::ResourceErrorOrRethrow();
+      work_q_.Close();
+    }
+  }));
   std::vector<Worker> workers(env_.threads);
   for (size_t i = 0; i < workers.size(); ++i) workers[i].index = static_cast<int>(i);
   std::vector<std::thread> pool;
   std::atomic<int> running{env_.threads};
   for (Worker& w : workers) {  // a worker that cannot start leaves the chunks to the others
     if (!base::TryAddThread(&pool, [&] {
-          Work(&w);
+          try {  // out of memory: the run stops with ResourceExhausted
+            Work(&w);
+          } catch (...) {
+            errors_->Fatal(base::ResourceErrorOrRethrow());
+          }
           running.fetch_sub(1);
         })) {
       running.fetch_sub(1);
@@ -169,6 +181,10 @@ bool SketchPhase::Sketch(Worker* w, std::string_view text, size_t readable, uint
   if (s.ok()) s = env_.sig->Keys(rec.text, w->scratch.get(), &sink);
   if (!s.ok()) {
     s = s.WithContext(f.name + ":" + std::to_string(lineno));
+    if (s.code() == StatusCode::kResourceExhausted) {  // the machine's fault, not the record's
+      errors_->Fatal(std::move(s));
+      return false;
+    }
     if (!in_.skip_invalid) {
       errors_->Record(line, std::move(s));
       return false;

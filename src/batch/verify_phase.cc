@@ -5,6 +5,8 @@
 #include <atomic>
 #include <thread>
 
+#include "base/machine.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "batch/sort.h"
 
@@ -208,7 +210,11 @@ void VerifyPhase::RunTasks(size_t tasks, uint64_t from, uint64_t to, const Task&
   std::atomic<size_t> next{0};
   auto loop = [&](Worker* w, bool report) {
     for (size_t i; (i = next.fetch_add(1)) < tasks;) {
-      results_[i].status = task(w, i, &results_[i]);
+      try {  // an exception must not leave a worker thread (base/parallel.h)
+        results_[i].status = task(w, i, &results_[i]);
+      } catch (...) {
+        results_[i].status = base::ResourceErrorOrRethrow();
+      }
       if (report) {
         env_.monitor->Done(from + (to - from) * std::min(i + 1, tasks) / tasks);
         env_.monitor->Tick();
@@ -217,7 +223,8 @@ void VerifyPhase::RunTasks(size_t tasks, uint64_t from, uint64_t to, const Task&
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < env_.threads && static_cast<size_t>(t) < tasks; ++t) {
-    pool.emplace_back(loop, workers_[t].get(), false);
+    Worker* w = workers_[t].get();
+    if (!base::TryAddThread(&pool, [&loop, w] { loop(w, false); })) break;
   }
   loop(workers_[0].get(), true);
   for (auto& t : pool) t.join();

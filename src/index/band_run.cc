@@ -85,11 +85,20 @@ std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t l
   };
   std::vector<std::thread> helpers;
   std::vector<std::vector<BandEntry>> scratches(static_cast<size_t>(std::max(0, threads - 1)));
+  base::FirstException error;
+  auto guarded = [&](std::vector<BandEntry>* scratch) {
+    try {
+      work(scratch);
+    } catch (...) {
+      error.Capture();
+    }
+  };
   for (auto& s : scratches) {  // a helper that cannot start leaves its bands to the others
-    if (!base::TryAddThread(&helpers, [&work, &s] { work(&s); })) break;
+    if (!base::TryAddThread(&helpers, [&guarded, &s] { guarded(&s); })) break;
   }
-  work(&entries);
+  guarded(&entries);
   for (auto& t : helpers) t.join();
+  error.RethrowIfAny();
   return run;
 }
 

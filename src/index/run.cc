@@ -21,6 +21,7 @@
 #include <functional>
 #include <thread>
 
+#include "base/parallel.h"
 #include "index/scan.h"
 
 namespace neardup::index {
@@ -37,13 +38,21 @@ void ParallelFor(size_t n, size_t workers, const std::function<void(size_t, size
     return;
   }
   std::atomic<size_t> next{0};
+  base::FirstException error;
   auto loop = [&](size_t w) {
-    for (size_t i; (i = next.fetch_add(1)) < n;) fn(w, i);
+    try {
+      for (size_t i; !error.caught() && (i = next.fetch_add(1)) < n;) fn(w, i);
+    } catch (...) {
+      error.Capture();
+    }
   };
   std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(loop, w);
+  for (size_t w = 1; w < workers; ++w) {
+    if (!base::TryAddThread(&pool, [&loop, w] { loop(w); })) break;
+  }
   loop(0);
   for (auto& t : pool) t.join();
+  error.RethrowIfAny();
 }
 
 // Sorts v[lo, hi) (and s alongside, if given) by value, then slot.

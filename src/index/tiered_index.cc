@@ -448,11 +448,20 @@ Status TieredIndex::SearchBatch(std::span<const uint64_t> queries, int k,
     }
   };
   std::vector<std::thread> pool;
+  base::FirstException error;
+  auto guarded = [&](size_t w) {
+    try {
+      work(w);
+    } catch (...) {
+      error.Capture();
+    }
+  };
   for (size_t w = 1; w < workers; ++w) {  // a share whose thread cannot start runs here
-    if (!base::TryAddThread(&pool, [&work, w] { work(w); })) work(w);
+    if (!base::TryAddThread(&pool, [&guarded, w] { guarded(w); })) guarded(w);
   }
-  work(0);
+  guarded(0);
   for (auto& t : pool) t.join();
+  error.RethrowIfAny();
   hits->clear();
   offsets->assign(1, 0);
   for (size_t w = 0; w < workers; ++w) {
