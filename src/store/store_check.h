@@ -10,8 +10,8 @@
 // document row and each document row its node row, each member's cluster
 // root is there, each verification form parses (verify/form.h) and has its
 // document row, and the node count matches the one the last write
-// recorded. Documents without a form are a note (older stores). Table files that the MANIFEST does not list are reported as a
-// note (after a crash they may be leftovers that RocksDB deletes).
+// recorded. Documents without a form are a note (older stores). Table files that the MANIFEST does
+// not list are reported as a note (after a crash they may be leftovers that RocksDB deletes).
 //
 // RepairStore never changes a store in place. It repairs a copy beside it,
 // DIR.repair (table files hard-linked, the rest copied): RocksDB's RepairDB
@@ -21,10 +21,9 @@
 // document row, or the reverse, is dropped with the document; a member
 // whose cluster root is gone moves to a new cluster rooted at the earliest
 // surviving member; a form that does not parse, or has no document, is
-// dropped (its document is verified from its text); the node count and the commit record are rewritten.
-// The report says what was given up. With `apply`, DIR is renamed to
-// DIR.damaged-<unix time> (kept, never deleted) and the copy takes its
-// place; without, the copy is deleted.
+// dropped (its document is verified from its text); the node count and the commit record are
+// rewritten. The report says what was given up. With `apply`, DIR is renamed to DIR.damaged-<unix
+// time> (kept, never deleted) and the copy takes its place; without, the copy is deleted.
 //
 // Both refuse a store open for writing (by a running service, in this
 // process or another) with FailedPrecondition. Other errors: NotFound (no
