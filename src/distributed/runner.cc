@@ -194,29 +194,23 @@ Status Runner::GatherMatches(std::unique_ptr<batch::MatchRuns>* out) {
   batch::BatchRun& r = *run_;
   std::unique_ptr<batch::MatchRuns> matches;
   if (c_.rank() == 0) matches = std::make_unique<batch::MatchRuns>(r.tmp.get(), "matches");
-  batch::SpillBuffer<batch::Edge> buf(
-      std::max<uint64_t>(4096, r.budget.Available() / 8 / sizeof(batch::Edge)));
-  auto flush = [&](bool spill) {
-    std::sort(buf.begin(), buf.end(), batch::MatchLess());
-    return matches->AddRun(&buf, spill);
-  };
   size_t i = 0;
   const std::function<Result<bool>(batch::Edge*)> next = [&](batch::Edge* e) -> Result<bool> {
     if (i == edges_.size()) return false;
     *e = edges_[i++];
     return true;
   };
-  const std::function<int(const batch::Edge&)> to_rank0 = [](const batch::Edge&) { return 0; };
-  const std::function<Status(std::span<const batch::Edge>)> deliver =
-      [&](std::span<const batch::Edge> in) {
-        for (const batch::Edge& e : in) {
-          NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&buf, e, [&] { return flush(true); }));
-        }
-        return Status::OK();
-      };
+  using batch::Edge;
+  const std::function<void(const Edge&, Edge*)> pack = [](const Edge& e, Edge* m) { *m = e; };
+  const std::function<int(const Edge&)> to_rank0 = [](const Edge&) { return 0; };
+  const std::function<Edge(const Edge&)> unpack = [](const Edge& m) { return m; };
+  const std::function<void(std::span<Edge>)> sort = [](std::span<Edge> edges) {
+    std::sort(edges.begin(), edges.end(), batch::MatchLess());
+  };
+  const ShuffleLimits limits{Limits().round_bytes, r.budget.Available() / 8};
   uint64_t sent = 0;
-  Status s = Shuffle<batch::Edge>(c_, Limits().round_bytes, next, to_rank0, deliver, &sent);
-  if (s.ok() && matches) s = flush(matches->spilled_runs() > 0);
+  Status s = ShuffleInto<Edge, batch::MatchLess, Edge>(c_, next, matches.get(), limits, pack,
+                                                       to_rank0, unpack, sort, &sent);
   NEARDUP_RETURN_IF_ERROR(Agree(c_, s, 0));
   *out = std::move(matches);
   return Status::OK();

@@ -72,11 +72,44 @@ struct ShuffleLimits {
   uint64_t buffer_bytes = 0;
 };
 
-// Moves the records of `from` (merged in order) to their owner ranks as
-// messages (`pack`), which turn them back into records (`unpack`) and
-// collect them into `to` as sorted runs (radix_key, Less), spilled past
-// limits.buffer_bytes. Errors: merging or spilling (IOError); the first
-// of this rank's.
+// Moves a stream of records (`next`, as for Shuffle) to their owner ranks
+// as messages (`pack`), which turn them back into records (`unpack`) and
+// collect them into `to` as runs sorted by `sort`, spilled past
+// limits.buffer_bytes. `to` may be null on a rank that no record is sent
+// to. Errors: the stream's, or spilling's (IOError); the first of this
+// rank's.
+template <typename Rec, typename Less, typename Msg>
+Status ShuffleInto(Comm& c, const std::function<Result<bool>(Rec*)>& next,
+                   batch::RunSet<Rec, Less>* to, const ShuffleLimits& limits,
+                   const std::function<void(const Rec&, Msg*)>& pack,
+                   const std::function<int(const Msg&)>& owner,
+                   const std::function<Rec(const Msg&)>& unpack,
+                   const std::function<void(std::span<Rec>)>& sort, uint64_t* sent_away) {
+  // Memory by need, up to the limit.
+  batch::SpillBuffer<Rec> buf(std::max<uint64_t>(4096, limits.buffer_bytes / sizeof(Rec)));
+  auto flush = [&](bool spill) {
+    sort(buf.span());
+    return to->AddRun(&buf, spill);
+  };
+  const std::function<Result<bool>(Msg*)> next_msg = [&](Msg* out) -> Result<bool> {
+    Rec r;
+    NEARDUP_ASSIGN_OR_RETURN(bool more, next(&r));
+    if (more) pack(r, out);
+    return more;
+  };
+  const std::function<Status(std::span<const Msg>)> deliver = [&](std::span<const Msg> in) {
+    for (const Msg& msg : in) {
+      NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&buf, unpack(msg), [&] { return flush(true); }));
+    }
+    return Status::OK();
+  };
+  Status s = Shuffle<Msg>(c, limits.round_bytes, next_msg, owner, deliver, sent_away);
+  if (s.ok() && to != nullptr) s = flush(to->spilled_runs() > 0);
+  return s;
+}
+
+// ShuffleInto for the records of `from`, merged in order, into runs
+// radix-sorted by (radix_key, Less). Errors: merging, or ShuffleInto's.
 template <typename Rec, typename Less, typename Msg>
 Status ShuffleRuns(Comm& c, batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, Less>* to,
                    const ShuffleLimits& limits, const std::function<void(const Rec&, Msg*)>& pack,
@@ -91,28 +124,15 @@ Status ShuffleRuns(Comm& c, batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, L
   } else {
     status = merged.status();  // this rank sends nothing, and still takes part
   }
-  // Memory by need, up to the limit.
-  batch::SpillBuffer<Rec> buf(std::max<uint64_t>(4096, limits.buffer_bytes / sizeof(Rec)));
-  auto flush = [&](bool spill) {
-    batch::RadixSort(buf.span(), radix_key, Less());
-    return to->AddRun(&buf, spill);
-  };
-  const std::function<Result<bool>(Msg*)> next = [&](Msg* out) -> Result<bool> {
+  const std::function<Result<bool>(Rec*)> next = [&](Rec* r) -> Result<bool> {
     if (!merger) return status.ok() ? Result<bool>(false) : Result<bool>(status);
-    Rec r;
-    NEARDUP_ASSIGN_OR_RETURN(bool more, merger->Next(&r));
-    if (more) pack(r, out);
-    return more;
+    return merger->Next(r);
   };
-  const std::function<Status(std::span<const Msg>)> deliver = [&](std::span<const Msg> in) {
-    for (const Msg& msg : in) {
-      NEARDUP_RETURN_IF_ERROR(batch::AppendOrSpill(&buf, unpack(msg), [&] { return flush(true); }));
-    }
-    return Status::OK();
+  const std::function<void(std::span<Rec>)> sort = [radix_key](std::span<Rec> recs) {
+    batch::RadixSort(recs, radix_key, Less());
   };
-  Status s = Shuffle<Msg>(c, limits.round_bytes, next, owner, deliver, sent_away);
+  Status s = ShuffleInto<Rec, Less, Msg>(c, next, to, limits, pack, owner, unpack, sort, sent_away);
   merger.reset();
-  if (s.ok()) s = flush(to->spilled_runs() > 0);
   return s;
 }
 
