@@ -45,6 +45,8 @@ class FormStore final : public LineSource {
   // Flushes the files and opens them for reading. Errors: IOError.
   Status Finish();
   bool has(uint64_t line) const;
+  // The source's files (ExtentOf's file numbers are below it).
+  uint32_t files() const { return static_cast<uint32_t>(fds_.size()); }
   uint64_t bytes() const { return bytes_; }  // of the files, after Finish()
 
   Extent ExtentOf(uint64_t line) const override;

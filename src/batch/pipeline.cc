@@ -189,7 +189,7 @@ Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs) {
 Status VerifyPairs(BatchRun* run, PairRuns* pairs, const LineSource& source, uint64_t reserved,
                    const EdgeFn& on_edge) {
   const VerifyInput in{&run->input, &source, run->options.min_shared_keys, reserved,
-                       run->forms.get()};
+                       run->forms != nullptr};
   VerifyPhase phase(run->env(), in);
   VerifyCounts c;
   Status s = phase.Run(pairs, on_edge, &c);
@@ -223,7 +223,8 @@ Result<std::unique_ptr<BatchDedup>> RunPhases(std::unique_ptr<BatchRun> run) {
     NEARDUP_RETURN_IF_ERROR(PairKeys(&r, &keys, &pairs));
     r.errors.DeliverSkips(r.options.on_skip);
     ClusterPhase cluster(r.env(), r.input.n(), r.options.max_cluster_size, r.options.with_matches);
-    NEARDUP_RETURN_IF_ERROR(VerifyPairs(&r, &pairs, r.input.store, cluster.reserved(),
+    const LineSource& source = r.forms ? static_cast<const LineSource&>(*r.forms) : r.input.store;
+    NEARDUP_RETURN_IF_ERROR(VerifyPairs(&r, &pairs, source, cluster.reserved(),
                                         [&](const Edge& e) { return cluster.Add(e); }));
     NEARDUP_ASSIGN_OR_RETURN(clusters, cluster.Finish());
   }

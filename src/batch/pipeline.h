@@ -92,7 +92,9 @@ Status LearnPhase(BatchRun* run);
 Status SketchKeys(BatchRun* run, KeyRuns* keys, uint64_t own_begin = 0,
                   uint64_t own_end = UINT64_MAX);
 Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs);
-// `reserved`: bytes of the budget held by the caller meanwhile.
+// `reserved`: bytes of the budget held by the caller meanwhile. `source`
+// holds the verification forms when run->forms is set (its forms, or a
+// source that reads them), else the texts.
 Status VerifyPairs(BatchRun* run, PairRuns* pairs, const LineSource& source, uint64_t reserved,
                    const EdgeFn& on_edge);
 

@@ -264,7 +264,7 @@ Status VerifyPhase::PrepareChunk(Worker* w, size_t c, TaskResult* out) {
 
 Result<std::string_view> VerifyPhase::PreparedOf(Worker* w, uint32_t doc,
                                                  const LineSource::Line& line) {
-  if (in_.forms != nullptr) return line.text;
+  if (in_.forms) return line.text;
   NEARDUP_RETURN_IF_ERROR(in_.input->ParseLine(doc, line, &w->parser, &w->rec));
   NEARDUP_RETURN_IF_ERROR(env_.sig->Prepare(w->rec.text, w->scratch.get(), &w->prepared));
   return std::string_view(w->prepared);
@@ -303,9 +303,8 @@ Status VerifyPhase::VerifyBatch(Worker* w, std::span<const RangePair> entries, T
       const DocText da{a, aside_->Prepared(ai), lines.payload(a)};
       const DocText db{b, b_form, lines.payload(b)};
       NEARDUP_ASSIGN_OR_RETURN(const double sim,
-                               in_.forms != nullptr
-                                   ? env_.sig->SimilarityOfForms(da, db, w->scratch.get())
-                                   : env_.sig->SimilarityPrepared(da, db, w->scratch.get()));
+                               in_.forms ? env_.sig->SimilarityOfForms(da, db, w->scratch.get())
+                                         : env_.sig->SimilarityPrepared(da, db, w->scratch.get()));
       if (sim >= threshold_) out->edges.push_back({a, b, static_cast<float>(sim)});
     }
     i = j;

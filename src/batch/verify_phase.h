@@ -29,9 +29,10 @@
 //
 // Texts come from a LineSource: the input files (one process), or an MPI
 // rank's own lines plus the records it fetched from other ranks. With a
-// FormStore (one process, a signature with forms) the records' verification
-// forms are read instead, the same way, and compared as they are
-// (SimilarityOfForms): no text is parsed or prepared.
+// FormStore (a signature with forms; on MPI, a rank's own forms plus those
+// it fetched) the records' verification forms are read instead, the same
+// way, and compared as they are (SimilarityOfForms): no text is parsed or
+// prepared.
 //
 // Thread safety: Run() from one thread, which is worker 0; env.threads
 // workers verify. Memory: a block of a texts and a range of pairs, sized
@@ -76,11 +77,12 @@ struct VerifyInput {
   // Records are parsed with its fields and named by its files (errors);
   // states and payloads come from its LineTable.
   const RunInput* input = nullptr;
-  const LineSource* source = nullptr;  // the texts
+  const LineSource* source = nullptr;  // the texts, or the forms
   uint64_t min_shared_keys = 1;
   uint64_t reserved = 0;  // bytes of the budget the caller holds meanwhile
-  // Non-null: every kRecord line's form is in it; read instead of `source`.
-  const FormStore* forms = nullptr;
+  // `source` holds every kRecord line's verification form (a FormStore, or
+  // an MPI rank's own forms and those it fetched), not the texts.
+  bool forms = false;
 };
 
 struct VerifyCounts {
@@ -123,8 +125,8 @@ class VerifyPhase {
   Status VerifyBatch(Worker* w, std::span<const RangePair> entries, TaskResult* out);
   // Reads the b sides of entries from i on, about batch_bytes_; returns
   // the end of the entries read.
-  // Where the phase reads: the forms, else the texts.
-  const LineSource& Source() const { return in_.forms != nullptr ? *in_.forms : *in_.source; }
+  // Where the phase reads: the forms, or the texts.
+  const LineSource& Source() const { return *in_.source; }
   // The prepared form of the record read as `line`: the form itself, or
   // its text parsed and prepared into w->prepared.
   Result<std::string_view> PreparedOf(Worker* w, uint32_t doc, const LineSource::Line& line);

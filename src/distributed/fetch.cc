@@ -13,16 +13,33 @@
 namespace neardup::distributed {
 namespace {
 
+// The verification form of `line` from `forms` into *out.
+Status ReadForm(const batch::FormStore& forms, uint32_t line, std::string* out) {
+  const batch::LineSource::Extent e = forms.ExtentOf(line);
+  out->resize(e.end - e.begin);
+  NEARDUP_RETURN_IF_ERROR(forms.ReadBytes(e.file, e.begin, out->size(), out->data()));
+  if (!out->empty()) out->pop_back();  // the '\n' FormStore ends each form with
+  return Status::OK();
+}
+
 // Answers the ids other ranks asked for (`from`: bytes of ids from each):
-// per record its size (u32), payload (u64) and text.
-std::vector<std::vector<uint8_t>> Answer(const std::vector<uint32_t>& asked,
-                                         const std::vector<size_t>& from,
-                                         const batch::RunInput& input) {
+// per record its size (u32), payload (u64) and text (or form).
+Result<std::vector<std::vector<uint8_t>>> Answer(const std::vector<uint32_t>& asked,
+                                                 const std::vector<size_t>& from,
+                                                 const batch::RunInput& input,
+                                                 const batch::FormStore* forms) {
   std::vector<std::vector<uint8_t>> answer(from.size());
+  std::string form;
   size_t k = 0;
   for (size_t r = 0; r < from.size(); ++r) {
     for (size_t b = 0; b < from[r]; b += sizeof(uint32_t), ++k) {
-      const std::string_view text = input.store.Get(asked[k]).text;
+      std::string_view text;
+      if (forms != nullptr) {
+        NEARDUP_RETURN_IF_ERROR(ReadForm(*forms, asked[k], &form));
+        text = form;
+      } else {
+        text = input.store.Get(asked[k]).text;
+      }
       AppendPod(static_cast<uint32_t>(text.size()), &answer[r]);
       AppendPod(input.lines->payload(asked[k]), &answer[r]);
       answer[r].insert(answer[r].end(), text.begin(), text.end());
@@ -33,14 +50,14 @@ std::vector<std::vector<uint8_t>> Answer(const std::vector<uint32_t>& asked,
 
 }  // namespace
 
-Result<std::unique_ptr<BorrowedLines>> BorrowedLines::Fetch(Comm& c, const LineRanges& ranges,
-                                                            std::vector<uint32_t> ids,
-                                                            batch::RunInput* input,
-                                                            batch::TempDir* tmp, size_t round_bytes,
-                                                            uint64_t* fetched) {
-  std::unique_ptr<BorrowedLines> b(new BorrowedLines(&input->store, ranges.begin(c.rank())));
+Result<std::unique_ptr<BorrowedLines>> BorrowedLines::Fetch(
+    Comm& c, const LineRanges& ranges, std::vector<uint32_t> ids, batch::RunInput* input,
+    const batch::FormStore* forms, batch::TempDir* tmp, size_t round_bytes, uint64_t* fetched) {
+  const batch::LineSource* own =
+      forms != nullptr ? static_cast<const batch::LineSource*>(forms) : &input->store;
+  std::unique_ptr<BorrowedLines> b(new BorrowedLines(own, ranges.begin(c.rank())));
   b->ids_ = std::move(ids);
-  b->file_ = static_cast<uint32_t>(input->files.size());
+  b->file_ = forms != nullptr ? forms->files() : static_cast<uint32_t>(input->files.size());
   b->path_ = tmp->File("borrowed.jsonl");
   b->offs_.assign(1, 0);
   // Each round a rank asks for about round_bytes / N bytes of records (by
@@ -54,7 +71,7 @@ Result<std::unique_ptr<BorrowedLines>> BorrowedLines::Fetch(Comm& c, const LineR
   Status status = w.Open(b->path_);
   for (size_t next = 0;;) {
     const size_t end = std::min(b->ids_.size(), next + per_round);
-    const Status s = b->Receive(c, ranges, next, end, input, &w, fetched);
+    const Status s = b->Receive(c, ranges, next, end, input, forms, &w, fetched);
     if (status.ok()) status = s;
     next = end;
     if (MaxAll(c, next < b->ids_.size() ? 1 : 0) == 0) break;
@@ -68,14 +85,19 @@ Result<std::unique_ptr<BorrowedLines>> BorrowedLines::Fetch(Comm& c, const LineR
 
 // One round: asks the owners for ids_[begin, end) and appends their records.
 Status BorrowedLines::Receive(Comm& c, const LineRanges& ranges, size_t begin, size_t end,
-                              batch::RunInput* input, batch::SpillWriter* w, uint64_t* fetched) {
+                              batch::RunInput* input, const batch::FormStore* forms,
+                              batch::SpillWriter* w, uint64_t* fetched) {
   std::vector<std::vector<uint8_t>> ask(c.size());
   for (size_t i = begin; i < end; ++i) AppendPod(ids_[i], &ask[ranges.Owner(ids_[i])]);
   std::vector<size_t> from;
   const std::vector<uint32_t> asked = FromBytes<uint32_t>(c.Exchange(ask, &from));
-  const std::vector<uint8_t> got = c.Exchange(Answer(asked, from, *input));
+  // An answer that cannot be read sends nothing (the asker finds its
+  // records missing and fails) and is this rank's error.
+  Result<std::vector<std::vector<uint8_t>>> answer = Answer(asked, from, *input, forms);
+  Status status = answer.status();
+  const std::vector<uint8_t> got =
+      c.Exchange(answer.ok() ? *answer : std::vector<std::vector<uint8_t>>(c.size()));
   *fetched += got.size();
-  Status status;
   size_t doc = begin;
   for (size_t pos = 0; pos + 12 <= got.size(); ++doc) {
     uint32_t size;
@@ -90,6 +112,10 @@ Status BorrowedLines::Receive(Comm& c, const LineRanges& ranges, size_t begin, s
     offs_.push_back(offs_.back() + size + 1);
     pos += size;
   }
+  if (status.ok() && doc != end) {
+    status = Status::Internal("fetched " + std::to_string(doc - begin) + " of " +
+                              std::to_string(end - begin) + " records to verify");
+  }
   return status;
 }
 
@@ -98,7 +124,7 @@ BorrowedLines::~BorrowedLines() {
 }
 
 batch::LineSource::Extent BorrowedLines::ExtentOf(uint64_t line) const {
-  if (line >= lo_) return store_->ExtentOf(line);
+  if (line >= lo_) return own_->ExtentOf(line);
   const auto it = std::lower_bound(ids_.begin(), ids_.end(), line);
   NEARDUP_CHECK_MSG(it != ids_.end() && *it == line, "a record to verify was not fetched");
   const size_t i = it - ids_.begin();
@@ -106,7 +132,7 @@ batch::LineSource::Extent BorrowedLines::ExtentOf(uint64_t line) const {
 }
 
 Status BorrowedLines::ReadBytes(uint32_t file, uint64_t offset, size_t len, char* dst) const {
-  if (file != file_) return store_->ReadBytes(file, offset, len, dst);
+  if (file != file_) return own_->ReadBytes(file, offset, len, dst);
   for (size_t got = 0; got < len;) {
     const ssize_t n = pread(fd_, dst + got, len - got, static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) continue;
@@ -119,6 +145,6 @@ Status BorrowedLines::ReadBytes(uint32_t file, uint64_t offset, size_t len, char
   return Status::OK();
 }
 
-uint64_t BorrowedLines::LineInFile(uint64_t line) const { return store_->LineInFile(line); }
+uint64_t BorrowedLines::LineInFile(uint64_t line) const { return own_->LineInFile(line); }
 
 }  // namespace neardup::distributed

@@ -7,6 +7,9 @@
 // LineSource for verification: lines before its own range from that file
 // (only those fetched: another is a bug and aborts), the rest from the
 // input files. The verify phase reads it like the input: coalesced preads.
+// With the ranks' FormStores (batch/form_store.h), the verification forms
+// are fetched and served instead of the texts, own lines from the store:
+// no rank parses or prepares a text to verify it.
 //
 // Thread safety: Fetch is a collective (one thread per rank); the source is
 // read-only after it and may be read from the verify workers.
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/form_store.h"
 #include "batch/pipeline.h"
 #include "distributed/comm.h"
 #include "distributed/ranges.h"
@@ -28,13 +32,14 @@ class BorrowedLines final : public batch::LineSource {
  public:
   // Fetches the records of `ids` (sorted, distinct, owned by other ranks,
   // before this rank's lines) from their owners, and their payloads into
-  // input->lines; answers the other ranks' requests from input->store.
-  // Collective. Adds the bytes received to *fetched. Errors: IOError
-  // (writing or opening the file); every rank still takes part.
-  static Result<std::unique_ptr<BorrowedLines>> Fetch(Comm& c, const LineRanges& ranges,
-                                                      std::vector<uint32_t> ids,
-                                                      batch::RunInput* input, batch::TempDir* tmp,
-                                                      size_t round_bytes, uint64_t* fetched);
+  // input->lines; answers the other ranks' requests from input->store, or
+  // with `forms` (every rank's, or none) from the forms, which it then
+  // serves in place of the texts. Collective. Adds the bytes received to
+  // *fetched. Errors: IOError (reading, writing or opening a file); every
+  // rank still takes part.
+  static Result<std::unique_ptr<BorrowedLines>> Fetch(
+      Comm& c, const LineRanges& ranges, std::vector<uint32_t> ids, batch::RunInput* input,
+      const batch::FormStore* forms, batch::TempDir* tmp, size_t round_bytes, uint64_t* fetched);
   ~BorrowedLines() override;
   BorrowedLines(const BorrowedLines&) = delete;
   BorrowedLines& operator=(const BorrowedLines&) = delete;
@@ -44,15 +49,16 @@ class BorrowedLines final : public batch::LineSource {
   uint64_t LineInFile(uint64_t line) const override;
 
  private:
-  BorrowedLines(const batch::InputTexts* store, uint32_t lo) : store_(store), lo_(lo) {}
+  BorrowedLines(const batch::LineSource* own, uint32_t lo) : own_(own), lo_(lo) {}
   Status Receive(Comm& c, const LineRanges& ranges, size_t begin, size_t end,
-                 batch::RunInput* input, batch::SpillWriter* w, uint64_t* fetched);
+                 batch::RunInput* input, const batch::FormStore* forms, batch::SpillWriter* w,
+                 uint64_t* fetched);
 
-  const batch::InputTexts* store_;
-  uint32_t lo_;                 // lines before it are fetched
-  uint32_t file_ = 0;           // the fetched file's number (after the input files)
-  std::vector<uint32_t> ids_;   // fetched lines, sorted
-  std::vector<uint64_t> offs_;  // line ids_[i] is [offs_[i], offs_[i+1]) of the file
+  const batch::LineSource* own_;  // the input's texts, or this rank's forms
+  uint32_t lo_;                   // lines before it are fetched
+  uint32_t file_ = 0;             // the fetched file's number (after the input files)
+  std::vector<uint32_t> ids_;     // fetched lines, sorted
+  std::vector<uint64_t> offs_;    // line ids_[i] is [offs_[i], offs_[i+1]) of the file
   std::string path_;
   int fd_ = -1;
 };

@@ -70,8 +70,8 @@ TEST_P(FetchTest, BorrowedLinesReadAsTheInput) {
     std::vector<uint32_t> ids;
     for (uint32_t d = 0; d < lo; d += 1 + d % 3) ids.push_back(d);
     uint64_t fetched = 0;
-    auto source =
-        BorrowedLines::Fetch(c, own, ids, &in, tmp->get(), /*round_bytes=*/20000, &fetched);
+    auto source = BorrowedLines::Fetch(c, own, ids, &in, nullptr, tmp->get(), /*round_bytes=*/20000,
+                                       &fetched);
     ASSERT_TRUE(source.ok()) << source.status().ToString();
     std::string& fail = failures[c.rank()];
     batch::LineBlock block(1 << 10);
@@ -85,6 +85,57 @@ TEST_P(FetchTest, BorrowedLinesReadAsTheInput) {
         fail = "line " + std::to_string(d);
       }
       if (in.lines->payload(d) != d * 31 + 1) fail = "payload of " + std::to_string(d);
+    }
+    if ((fetched > 0) != !ids.empty()) fail = "fetched bytes";
+  });
+  for (int r = 0; r < n; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+}
+
+// A form of line d: any bytes, a '\n' among them and at the end.
+std::string FormOf(uint32_t d) {
+  std::string f = "form " + std::to_string(d) + "\n";
+  for (uint32_t i = 0; i < d % 7; ++i) f.push_back(static_cast<char>(d * 13 + i));
+  return f + "\n";
+}
+
+// With every rank's FormStore, the forms are fetched and served instead of
+// the texts: own lines from the store, others from the fetched file.
+TEST_P(FetchTest, BorrowedFormsReadAsTheForms) {
+  const int n = GetParam();
+  auto dir = batch::TempDir::Create("");
+  ASSERT_TRUE(dir.ok());
+  const std::vector<std::string> names = WriteInput(dir->get());
+  std::vector<std::string> failures(n);
+  RunInProcess(n, [&](Comm& c) {
+    auto tmp = batch::TempDir::Create("");
+    ASSERT_TRUE(tmp.ok());
+    batch::RunInput in;
+    ReadInput(names, &in);
+    const uint64_t lines = in.n();
+    std::vector<uint32_t> bounds;
+    for (int r = 0; r <= n; ++r) bounds.push_back(static_cast<uint32_t>(lines * r / n));
+    const LineRanges own(bounds);
+    const uint32_t lo = own.begin(c.rank()), hi = own.end(c.rank());
+    auto forms = batch::FormStore::Create(tmp->get(), 2);
+    ASSERT_TRUE(forms.ok());
+    for (uint32_t d = lo; d < hi; ++d) ASSERT_TRUE((*forms)->Add(d % 2, d, FormOf(d)).ok());
+    ASSERT_TRUE((*forms)->Finish().ok());
+    std::vector<uint32_t> ids;
+    for (uint32_t d = 0; d < lo; d += 1 + d % 2) ids.push_back(d);
+    uint64_t fetched = 0;
+    auto source = BorrowedLines::Fetch(c, own, ids, &in, forms->get(), tmp->get(),
+                                       /*round_bytes=*/2000, &fetched);
+    ASSERT_TRUE(source.ok()) << source.status().ToString();
+    std::string& fail = failures[c.rank()];
+    batch::LineBlock block(1 << 10);
+    for (uint32_t d : ids) block.Add(**source, d);
+    for (uint32_t d = lo; d < hi; ++d) block.Add(**source, d);
+    ASSERT_TRUE(block.Load(**source).ok());
+    for (size_t i = 0; i < block.size(); ++i) {
+      const uint64_t d = block.line(i);
+      if (block.Get(**source, i).text != FormOf(static_cast<uint32_t>(d))) {
+        fail = "form of line " + std::to_string(d);
+      }
     }
     if ((fetched > 0) != !ids.empty()) fail = "fetched bytes";
   });

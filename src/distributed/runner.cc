@@ -12,6 +12,7 @@
 
 #include "base/status_macros.h"
 #include "batch/cluster_phase.h"
+#include "batch/form_store.h"
 #include "batch/pipeline.h"
 #include "batch/spill_buffer.h"
 #include "distributed/checkpoint.h"
@@ -112,6 +113,17 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
   for (const batch::InputFile& f : run_->input.files) total += f.size;
   ByteRange own = OwnBytes(total, c_.rank(), c_.size());
   if (resume_ != Stage::kNone) own = {UINT64_MAX, UINT64_MAX};
+  // The sketch keeps the verification forms of this rank's records, as one
+  // process does, so that no rank prepares a text again to verify it
+  // (fetch.h). A resumed run starts after verification and needs none.
+  batch::BatchRun& r = *run_;
+  if (resume_ == Stage::kNone && r.sig->has_forms()) {
+    auto forms = batch::FormStore::Create(r.tmp.get(), r.threads);
+    NEARDUP_RETURN_IF_ERROR(Agree(c_, forms.status(), 0));
+    r.forms = std::move(forms).value();
+    r.budget.Hold(r.lines_estimate / static_cast<uint64_t>(c_.size()) *
+                  batch::FormStore::kBytesPerLine);
+  }
   NEARDUP_RETURN_IF_ERROR(
       Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end), ErrLine()));
   NEARDUP_RETURN_IF_ERROR(Agree(c_, run_->input.OpenStore(), 0));
@@ -161,8 +173,8 @@ Status Runner::Verify(batch::PairRuns* local) {
   NEARDUP_RETURN_IF_ERROR(
       Agree(c_, ShufflePairs(c_, ranges_, local, &pairs, Limits(), &borrowed, &pair_bytes_), 0));
   DieForTest(c_, "pairs");
-  auto source = BorrowedLines::Fetch(c_, ranges_, std::move(borrowed), &r.input, r.tmp.get(),
-                                     Limits().round_bytes, &fetched_);
+  auto source = BorrowedLines::Fetch(c_, ranges_, std::move(borrowed), &r.input, r.forms.get(),
+                                     r.tmp.get(), Limits().round_bytes, &fetched_);
   NEARDUP_RETURN_IF_ERROR(Agree(c_, source.status(), 0));
   const Status s =
       batch::VerifyPairs(&r, &pairs, **source, /*reserved=*/0, [&](const batch::Edge& e) {
