@@ -46,6 +46,26 @@ void ReadInput(const std::vector<std::string>& names, batch::RunInput* in) {
 
 class FetchTest : public ::testing::TestWithParam<int> {};
 
+// One rank's view: a temporary directory, the input, the ranks' lines
+// (equal shares) and its own [lo, hi).
+struct Rank {
+  Rank(const Comm& c, const std::vector<std::string>& names)
+      : tmp(std::move(batch::TempDir::Create("")).value()) {
+    ReadInput(names, &in);
+    std::vector<uint32_t> bounds;
+    for (int r = 0; r <= c.size(); ++r) {
+      bounds.push_back(static_cast<uint32_t>(in.n() * r / c.size()));
+    }
+    own = LineRanges(bounds);
+    lo = own.begin(c.rank());
+    hi = own.end(c.rank());
+  }
+  std::unique_ptr<batch::TempDir> tmp;
+  batch::RunInput in;
+  LineRanges own;
+  uint32_t lo = 0, hi = 0;
+};
+
 // Each rank fetches some lines of the ranks before it (payloads too) in
 // small rounds; reading them through BorrowedLines, with LineBlock as
 // verification does, gives the input's bytes, as do its own lines.
@@ -56,22 +76,15 @@ TEST_P(FetchTest, BorrowedLinesReadAsTheInput) {
   const std::vector<std::string> names = WriteInput(dir->get());
   std::vector<std::string> failures(n);
   RunInProcess(n, [&](Comm& c) {
-    auto tmp = batch::TempDir::Create("");
-    ASSERT_TRUE(tmp.ok());
-    batch::RunInput in;
-    ReadInput(names, &in);
-    const uint64_t lines = in.n();
-    std::vector<uint32_t> bounds;
-    for (int r = 0; r <= n; ++r) bounds.push_back(static_cast<uint32_t>(lines * r / n));
-    const LineRanges own(bounds);
-    const uint32_t lo = own.begin(c.rank()), hi = own.end(c.rank());
+    Rank rank(c, names);
+    auto& [tmp, in, own, lo, hi] = rank;
     // The owners know their lines' payloads.
     for (uint32_t d = lo; d < hi; ++d) in.lines->set_payload(d, d * 31 + 1);
     std::vector<uint32_t> ids;
     for (uint32_t d = 0; d < lo; d += 1 + d % 3) ids.push_back(d);
     uint64_t fetched = 0;
-    auto source = BorrowedLines::Fetch(c, own, ids, &in, nullptr, tmp->get(), /*round_bytes=*/20000,
-                                       &fetched);
+    auto source =
+        BorrowedLines::Fetch(c, own, ids, &in, nullptr, tmp.get(), /*round_bytes=*/20000, &fetched);
     ASSERT_TRUE(source.ok()) << source.status().ToString();
     std::string& fail = failures[c.rank()];
     batch::LineBlock block(1 << 10);
@@ -107,23 +120,16 @@ TEST_P(FetchTest, BorrowedFormsReadAsTheForms) {
   const std::vector<std::string> names = WriteInput(dir->get());
   std::vector<std::string> failures(n);
   RunInProcess(n, [&](Comm& c) {
-    auto tmp = batch::TempDir::Create("");
-    ASSERT_TRUE(tmp.ok());
-    batch::RunInput in;
-    ReadInput(names, &in);
-    const uint64_t lines = in.n();
-    std::vector<uint32_t> bounds;
-    for (int r = 0; r <= n; ++r) bounds.push_back(static_cast<uint32_t>(lines * r / n));
-    const LineRanges own(bounds);
-    const uint32_t lo = own.begin(c.rank()), hi = own.end(c.rank());
-    auto forms = batch::FormStore::Create(tmp->get(), 2);
+    Rank rank(c, names);
+    auto& [tmp, in, own, lo, hi] = rank;
+    auto forms = batch::FormStore::Create(tmp.get(), 2);
     ASSERT_TRUE(forms.ok());
     for (uint32_t d = lo; d < hi; ++d) ASSERT_TRUE((*forms)->Add(d % 2, d, FormOf(d)).ok());
     ASSERT_TRUE((*forms)->Finish().ok());
     std::vector<uint32_t> ids;
     for (uint32_t d = 0; d < lo; d += 1 + d % 2) ids.push_back(d);
     uint64_t fetched = 0;
-    auto source = BorrowedLines::Fetch(c, own, ids, &in, forms->get(), tmp->get(),
+    auto source = BorrowedLines::Fetch(c, own, ids, &in, forms->get(), tmp.get(),
                                        /*round_bytes=*/2000, &fetched);
     ASSERT_TRUE(source.ok()) << source.status().ToString();
     std::string& fail = failures[c.rank()];
