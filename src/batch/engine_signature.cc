@@ -253,18 +253,38 @@ Status EngineSignature::Learn(std::string_view text, SignatureScratch*) const {
   return impl_->pipeline->Learn(text);
 }
 
-Status EngineSignature::LoadState(const std::string& path) {
+Result<std::shared_ptr<features::DocumentFrequencyTable>> EngineSignature::LearnedTable() const {
   auto df = impl_->pipeline->learned_idf();
-  if (!df)
+  if (!df) {
     return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  }
+  return df;
+}
+
+Status EngineSignature::LoadState(const std::string& path) {
+  NEARDUP_ASSIGN_OR_RETURN(auto df, LearnedTable());
   return df->Load(path);
 }
 
 Status EngineSignature::SaveState(const std::string& path) const {
-  auto df = impl_->pipeline->learned_idf();
-  if (!df)
-    return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  NEARDUP_ASSIGN_OR_RETURN(auto df, LearnedTable());
   return df->Save(path);
+}
+
+Status EngineSignature::SerializeState(std::string* out) const {
+  NEARDUP_ASSIGN_OR_RETURN(auto df, LearnedTable());
+  df->Serialize(out);
+  return Status::OK();
+}
+
+Status EngineSignature::ReplaceState(std::string_view state) {
+  NEARDUP_ASSIGN_OR_RETURN(auto df, LearnedTable());
+  return df->Deserialize(state);
+}
+
+Status EngineSignature::MergeState(std::string_view state) {
+  NEARDUP_ASSIGN_OR_RETURN(auto df, LearnedTable());
+  return df->Merge(state);
 }
 
 Result<PairEvidence> EngineSignature::Explain(const DocText& a, const DocText& b,

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "batch/signature.h"
+#include "features/tfidf.h"
 #include "neardup/options.h"
 
 namespace neardup::batch {
@@ -62,10 +63,15 @@ class EngineSignature : public BatchSignature {
   // Engine::LoadIdf / SaveIdf; FailedPrecondition without learned IDF.
   Status LoadState(const std::string& path) override;
   Status SaveState(const std::string& path) const override;
+  Status SerializeState(std::string* out) const override;
+  Status ReplaceState(std::string_view state) override;
+  Status MergeState(std::string_view state) override;
 
  private:
   struct Impl;
   explicit EngineSignature(std::unique_ptr<Impl> impl);
+  // The learned IDF table; FailedPrecondition when IDF is not learned.
+  Result<std::shared_ptr<features::DocumentFrequencyTable>> LearnedTable() const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -48,8 +48,11 @@ void SetUpKeyFilter(BatchRun* r, uint64_t lines_estimate) {
 
 // Learn() on each record of a chunk; bad records are left to the sketch
 // phase to report.
-void LearnChunk(const BatchSignature& sig, const Chunk& c, SignatureScratch* scratch,
-                RecordParser* parser) {
+// Learns the records of chunk c (at byte chunk_at of the inputs taken as
+// one stream) whose lines start in [own_begin, own_end).
+void LearnChunk(const BatchSignature& sig, const Chunk& c, uint64_t chunk_at, uint64_t own_begin,
+                uint64_t own_end, SignatureScratch* scratch, RecordParser* parser) {
+  if (chunk_at >= own_end || chunk_at + c.size <= own_begin) return;  // not ours
   ParsedRecord rec;
   const char* p = c.buf.data();
   uint64_t lineno = c.first_line_in_file;
@@ -58,7 +61,9 @@ void LearnChunk(const BatchSignature& sig, const Chunk& c, SignatureScratch* scr
     const size_t end = nl == nullptr ? c.size : static_cast<const char*>(nl) - p;
     const std::string_view text(p + pos, end - pos);
     const size_t readable = c.buf.size() - pos;
+    const uint64_t at = chunk_at + pos;
     pos = end + 1;
+    if (at < own_begin || at >= own_end) continue;  // another rank's line
     if (IsBlankLine(text) || !parser->Parse(text, readable, {{}, lineno}, &rec).ok()) continue;
     (void)sig.Learn(rec.text, scratch);
   }
@@ -112,7 +117,11 @@ Result<std::unique_ptr<BatchRun>> OpenRun(const std::vector<std::string>& names,
   return run;
 }
 
-Status LearnPhase(BatchRun* run) {
+Status LearnPhase(BatchRun* run, uint64_t own_begin, uint64_t own_end) {
+  std::vector<uint64_t> file_base(run->input.files.size() + 1, 0);
+  for (size_t i = 0; i < run->input.files.size(); ++i) {
+    file_base[i + 1] = file_base[i] + run->input.files[i].size;
+  }
   LineTable scratch_lines;
   ChunkReader reader(&run->input.files, &scratch_lines, 4 << 20);
   run->monitor->Phase(BatchPhase::kLearn, reader.total_bytes());
@@ -125,7 +134,8 @@ Status LearnPhase(BatchRun* run) {
         auto scratch = run->sig->NewScratch();
         RecordParser parser(run->input.fields);
         while (auto c = work.Pop()) {
-          LearnChunk(*run->sig, **c, scratch.get(), &parser);
+          LearnChunk(*run->sig, **c, file_base[(*c)->file] + (*c)->file_offset, own_begin, own_end,
+                     scratch.get(), &parser);
           run->monitor->AddDone((*c)->size);  // work done, not bytes read ahead
         }
       } catch (...) {

@@ -85,7 +85,8 @@ Result<std::unique_ptr<BatchRun>> OpenRun(const std::vector<std::string>& names,
 // Corruption, FailedPrecondition naming the index.
 Status OpenIndex(BatchRun* run);
 // Learned statistics: a pass over every record before sketching.
-Status LearnPhase(BatchRun* run);
+// Learns from the lines starting in [own_begin, own_end) of the input bytes.
+Status LearnPhase(BatchRun* run, uint64_t own_begin = 0, uint64_t own_end = UINT64_MAX);
 
 // The phases with the run's own inputs, counters added to run->stats.
 // Sketches the lines starting in [own_begin, own_end) of the input bytes.

@@ -172,6 +172,17 @@ class BatchSignature {
   virtual Status SaveState(const std::string& path) const {
     return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
   }
+  // The same as bytes, and another process's added to these (an MPI rank's
+  // learning over its share of the input). Errors: as above; Corruption.
+  virtual Status SerializeState(std::string* out) const {
+    return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  }
+  virtual Status ReplaceState(std::string_view state) {
+    return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  }
+  virtual Status MergeState(std::string_view state) {
+    return Status::FailedPrecondition("no learned document frequencies (idf is not learned)");
+  }
 };
 
 // The signature batch dedup runs for `options`: the one place that maps a

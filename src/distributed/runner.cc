@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -46,9 +47,11 @@ Status CheckSupported(const std::vector<std::string>& files, const BatchOptions&
         "--distributed does not run --against an index yet (every rank would need the whole "
         "index); run `neardup dedup --against` in one process");
   }
-  if (options.learn_idf || !options.idf_save.empty()) {
+  if (options.engine.features.learn_idf) {
     return Status::InvalidArgument(
-        "--distributed does not learn IDF (--idf corpus|stream, --idf-save); use --idf-load");
+        "--distributed learns IDF from the whole input (--idf corpus), not as a stream (--idf "
+        "stream): a stream weighs each record by the records before it, an order that ranks "
+        "working at once do not have");
   }
   return Status::OK();
 }
@@ -62,6 +65,7 @@ class Runner {
  private:
   Status Open(const std::vector<std::string>& files, const BatchOptions& options,
               batch::BatchSignature* sig);
+  Status Learn();
   Status Sketch(batch::KeyRuns* keys);
   Status PairAndVerify(batch::KeyRuns* keys);
   Status Verify(batch::PairRuns* local);
@@ -104,6 +108,32 @@ Status Runner::Open(const std::vector<std::string>& files, const BatchOptions& o
          " checkpoint in " + d_.work_dir);
   }
   return Status::OK();
+}
+
+// Learned IDF (--idf corpus): each rank counts the records of its own byte
+// range, then every rank takes the sum of all ranks' tables (gathered by
+// all: each receives every table), which is the table one process learns.
+Status Runner::Learn() {
+  batch::BatchRun& r = *run_;
+  if (!r.sig->wants_learning()) return Status::OK();
+  uint64_t total = 0;
+  for (const batch::InputFile& f : r.input.files) total += f.size;
+  const ByteRange own = OwnBytes(total, c_.rank(), c_.size());
+  NEARDUP_RETURN_IF_ERROR(Agree(c_, batch::LearnPhase(&r, own.begin, own.end), 0));
+  std::string mine;
+  Status s = r.sig->SerializeState(&mine);  // on failure an empty table goes out
+  std::vector<uint8_t> framed;
+  AppendPod(static_cast<uint64_t>(mine.size()), &framed);
+  framed.insert(framed.end(), mine.begin(), mine.end());
+  const std::vector<uint8_t> all = c_.AllGather(framed);
+  for (size_t pos = 0, k = 0; s.ok() && pos + 8 <= all.size(); ++k) {
+    uint64_t n = 0;
+    std::memcpy(&n, all.data() + pos, 8);
+    const std::string_view state(reinterpret_cast<const char*>(all.data()) + pos + 8, n);
+    pos += 8 + n;
+    s = k == 0 ? r.sig->ReplaceState(state) : r.sig->MergeState(state);
+  }
+  return Agree(c_, s, 0);
 }
 
 // Sketches this rank's byte range of the input (nothing when resuming: only
@@ -300,6 +330,7 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
                                                 const BatchOptions& options,
                                                 batch::BatchSignature* sig) {
   NEARDUP_RETURN_IF_ERROR(Open(files, options, sig));
+  NEARDUP_RETURN_IF_ERROR(Learn());
   {
     batch::KeyRuns keys(run_->tmp.get(), "keys");
     NEARDUP_RETURN_IF_ERROR(Sketch(&keys));
@@ -317,6 +348,11 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
   DieForTest(c_, "cluster");
   batch::Clustering clustering = GatherLabels();
   SumStats();
+  if (!run_->options.idf_save.empty()) {  // rank 0 writes it, as one process does at the end
+    Status s;
+    if (c_.rank() == 0) s = run_->sig->SaveState(run_->options.idf_save);
+    NEARDUP_RETURN_IF_ERROR(Agree(c_, s.WithContext(run_->options.idf_save), 0));
+  }
   if (c_.rank() != 0) return std::unique_ptr<BatchDedup>();
   return batch::FinishRun(std::move(run_), std::move(clustering), std::move(matches));
 }

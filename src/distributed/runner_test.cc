@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <random>
 
@@ -94,13 +95,16 @@ class RunnerTest : public ::testing::TestWithParam<int> {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? std::move(r).value() : nullptr;
   }
-  Outcome Ranks(const std::vector<std::string>& files, BatchOptions o, DistributedOptions d = {}) {
+  // `own_signatures`: each rank makes its own (as MPI processes do), for
+  // signatures with state such as learned IDF.
+  Outcome Ranks(const std::vector<std::string>& files, BatchOptions o, DistributedOptions d = {},
+                bool own_signatures = false) {
     Outcome out;
     out.status.resize(GetParam());
     o.on_skip = [&](const Status& s) { out.skips.push_back(s.message()); };
     d.info = [&](const std::string& m) { out.info.push_back(m); };
     RunInProcess(GetParam(), [&](Comm& c) {
-      auto r = RunOnComm(c, files, o, d, sig_.get());
+      auto r = RunOnComm(c, files, o, d, own_signatures ? nullptr : sig_.get());
       out.status[c.rank()] = r.status();
       if (!r.ok()) return;
       if (c.rank() == 0) {
@@ -258,6 +262,36 @@ TEST_P(RunnerTest, MatchesAreOneProcesssMatches) {
     for (const auto& m : w) listed += m.size();
     EXPECT_GT(listed, 20u) << profile;
   }
+}
+
+// --idf corpus: each rank learns its share, the ranks merge their tables,
+// and the result is one process's (rows, and the table --idf-save writes).
+TEST_P(RunnerTest, LearnedIdfAsOneProcess) {
+  BatchOptions o = Options("zh-news");
+  o.engine.features.idf = IdfSource::kLearned;
+  o.learn_idf = true;
+  o.idf_save = dir_->File("single.idf");
+  auto want = batch::RunWithSignature({path_}, o, nullptr);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  o.idf_save = dir_->File("ranks.idf");
+  Outcome got = Ranks({path_}, o, {}, /*own_signatures=*/true);
+  for (const Status& s : got.status) ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(got.result);
+  const auto rows = Rows(want->get());
+  EXPECT_EQ(Rows(got.result.get()), rows);
+  size_t duplicates = 0;
+  for (const Row& r : rows) duplicates += !r.is_kept;
+  EXPECT_GT(duplicates, 20u);
+  std::ifstream a(dir_->File("single.idf"), std::ios::binary),
+      b(dir_->File("ranks.idf"), std::ios::binary);
+  const std::string sa((std::istreambuf_iterator<char>(a)), {}),
+      sb((std::istreambuf_iterator<char>(b)), {});
+  EXPECT_FALSE(sa.empty());
+  EXPECT_EQ(sa, sb);
+  // A stream learns in arrival order, which ranks do not share: refused.
+  o.engine.features.learn_idf = true;
+  EXPECT_NE(Ranks({path_}, o, {}, true).status[0].message().find("--idf stream"),
+            std::string::npos);
 }
 
 TEST_P(RunnerTest, RefusesWhatItDoesNotRun) {

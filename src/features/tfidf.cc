@@ -124,28 +124,47 @@ void DocumentFrequencyTable::Serialize(std::string* out) const {
   out->append(body);
 }
 
-Status DocumentFrequencyTable::Deserialize(std::string_view in) {
+Status DocumentFrequencyTable::Parse(std::string_view in, uint64_t* docs,
+                                     std::unordered_map<uint64_t, uint64_t>* df) {
   if (in.size() < 32 || std::memcmp(in.data(), kDfMagic, 8) != 0) {
     return Status::Corruption("not a document-frequency table");
   }
   const uint64_t hash = GetU64(in.data() + 8);
   std::string_view body = in.substr(16);
   if (XXH3_64bits(body.data(), body.size()) != hash) return Status::Corruption("DF table checksum");
-  const uint64_t docs = GetU64(body.data()), rows = GetU64(body.data() + 8);
+  *docs = GetU64(body.data());
+  const uint64_t rows = GetU64(body.data() + 8);
   if (rows != (body.size() - 16) / 16 || (body.size() - 16) % 16 != 0) {
     return Status::Corruption("DF table size");
   }
-  std::unordered_map<uint64_t, uint64_t> df;
-  df.reserve(rows);
+  df->clear();
+  df->reserve(rows);
   for (uint64_t i = 0; i < rows; ++i) {
     const char* p = body.data() + 16 + 16 * i;
     const uint64_t n = GetU64(p + 8);
-    if (n == 0 || n > docs) return Status::Corruption("DF count out of range");
-    df[GetU64(p)] = n;
+    if (n == 0 || n > *docs) return Status::Corruption("DF count out of range");
+    (*df)[GetU64(p)] = n;
   }
+  return Status::OK();
+}
+
+Status DocumentFrequencyTable::Deserialize(std::string_view in) {
+  uint64_t docs = 0;
+  std::unordered_map<uint64_t, uint64_t> df;
+  NEARDUP_RETURN_IF_ERROR(Parse(in, &docs, &df));
   std::unique_lock lock(mu_);
   docs_ = docs;
   df_ = std::move(df);
+  return Status::OK();
+}
+
+Status DocumentFrequencyTable::Merge(std::string_view in) {
+  uint64_t docs = 0;
+  std::unordered_map<uint64_t, uint64_t> df;
+  NEARDUP_RETURN_IF_ERROR(Parse(in, &docs, &df));
+  std::unique_lock lock(mu_);
+  docs_ += docs;
+  for (const auto& [h, n] : df) df_[h] += n;
   return Status::OK();
 }
 

@@ -88,10 +88,15 @@ class DocumentFrequencyTable final : public IdfSource {
   // Binary, little-endian, checksummed (XXH3). Errors: IOError; Corruption.
   void Serialize(std::string* out) const;
   Status Deserialize(std::string_view in);  // replaces the contents
+  // Adds a serialized table's counts to these (documents and each term's
+  // frequency): the table of the two inputs together. Errors: Corruption.
+  Status Merge(std::string_view in);
   Status Save(const std::string& path) const;
   Status Load(const std::string& path);
 
  private:
+  static Status Parse(std::string_view in, uint64_t* docs,
+                      std::unordered_map<uint64_t, uint64_t>* df);
   mutable std::shared_mutex mu_;
   uint64_t docs_ = 0;
   std::unordered_map<uint64_t, uint64_t> df_;

@@ -135,6 +135,31 @@ TEST_F(TfIdfTest, DocumentFrequenciesLearnSaveLoad) {
   EXPECT_EQ(back.num_documents(), 2u);  // unchanged after a failed load
 }
 
+// Tables learned over the parts of a corpus, merged, are the table of the
+// whole corpus (MPI ranks learn their shares, then merge).
+TEST_F(TfIdfTest, MergedPartsAreTheWholeTable) {
+  const std::vector<std::vector<Feature>> docs = {Words({"a", "b", "a"}), Words({"a", "c"}),
+                                                  Words({"d"}), Words({"b", "c", "e"}),
+                                                  Words({"a"})};
+  DocumentFrequencyTable whole, first, second;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    whole.AddDocument(docs[i]);
+    (i < 2 ? first : second).AddDocument(docs[i]);
+  }
+  std::string image;
+  second.Serialize(&image);
+  ASSERT_TRUE(first.Merge(image).ok());
+  std::string a, b;
+  first.Serialize(&a);
+  whole.Serialize(&b);
+  EXPECT_EQ(a, b);  // the same rows, sorted: byte-identical
+  EXPECT_EQ(first.num_documents(), 5u);
+  EXPECT_EQ(first.DocumentFrequency(HashFeature("a")), 3u);
+  image[image.size() - 1] ^= 1;
+  EXPECT_EQ(first.Merge(image).code(), StatusCode::kCorruption);
+  EXPECT_EQ(first.num_documents(), 5u);  // unchanged after a failed merge
+}
+
 TEST_F(TfIdfTest, StreamingTableIsThreadSafe) {
   auto df = std::make_shared<DocumentFrequencyTable>();
   TfIdfWeighter w(df, nullptr);

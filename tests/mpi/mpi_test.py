@@ -126,6 +126,25 @@ def test_identical_with_matches(d):
     assert text.count('"matches":[{') > 300, "too few documents with matches"
 
 
+def test_identical_learned_idf(d):
+    # --idf corpus: ranks learn their shares and sum the tables; --idf-save
+    # writes one process's table, byte for byte.
+    corpus = make_corpus(d)
+    tables = []
+    for np in (0, 1, 2, 4):  # 0: one process
+        table = os.path.join(d, "idf%d.bin" % np)
+        args = [corpus, "--profile", "zh-news", "--idf", "corpus", "--idf-save", table]
+        out = os.path.join(d, "idf%d.out" % np)
+        p = single(args, out) if np == 0 else mpirun(np, args, out)
+        assert p.returncode == 0, (np, p.stderr)
+        tables.append((read(table), read(out)))
+        print("ok np=%d --idf corpus" % np)
+    assert len(tables[0][0]) > 1000
+    assert all(t == tables[0] for t in tables), "a table or an output differs from one process"
+    got = mpirun(2, [corpus, "--profile", "zh-news", "--idf", "stream"], os.path.join(d, "np.out"))
+    assert got.returncode != 0 and "--idf stream" in got.stderr, got.stderr
+
+
 def test_errors(d):
     lines = read(make_corpus(d, 800)).splitlines(keepends=True)
     bad = os.path.join(d, "bad.jsonl")
