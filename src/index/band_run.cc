@@ -147,6 +147,19 @@ void BandRun::Find(int band, uint32_t key, const TierIds& run_of,
   }
 }
 
+void BandRun::FindAll(std::span<const uint32_t> keys, const TierIds& run_of,
+                      std::vector<uint32_t>* out) const {
+  const size_t bands = keys.size();
+  for (size_t b = 0; b < bands; ++b) {
+    __builtin_prefetch(&dir_[b][keys[b] >> low_bits_]);
+  }
+  for (size_t b = 0; b < bands; ++b) {
+    const size_t i = dir_[b][keys[b] >> low_bits_];
+    __builtin_prefetch(&data_[b][i * static_cast<size_t>(width_) / 8]);
+  }
+  for (size_t b = 0; b < bands; ++b) Find(static_cast<int>(b), keys[b], run_of, out);
+}
+
 void BandRun::Gather(int band, const TierIds& run_of, std::vector<BandEntry>* out) const {
   const std::vector<uint32_t>& dir = dir_[static_cast<size_t>(band)];
   const std::vector<uint8_t>& data = data_[static_cast<size_t>(band)];

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace neardup::index {
@@ -93,6 +94,12 @@ class BandRun {
 
   // Appends the live slots filed under `key` in `band`.
   void Find(int band, uint32_t key, const TierIds& run_of, std::vector<uint32_t>* out) const;
+  // Find() of every band at once (keys[b] for band b, bands = keys.size()),
+  // the same slots in the same order: the directory cells of all bands,
+  // then their first entries, are fetched from memory ahead of the scans,
+  // so the cache misses of a query overlap instead of following each other.
+  void FindAll(std::span<const uint32_t> keys, const TierIds& run_of,
+               std::vector<uint32_t>* out) const;
   // Appends band b's live entries, sorted.
   void Gather(int band, const TierIds& run_of, std::vector<BandEntry>* out) const;
   size_t MemoryBytes() const;

@@ -197,13 +197,11 @@ Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* 
   NEARDUP_RETURN_IF_ERROR(buffer_->Query(keys, &buffered));
   const size_t first = out->size();
   for (const Hit& h : buffered) out->push_back({buffer_slots_[h.slot], h.bands});
-  thread_local std::vector<uint32_t> found;
+  thread_local std::vector<uint32_t> found, folded;
   found.clear();
-  for (const auto& run : runs_) {
-    for (int b = 0; b < bands_; ++b) {
-      run->Find(b, Fold(keys[static_cast<size_t>(b)]), run_of_, &found);
-    }
-  }
+  folded.resize(static_cast<size_t>(bands_));
+  for (int b = 0; b < bands_; ++b) folded[b] = Fold(keys[static_cast<size_t>(b)]);
+  for (const auto& run : runs_) run->FindAll(folded, run_of_, &found);
   std::sort(found.begin(), found.end());
   AppendHits(found, first, out);
   return Status::OK();
