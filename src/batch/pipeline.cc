@@ -118,10 +118,7 @@ Result<std::unique_ptr<BatchRun>> OpenRun(const std::vector<std::string>& names,
 }
 
 Status LearnPhase(BatchRun* run, uint64_t own_begin, uint64_t own_end) {
-  std::vector<uint64_t> file_base(run->input.files.size() + 1, 0);
-  for (size_t i = 0; i < run->input.files.size(); ++i) {
-    file_base[i + 1] = file_base[i] + run->input.files[i].size;
-  }
+  const std::vector<uint64_t> file_base = run->input.FileStarts();
   LineTable scratch_lines;
   ChunkReader reader(&run->input.files, &scratch_lines, 4 << 20);
   run->monitor->Phase(BatchPhase::kLearn, reader.total_bytes());

@@ -5,6 +5,12 @@
 
 namespace neardup::batch {
 
+std::vector<uint64_t> RunInput::FileStarts() const {
+  std::vector<uint64_t> starts(files.size() + 1, 0);
+  for (size_t i = 0; i < files.size(); ++i) starts[i + 1] = starts[i] + files[i].size;
+  return starts;
+}
+
 std::string RunInput::Where(uint64_t line) const {
   const uint32_t f = store.FileOf(line);
   return files[f].name + ":" + std::to_string(line - files[f].first_line + 1);

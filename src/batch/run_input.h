@@ -33,6 +33,9 @@ struct RunInput {
   uint64_t bytes = 0;  // of the files read (the corpus excluded)
 
   uint64_t n() const { return lines->size(); }
+  // Where each file starts in the files taken as one stream of bytes, and
+  // (the last element) their total size: files.size() + 1 offsets.
+  std::vector<uint64_t> FileStarts() const;
   // Opens the InputTexts over the files (after the sketch phase).
   Status OpenStore() { return store.Open(&files, lines.get()); }
   // "file:line" of a line id.

@@ -44,10 +44,7 @@ Status SketchPhase::Run(KeyRuns* keys, SketchCounts* counts) {
   chunks_ = std::vector<Chunk>(pool_);
   for (Chunk& c : chunks_) free_q_.Push(&c);
   env_.monitor->Phase(BatchPhase::kSketch, reader_->total_bytes());
-  file_base_.assign(input.files.size() + 1, 0);
-  for (size_t i = 0; i < input.files.size(); ++i) {
-    file_base_[i + 1] = file_base_[i] + input.files[i].size;
-  }
+  file_base_ = input.FileStarts();
 
   std::thread reader;
   NEARDUP_RETURN_IF_ERROR(base::StartThread(&reader, "input reader", [this] {

@@ -116,9 +116,7 @@ Status Runner::Open(const std::vector<std::string>& files, const BatchOptions& o
 Status Runner::Learn() {
   batch::BatchRun& r = *run_;
   if (!r.sig->wants_learning()) return Status::OK();
-  uint64_t total = 0;
-  for (const batch::InputFile& f : r.input.files) total += f.size;
-  const ByteRange own = OwnBytes(total, c_.rank(), c_.size());
+  const ByteRange own = OwnBytes(r.input.FileStarts().back(), c_.rank(), c_.size());
   NEARDUP_RETURN_IF_ERROR(Agree(c_, batch::LearnPhase(&r, own.begin, own.end), 0));
   std::string mine;
   Status s = r.sig->SerializeState(&mine);  // on failure an empty table goes out
@@ -139,8 +137,7 @@ Status Runner::Learn() {
 // Sketches this rank's byte range of the input (nothing when resuming: only
 // the line offsets are read), then knows every rank's lines.
 Status Runner::Sketch(batch::KeyRuns* keys) {
-  uint64_t total = 0;
-  for (const batch::InputFile& f : run_->input.files) total += f.size;
+  const uint64_t total = run_->input.FileStarts().back();
   ByteRange own = OwnBytes(total, c_.rank(), c_.size());
   if (resume_ != Stage::kNone) own = {UINT64_MAX, UINT64_MAX};
   // The sketch keeps the verification forms of this rank's records, as one
@@ -158,8 +155,7 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
       Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end), ErrLine()));
   NEARDUP_RETURN_IF_ERROR(Agree(c_, run_->input.OpenStore(), 0));
   const batch::RunInput& in = run_->input;
-  std::vector<uint64_t> file_base(in.files.size() + 1, 0);
-  for (size_t i = 0; i < in.files.size(); ++i) file_base[i + 1] = file_base[i] + in.files[i].size;
+  const std::vector<uint64_t> file_base = in.FileStarts();
   ranges_ = LineRanges(c_.size(), total, in.n(), [&](uint64_t line) {
     return file_base[in.store.FileOf(line)] + in.lines->offset(line);
   });

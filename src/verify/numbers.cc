@@ -3,38 +3,13 @@
 
 #include <algorithm>
 
+#include "base/utf8.h"
+#include "verify/question_bank.h"
+
 namespace neardup::verify {
 namespace {
 
 bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-// The code point at text[*i] (advancing *i past it); U+FFFD (advancing one
-// byte) for a byte that does not start a well-formed sequence.
-char32_t NextCodePoint(std::string_view text, size_t* i) {
-  const auto b = static_cast<unsigned char>(text[*i]);
-  const size_t len = b < 0x80    ? 1
-                     : b >= 0xF8 ? 0
-                     : b >= 0xF0 ? 4
-                     : b >= 0xE0 ? 3
-                     : b >= 0xC0 ? 2
-                                 : 0;
-  bool ok = len != 0 && *i + len <= text.size();
-  for (size_t k = 1; ok && k < len; ++k)
-    ok = (static_cast<unsigned char>(text[*i + k]) & 0xC0) == 0x80;
-  if (!ok) {
-    ++*i;
-    return 0xFFFD;
-  }
-  char32_t c = len == 1 ? b : b & (0x7F >> len);
-  for (size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(text[*i + k]) & 0x3F);
-  *i += len;
-  return c;
-}
-
-bool IsHanCodePoint(char32_t c) {
-  return (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) ||
-         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x3134F);
-}
 
 template <typename T>
 bool SameCountOtherMultiset(std::vector<T> x, std::vector<T> y) {
@@ -83,8 +58,9 @@ std::vector<std::string> LatinWords(std::string_view text) {
 bool MostlyHan(std::string_view text) {
   size_t han = 0, letters = 0, i = 0;
   while (i < text.size()) {
-    const char32_t c = NextCodePoint(text, &i);
-    han += IsHanCodePoint(c);
+    const int32_t c = base::DecodeUtf8(text, &i);  // -1 for a bad byte: neither
+    if (c < 0) continue;
+    han += IsHan(static_cast<char32_t>(c));
     letters += c < 0x80 && IsAsciiLetter(static_cast<char>(c));
   }
   return han > letters;

@@ -11,7 +11,6 @@
 #include "verify/edit_distance.h"
 
 namespace neardup::verify {
-namespace {
 
 bool IsHan(char32_t c) {
   if ((c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF)) return true;
@@ -19,6 +18,8 @@ bool IsHan(char32_t c) {
   UErrorCode err = U_ZERO_ERROR;
   return uscript_getScript(static_cast<UChar32>(c), &err) == USCRIPT_HAN && U_SUCCESS(err);
 }
+
+namespace {
 
 bool IsDigit(char32_t c) { return c >= U'0' && c <= U'9'; }
 

@@ -28,6 +28,10 @@
 
 namespace neardup::verify {
 
+// Whether `c` is a Han character (ICU's script property; the main CJK
+// blocks without a lookup).
+bool IsHan(char32_t c);
+
 struct HanSplit {
   std::u32string han;
   std::u32string other;
