@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <random>
 
 #include "batch/line_block.h"
@@ -44,8 +45,6 @@ void ReadInput(const std::vector<std::string>& names, batch::RunInput* in) {
   ASSERT_TRUE(in->OpenStore().ok());
 }
 
-class FetchTest : public ::testing::TestWithParam<int> {};
-
 // One rank's view: a temporary directory, the input, the ranks' lines
 // (equal shares) and its own [lo, hi).
 struct Rank {
@@ -66,17 +65,29 @@ struct Rank {
   uint32_t lo = 0, hi = 0;
 };
 
+class FetchTest : public ::testing::TestWithParam<int> {
+ protected:
+  // Runs fn on GetParam() in-process ranks over one input; fn sets `fail`
+  // (its rank's) to say what went wrong there.
+  void EveryRank(const std::function<void(Comm&, Rank&, std::string& fail)>& fn) {
+    const int n = GetParam();
+    auto dir = batch::TempDir::Create("");
+    ASSERT_TRUE(dir.ok());
+    const std::vector<std::string> names = WriteInput(dir->get());
+    std::vector<std::string> failures(n);
+    RunInProcess(n, [&](Comm& c) {
+      Rank rank(c, names);
+      fn(c, rank, failures[c.rank()]);
+    });
+    for (int r = 0; r < n; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+  }
+};
+
 // Each rank fetches some lines of the ranks before it (payloads too) in
 // small rounds; reading them through BorrowedLines, with LineBlock as
 // verification does, gives the input's bytes, as do its own lines.
 TEST_P(FetchTest, BorrowedLinesReadAsTheInput) {
-  const int n = GetParam();
-  auto dir = batch::TempDir::Create("");
-  ASSERT_TRUE(dir.ok());
-  const std::vector<std::string> names = WriteInput(dir->get());
-  std::vector<std::string> failures(n);
-  RunInProcess(n, [&](Comm& c) {
-    Rank rank(c, names);
+  EveryRank([&](Comm& c, Rank& rank, std::string& fail) {
     auto& [tmp, in, own, lo, hi] = rank;
     // The owners know their lines' payloads.
     for (uint32_t d = lo; d < hi; ++d) in.lines->set_payload(d, d * 31 + 1);
@@ -86,7 +97,6 @@ TEST_P(FetchTest, BorrowedLinesReadAsTheInput) {
     auto source =
         BorrowedLines::Fetch(c, own, ids, &in, nullptr, tmp.get(), /*round_bytes=*/20000, &fetched);
     ASSERT_TRUE(source.ok()) << source.status().ToString();
-    std::string& fail = failures[c.rank()];
     batch::LineBlock block(1 << 10);
     for (uint32_t d : ids) block.Add(**source, d);
     for (uint32_t d = lo; d < hi; ++d) block.Add(**source, d);
@@ -101,7 +111,6 @@ TEST_P(FetchTest, BorrowedLinesReadAsTheInput) {
     }
     if ((fetched > 0) != !ids.empty()) fail = "fetched bytes";
   });
-  for (int r = 0; r < n; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
 }
 
 // A form of line d: any bytes, a '\n' among them and at the end.
@@ -114,13 +123,7 @@ std::string FormOf(uint32_t d) {
 // With every rank's FormStore, the forms are fetched and served instead of
 // the texts: own lines from the store, others from the fetched file.
 TEST_P(FetchTest, BorrowedFormsReadAsTheForms) {
-  const int n = GetParam();
-  auto dir = batch::TempDir::Create("");
-  ASSERT_TRUE(dir.ok());
-  const std::vector<std::string> names = WriteInput(dir->get());
-  std::vector<std::string> failures(n);
-  RunInProcess(n, [&](Comm& c) {
-    Rank rank(c, names);
+  EveryRank([&](Comm& c, Rank& rank, std::string& fail) {
     auto& [tmp, in, own, lo, hi] = rank;
     auto forms = batch::FormStore::Create(tmp.get(), 2);
     ASSERT_TRUE(forms.ok());
@@ -132,7 +135,6 @@ TEST_P(FetchTest, BorrowedFormsReadAsTheForms) {
     auto source = BorrowedLines::Fetch(c, own, ids, &in, forms->get(), tmp.get(),
                                        /*round_bytes=*/2000, &fetched);
     ASSERT_TRUE(source.ok()) << source.status().ToString();
-    std::string& fail = failures[c.rank()];
     batch::LineBlock block(1 << 10);
     for (uint32_t d : ids) block.Add(**source, d);
     for (uint32_t d = lo; d < hi; ++d) block.Add(**source, d);
@@ -145,7 +147,6 @@ TEST_P(FetchTest, BorrowedFormsReadAsTheForms) {
     }
     if ((fetched > 0) != !ids.empty()) fail = "fetched bytes";
   });
-  for (int r = 0; r < n; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, FetchTest, ::testing::Values(1, 2, 3, 4));
