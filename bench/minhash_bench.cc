@@ -205,11 +205,14 @@ void BM_DefaultPipelineEnglish(benchmark::State& s) { DefaultPipeline(s, English
 BENCHMARK(BM_DefaultPipelineChinese)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DefaultPipelineEnglish)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 
-// The default pipeline's normalization alone (Arg 1: with T2S; 0: without).
+// The default pipeline's normalization alone, by T2S mode (Arg 0: off; 1:
+// Taiwan, the default, two stages; 2: phrases; 3: characters only).
 void BM_DefaultNormalizeChinese(benchmark::State& state) {
   const Corpus& c = Chinese();
   EngineOptions o;
   if (state.range(0) == 0) o.normalize.t2s = T2S::kOff;
+  if (state.range(0) == 2) o.normalize.t2s = T2S::kPhrases;
+  if (state.range(0) == 3) o.normalize.t2s = T2S::kCharacters;
   auto p = pipeline::Pipeline::Create(o, false, true).value();
   std::string norm;
   for (auto _ : state) {
@@ -218,7 +221,12 @@ void BM_DefaultNormalizeChinese(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * c.bytes);
 }
-BENCHMARK(BM_DefaultNormalizeChinese)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DefaultNormalizeChinese)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(3)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_SuperShingleChinese(benchmark::State& state) {
   const Corpus& c = Chinese();

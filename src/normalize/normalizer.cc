@@ -79,6 +79,21 @@ class Cleaner {
   void Text(std::string_view s) {
     size_t pos = 0;
     while (pos < s.size()) {
+      // CJK Unified Ideographs (most of a Chinese text) are letters: no
+      // decoding, no class lookup.
+      if (const auto lead = static_cast<unsigned char>(s[pos]);
+          lead >= 0xE4 && lead <= 0xE9 && pos + 2 < s.size() &&
+          (static_cast<unsigned char>(s[pos + 1]) & 0xC0) == 0x80 &&
+          (static_cast<unsigned char>(s[pos + 2]) & 0xC0) == 0x80) {
+        const int32_t cp = ((lead & 0x0F) << 12) |
+                           ((static_cast<unsigned char>(s[pos + 1]) & 0x3F) << 6) |
+                           (static_cast<unsigned char>(s[pos + 2]) & 0x3F);
+        if (cp >= 0x4E00 && cp <= 0x9FFF) {
+          Letter(s.data() + pos, 3);
+          pos += 3;
+          continue;
+        }
+      }
       const size_t start = pos;
       const int32_t cp = base::DecodeUtf8(s, &pos);
       if (cp >= 0) Char(cp, s.data() + start, pos - start);

@@ -2,6 +2,7 @@
 #include "verify/form.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "base/hash_sort.h"
@@ -50,8 +51,12 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
     const size_t at = out->size();
     out->resize(at + shingles->size() * 8);
     char* p = out->data() + at;
-    for (uint64_t h : *shingles) {
-      for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(h >> (8 * i));
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(p, shingles->data(), shingles->size() * 8);  // the same bytes
+    } else {
+      for (uint64_t h : *shingles) {
+        for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(h >> (8 * i));
+      }
     }
   }
   if (with_text) out->append(normalized);
@@ -97,10 +102,14 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
     if (!GetVarint(&form, &n) || n > form.size() / 8) return bad;
     shingles->resize(n);
     const auto* p = reinterpret_cast<const unsigned char*>(form.data());
-    for (uint64_t i = 0; i < n; ++i, p += 8) {
-      uint64_t h = 0;
-      for (int b = 7; b >= 0; --b) h = (h << 8) | p[b];
-      (*shingles)[i] = h;
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(shingles->data(), p, n * 8);  // little-endian, as written
+    } else {
+      for (uint64_t i = 0; i < n; ++i, p += 8) {
+        uint64_t h = 0;
+        for (int b = 7; b >= 0; --b) h = (h << 8) | p[b];
+        (*shingles)[i] = h;
+      }
     }
     form.remove_prefix(n * 8);
     out.side.shingles = std::span<const uint64_t>(*shingles);
