@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "batch/line_block.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "base/huge_pages.h"
 #include "base/status_macros.h"
 
 namespace neardup::batch {
@@ -35,9 +37,12 @@ size_t LineBlock::Add(const LineSource& source, uint64_t line) {
 
 Status LineBlock::Load(const LineSource& source) {
   if (!buf_ || bytes_ > capacity_) {
+    // Grows by at least half: each new buffer is fresh memory, paid for in
+    // page faults when first read into.
     buf_.reset();
-    buf_ = std::make_unique_for_overwrite<char[]>(bytes_ + ChunkReader::kPadding);
-    capacity_ = bytes_;
+    capacity_ = std::max<uint64_t>(bytes_, capacity_ + capacity_ / 2);
+    buf_ = std::make_unique_for_overwrite<char[]>(capacity_ + ChunkReader::kPadding);
+    base::AdviseHugePages(buf_.get(), capacity_ + ChunkReader::kPadding);
   }
   for (const Span& s : spans_) {
     NEARDUP_RETURN_IF_ERROR(source.ReadBytes(s.file, s.begin, s.end - s.begin, buf_.get() + s.pos));

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "base/huge_pages.h"
+
 // ThreadSanitizer tracks memory by address and does not follow pages that
 // mremap moves; under it growth maps, copies and unmaps instead.
 #if defined(__SANITIZE_THREAD__)
@@ -25,7 +27,9 @@ size_t PageRound(size_t bytes) {
 
 void* MapBytes(size_t bytes) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+  if (p == MAP_FAILED) return nullptr;
+  base::AdviseHugePages(p, bytes);  // filled as the run goes: one fault per 2 MiB
+  return p;
 }
 
 void* RemapBytes(void* p, size_t old_bytes, size_t new_bytes) {
@@ -37,7 +41,9 @@ void* RemapBytes(void* p, size_t old_bytes, size_t new_bytes) {
   return q;
 #else
   void* q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
-  return q == MAP_FAILED ? nullptr : q;
+  if (q == MAP_FAILED) return nullptr;
+  base::AdviseHugePages(q, new_bytes);
+  return q;
 #endif
 }
 

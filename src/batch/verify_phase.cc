@@ -5,6 +5,7 @@
 #include <atomic>
 #include <thread>
 
+#include "base/huge_pages.h"
 #include "base/machine.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
@@ -263,6 +264,7 @@ Status VerifyPhase::PrepareChunk(Worker* w, size_t c, TaskResult* out) {
     size_t total = 0;
     for (size_t i = begin; i < end; ++i) total += w->block.Get(source, i - begin).text.size();
     arena.reserve(total);
+    base::AdviseHugePages(arena.data(), arena.capacity());
   }
   for (size_t i = begin; i < end; ++i) {
     NEARDUP_ASSIGN_OR_RETURN(std::string_view prepared,
