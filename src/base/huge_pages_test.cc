@@ -54,7 +54,8 @@ TEST(HugePagesTest, AnAdvisedMappingIsEligibleAndKeepsItsContents) {
   const size_t bytes = size_t{16} << 20;
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(p, MAP_FAILED);
-  const uintptr_t aligned = (reinterpret_cast<uintptr_t>(p) + (2 << 20) - 1) & ~uintptr_t{(2 << 20) - 1};
+  const uintptr_t aligned =
+      (reinterpret_cast<uintptr_t>(p) + (2 << 20) - 1) & ~uintptr_t{(2 << 20) - 1};
   const int before = ThpEligible(aligned);
   if (before == -1) {
     munmap(p, bytes);
