@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 
+#include "base/sanitizers.h"
 #include "distributed/components.h"
 #include "distributed/in_process_comm.h"
 
@@ -24,7 +25,8 @@ namespace {
 
 uint32_t Docs() {
   const char* env = std::getenv("NEARDUP_COMPONENTS_DOCS");
-  return env != nullptr ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 1u << 16;
+  if (env != nullptr) return static_cast<uint32_t>(std::strtoul(env, nullptr, 10));
+  return base::kSanitized ? 1u << 12 : 1u << 16;  // the same shapes, smaller, under sanitizers
 }
 
 uint64_t CeilLog2(uint64_t n) {
@@ -260,7 +262,8 @@ TEST(ComponentsRoundsTest, RandomGraphsMatchUnionFind) {
 // where the bound is tight: labels of union-find, rounds within the bound.
 TEST(ComponentsRoundsTest, SmallGraphsWithinTheBound) {
   std::mt19937 rng(13);
-  for (int g = 0; g < 150; ++g) {
+  const int graphs = base::kSanitized ? 50 : 150;
+  for (int g = 0; g < graphs; ++g) {
     const uint32_t docs = 2 + rng() % 60;
     std::vector<uint32_t> id(docs);
     std::iota(id.begin(), id.end(), 0);

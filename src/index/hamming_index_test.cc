@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/sanitizers.h"
 #include "base/status_macros.h"
 
 namespace neardup::index {
@@ -165,7 +166,7 @@ TEST(HammingIndexTest, ExactAgainstBruteForceEveryK) {
   for (int k = 0; k <= 12; ++k) {
     for (int mode = 0; mode < kModes; ++mode) {
       Harness h(Small(k), static_cast<Mode>(mode), 1000 * k + mode);
-      h.RandomOps(1500, /*batches=*/true);
+      h.RandomOps(base::kSanitized ? 500 : 1500, /*batches=*/true);
       ASSERT_FALSE(HasFatalFailure()) << "k=" << k << " mode=" << mode;
     }
   }
