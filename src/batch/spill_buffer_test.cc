@@ -9,6 +9,8 @@
 #include <fstream>
 #include <vector>
 
+#include "base/sanitizers.h"
+
 namespace neardup::batch {
 namespace {
 
@@ -74,13 +76,7 @@ TEST(SpillBufferTest, ShrinkMoveAndRelease) {
 // A limit far above what the process may map costs nothing until used,
 // and a refused mapping is a false from Room(), not an abort.
 TEST(SpillBufferTest, AHugeLimitMapsOnlyWhatIsUsed) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "sanitizers reserve address space of their own";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  GTEST_SKIP() << "sanitizers reserve address space of their own";
-#endif
-#endif
+  if (base::kSanitized) GTEST_SKIP() << "sanitizers reserve address space of their own";
   SpillBuffer<uint64_t> buf(uint64_t{1} << 40);  // 8 TiB of records
   for (int i = 0; i < 1000; ++i) {
     ASSERT_TRUE(buf.Room(1));

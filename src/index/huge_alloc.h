@@ -10,12 +10,12 @@
 #ifndef NEARDUP_INDEX_HUGE_ALLOC_H_
 #define NEARDUP_INDEX_HUGE_ALLOC_H_
 
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdlib>
 #include <new>
 #include <utility>
+
+#include "base/huge_pages.h"
 
 namespace neardup::index {
 
@@ -34,9 +34,7 @@ struct HugePageAllocator {
     const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
     void* p = std::aligned_alloc(kHuge, rounded);
     if (p == nullptr) throw std::bad_alloc();  // as std::allocator; the index runs out of memory
-#ifdef MADV_HUGEPAGE
-    madvise(p, rounded, MADV_HUGEPAGE);
-#endif
+    base::AdviseHugePages(p, rounded);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t n) {

@@ -42,6 +42,36 @@ Result<std::unique_ptr<Normalizer>> Normalizer::Create(const NormalizerOptions& 
 
 namespace {
 
+// A "trivial" character: NFKC_Casefold maps it without context (copy, or one
+// ASCII character), and normalization always has a boundary before it.
+struct Trivial {
+  uint8_t len = 0;  // bytes in the input; 0 = not trivial
+  char ascii = 0;   // nonzero: the character folds to this ASCII byte
+  bool ideograph = false;
+};
+
+inline Trivial TrivialAt(const unsigned char* p, size_t avail) {
+  if (p[0] < 0x80) {
+    const char c = static_cast<char>(p[0]);
+    return {1, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
+  }
+  if (avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[0] & 0xF0) != 0xE0)
+    return {};
+  const int32_t cp = ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+  if (cp >= 0x4E00 && cp <= 0x9FFF) return {3, 0, true};  // CJK Unified Ideographs
+  if (cp >= 0xFF01 && cp <= 0xFF5E) {                     // full-width ASCII
+    const char c = static_cast<char>(cp - 0xFEE0);
+    return {3, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
+  }
+  if (cp == 0x3000) return {3, ' ', false};  // ideographic space
+  // NFKC-stable CJK and general punctuation: 、。〃 〈〉《》「」『』【】 ‘’“” —
+  if ((cp >= 0x3001 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011) ||
+      (cp >= 0x2018 && cp <= 0x2019) || (cp >= 0x201C && cp <= 0x201D) || cp == 0x2014) {
+    return {3, 0, false};
+  }
+  return {};
+}
+
 // Step 4 as a stream: separators, controls, white space.
 class Cleaner {
  public:
@@ -81,18 +111,11 @@ class Cleaner {
     while (pos < s.size()) {
       // CJK Unified Ideographs (most of a Chinese text) are letters: no
       // decoding, no class lookup.
-      if (const auto lead = static_cast<unsigned char>(s[pos]);
-          lead >= 0xE4 && lead <= 0xE9 && pos + 2 < s.size() &&
-          (static_cast<unsigned char>(s[pos + 1]) & 0xC0) == 0x80 &&
-          (static_cast<unsigned char>(s[pos + 2]) & 0xC0) == 0x80) {
-        const int32_t cp = ((lead & 0x0F) << 12) |
-                           ((static_cast<unsigned char>(s[pos + 1]) & 0x3F) << 6) |
-                           (static_cast<unsigned char>(s[pos + 2]) & 0x3F);
-        if (cp >= 0x4E00 && cp <= 0x9FFF) {
-          Letter(s.data() + pos, 3);
-          pos += 3;
-          continue;
-        }
+      if (TrivialAt(reinterpret_cast<const unsigned char*>(s.data()) + pos, s.size() - pos)
+              .ideograph) {
+        Letter(s.data() + pos, 3);
+        pos += 3;
+        continue;
       }
       const size_t start = pos;
       const int32_t cp = base::DecodeUtf8(s, &pos);
@@ -126,36 +149,6 @@ class Collector {
  private:
   std::string* out_;
 };
-
-// A "trivial" character: NFKC_Casefold maps it without context (copy, or one
-// ASCII character), and normalization always has a boundary before it.
-struct Trivial {
-  uint8_t len = 0;  // bytes in the input; 0 = not trivial
-  char ascii = 0;   // nonzero: the character folds to this ASCII byte
-  bool ideograph = false;
-};
-
-inline Trivial TrivialAt(const unsigned char* p, size_t avail) {
-  if (p[0] < 0x80) {
-    const char c = static_cast<char>(p[0]);
-    return {1, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
-  }
-  if (avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[0] & 0xF0) != 0xE0)
-    return {};
-  const int32_t cp = ((p[0] & 0x0F) << 12) | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-  if (cp >= 0x4E00 && cp <= 0x9FFF) return {3, 0, true};  // CJK Unified Ideographs
-  if (cp >= 0xFF01 && cp <= 0xFF5E) {                     // full-width ASCII
-    const char c = static_cast<char>(cp - 0xFEE0);
-    return {3, c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c, false};
-  }
-  if (cp == 0x3000) return {3, ' ', false};  // ideographic space
-  // NFKC-stable CJK and general punctuation: 、。〃 〈〉《》「」『』【】 ‘’“” —
-  if ((cp >= 0x3001 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011) ||
-      (cp >= 0x2018 && cp <= 0x2019) || (cp >= 0x201C && cp <= 0x201D) || cp == 0x2014) {
-    return {3, 0, false};
-  }
-  return {};
-}
 
 // NFKC_Casefold of `in` streamed into `sink`. One trivial character is held
 // back so that an ICU span can begin with it. Errors: InvalidArgument for
