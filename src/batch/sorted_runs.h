@@ -45,6 +45,9 @@ class RunMerger;
 struct RunFile {
   std::string path;
   bool keep = false;  // not ours: leave it after the merge
+  // The run is the file's bytes [begin, end) (a slice of a sorted file is
+  // sorted too).
+  uint64_t begin = 0, end = UINT64_MAX;
 };
 
 template <typename T, typename Less>
@@ -92,6 +95,13 @@ class RunSet {
     std::lock_guard<std::mutex> lock(mu_);
     records_ += records;
     files_.push_back({path, keep});
+  }
+  // Adds records [first, first + count) of an existing sorted run file as a
+  // run, leaving the file in place (a share of an index's keys).
+  void AddFileSlice(const std::string& path, uint64_t first, uint64_t count) {
+    std::lock_guard<std::mutex> lock(mu_);
+    records_ += count;
+    files_.push_back({path, true, first * sizeof(T), (first + count) * sizeof(T)});
   }
 
   uint64_t records() const { return records_; }
@@ -164,10 +174,10 @@ class RunMerger {
     buffer_ = std::clamp<size_t>(per, 16 << 10, 4 << 20);
     buffer_ -= buffer_ % sizeof(T);
     for (auto& f : files) {
-      sources_.push_back(Source{nullptr, nullptr, std::move(f.path), f.keep, {}});
+      sources_.push_back(Source{nullptr, nullptr, std::move(f.path), f.keep, f.begin, f.end, {}});
     }
     for (auto& m : memory_) {
-      sources_.push_back(Source{m.data(), m.data() + m.size(), "", false, {}});
+      sources_.push_back(Source{m.data(), m.data() + m.size(), "", false, 0, 0, {}});
     }
   }
   ~RunMerger() {
@@ -183,7 +193,8 @@ class RunMerger {
     for (size_t i = 0; i < sources_.size(); ++i) {
       Source& s = sources_[i];
       if (!s.path.empty()) {
-        NEARDUP_RETURN_IF_ERROR(s.reader.Open(s.path, buffer_, /*release=*/!s.keep));
+        NEARDUP_RETURN_IF_ERROR(
+            s.reader.Open(s.path, buffer_, /*release=*/!s.keep, s.from, s.to));
         NEARDUP_RETURN_IF_ERROR(Refill(&s));
       }
       if (s.cur != s.end) heap_.push_back(static_cast<int>(i));
@@ -221,8 +232,9 @@ class RunMerger {
   struct Source {
     const T* cur;
     const T* end;
-    std::string path;  // empty: in memory (or read through)
-    bool keep;         // leave the file after reading
+    std::string path;     // empty: in memory (or read through)
+    bool keep;            // leave the file after reading
+    uint64_t from, to;    // the file's bytes that are the run
     SpillReader reader;
   };
   struct HeapLess {  // a max-heap on "greater" gives the smallest at the front

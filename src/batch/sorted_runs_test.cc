@@ -108,6 +108,46 @@ TEST(RunSetTest, EmptyAndSingleRuns) {
   EXPECT_FALSE(none.AddRun(&one, true).ok());
 }
 
+// Slices of one sorted file (an index's keys split over MPI ranks) are
+// runs: their merge is the file's records in the slices, and the file stays.
+TEST(RunSetTest, SlicesOfAKeptFile) {
+  auto dir = TempDir::Create("");
+  ASSERT_TRUE(dir.ok());
+  auto all = RandomEntries(50000, 3, 1000);
+  std::sort(all.begin(), all.end(), KeyEntryLess());
+  const std::string path = (*dir)->File("index.run");
+  SpillWriter w;
+  ASSERT_TRUE(w.Open(path).ok());
+  ASSERT_TRUE(WriteRecords<KeyEntry>(&w, all).ok());
+  ASSERT_TRUE(w.Close().ok());
+  for (const uint64_t parts : {1u, 3u, 7u}) {
+    // Every part but one: the merge must not read past a slice's end.
+    RunSet<KeyEntry, KeyEntryLess> runs(dir->get(), "k");
+    std::vector<KeyEntry> want;
+    for (uint64_t p = 0; p < parts; ++p) {
+      if (parts > 1 && p == 1) continue;
+      const uint64_t a = all.size() * p / parts, b = all.size() * (p + 1) / parts;
+      runs.AddFileSlice(path, a, b - a);
+      want.insert(want.end(), all.begin() + a, all.begin() + b);
+    }
+    std::sort(want.begin(), want.end(), KeyEntryLess());
+    EXPECT_EQ(runs.records(), want.size());
+    auto m = runs.Merge(64 << 10, /*max_fanin=*/2);  // 3 and 7 parts pre-merge
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    std::vector<KeyEntry> got;
+    KeyEntry e;
+    while (true) {
+      auto more = (*m)->Next(&e);
+      ASSERT_TRUE(more.ok());
+      if (!*more) break;
+      got.push_back(e);
+    }
+    ASSERT_EQ(got.size(), want.size()) << parts;
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin(), Equal)) << parts;
+  }
+  EXPECT_EQ(FileBytes(path), all.size() * sizeof(KeyEntry));  // left in place
+}
+
 TEST(SpillFileTest, WriteReadAndTruncation) {
   auto dir = TempDir::Create("");
   ASSERT_TRUE(dir.ok());

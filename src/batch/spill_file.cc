@@ -91,20 +91,26 @@ SpillReader& SpillReader::operator=(SpillReader&& o) noexcept {
     release_ = o.release_;
     offset_ = o.offset_;
     punched_ = o.punched_;
+    limit_ = o.limit_;
   }
   return *this;
 }
 
-Status SpillReader::Open(const std::string& path, size_t buffer_bytes, bool release) {
+Status SpillReader::Open(const std::string& path, size_t buffer_bytes, bool release,
+                         uint64_t begin, uint64_t end) {
   path_ = path;
-  release_ = release;
-  offset_ = punched_ = 0;
+  release_ = release && begin == 0;  // a window of a file is never released
+  offset_ = punched_ = begin;
+  limit_ = std::max(begin, end);
   fd_ = open(path.c_str(), (release ? O_RDWR : O_RDONLY) | O_CLOEXEC);
   if (fd_ < 0 && release) {  // read-only after all: keep the space until deleted
     release_ = false;
     fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   }
   if (fd_ < 0) return SysError(path, "cannot open", errno);
+  if (begin > 0 && lseek(fd_, static_cast<off_t>(begin), SEEK_SET) < 0) {
+    return SysError(path, "cannot seek", errno);
+  }
   posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   buf_.resize(std::max<size_t>(4096, buffer_bytes));
   pos_ = end_ = 0;
@@ -119,7 +125,13 @@ Status SpillReader::Fill() {
     pos_ = 0;
   }
   while (!eof_ && end_ < buf_.size()) {
-    const ssize_t n = read(fd_, buf_.data() + end_, buf_.size() - end_);
+    const size_t want = static_cast<size_t>(
+        std::min<uint64_t>(buf_.size() - end_, limit_ - std::min(limit_, offset_)));
+    if (want == 0) {
+      eof_ = true;
+      break;
+    }
+    const ssize_t n = read(fd_, buf_.data() + end_, want);
     if (n < 0) {
       if (errno == EINTR) continue;
       return SysError(path_, "read failed", errno);

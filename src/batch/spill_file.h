@@ -61,7 +61,9 @@ class SpillReader {
   // merge needs little more disk than its input; where the file system
   // cannot punch holes the file keeps its space until it is deleted.
   // Errors: IOError / NotFound naming `path`.
-  Status Open(const std::string& path, size_t buffer_bytes = 1 << 20, bool release = false);
+  // Reads the file's bytes [begin, end) only (end past the file: to its end).
+  Status Open(const std::string& path, size_t buffer_bytes = 1 << 20, bool release = false,
+              uint64_t begin = 0, uint64_t end = UINT64_MAX);
   // Reads exactly n bytes; false at a clean end of file. Errors: IOError,
   // Corruption (the file ends inside a record).
   Result<bool> Read(void* out, size_t n);
@@ -78,6 +80,7 @@ class SpillReader {
   bool eof_ = false;
   bool release_ = false;
   uint64_t offset_ = 0, punched_ = 0;  // file bytes read into buf_; freed on disk
+  uint64_t limit_ = UINT64_MAX;        // where reading stops
 };
 
 // Typed helpers over SpillWriter/SpillReader.

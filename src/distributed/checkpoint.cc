@@ -49,7 +49,7 @@ std::string RunIdentity(const batch::BatchRun& run, int ranks) {
   id << "neardup-distributed 1\nranks " << ranks << "\npipeline " << run.sig->identity()
      << "\nmin_shared_keys " << o.min_shared_keys << "\nmax_cluster_size " << o.max_cluster_size
      << "\nskip_invalid " << o.skip_invalid << "\nfields " << o.text_field << " " << o.id_field
-     << "\n";
+     << "\nagainst " << o.against << "\n";
   for (const batch::InputFile& f : run.input.files) {
     id << "file " << f.path << " " << f.size << " " << f.mtime_ns << "\n";
   }

@@ -56,6 +56,10 @@ Result<std::unique_ptr<BorrowedLines>> BorrowedLines::Fetch(
   const batch::LineSource* own =
       forms != nullptr ? static_cast<const batch::LineSource*>(forms) : &input->store;
   std::unique_ptr<BorrowedLines> b(new BorrowedLines(own, ranges.begin(c.rank())));
+  // Texts of an index's corpus are read from the corpus files here (every
+  // rank has their offsets), not fetched from rank 0, which owns them.
+  if (forms == nullptr) b->direct_ = static_cast<uint32_t>(input->corpus_lines);
+  ids.erase(ids.begin(), std::lower_bound(ids.begin(), ids.end(), b->direct_));
   b->ids_ = std::move(ids);
   b->file_ = forms != nullptr ? forms->files() : static_cast<uint32_t>(input->files.size());
   b->path_ = tmp->File("borrowed.jsonl");
@@ -124,7 +128,7 @@ BorrowedLines::~BorrowedLines() {
 }
 
 batch::LineSource::Extent BorrowedLines::ExtentOf(uint64_t line) const {
-  if (line >= lo_) return own_->ExtentOf(line);
+  if (line >= lo_ || line < direct_) return own_->ExtentOf(line);
   const auto it = std::lower_bound(ids_.begin(), ids_.end(), line);
   NEARDUP_CHECK_MSG(it != ids_.end() && *it == line, "a record to verify was not fetched");
   const size_t i = it - ids_.begin();

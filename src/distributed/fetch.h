@@ -9,7 +9,8 @@
 // input files. The verify phase reads it like the input: coalesced preads.
 // With the ranks' FormStores (batch/form_store.h), the verification forms
 // are fetched and served instead of the texts, own lines from the store:
-// no rank parses or prepares a text to verify it.
+// no rank parses or prepares a text to verify it. Against an index (no
+// forms) the corpus's texts are read from the corpus files, not fetched.
 //
 // Thread safety: Fetch is a collective (one thread per rank); the source is
 // read-only after it and may be read from the verify workers.
@@ -55,7 +56,8 @@ class BorrowedLines final : public batch::LineSource {
                  uint64_t* fetched);
 
   const batch::LineSource* own_;  // the input's texts, or this rank's forms
-  uint32_t lo_;                   // lines before it are fetched
+  uint32_t lo_;                   // lines before it are fetched,
+  uint32_t direct_ = 0;           // but for those before this (an index's corpus)
   uint32_t file_ = 0;             // the fetched file's number (after the input files)
   std::vector<uint32_t> ids_;     // fetched lines, sorted
   std::vector<uint64_t> offs_;    // line ids_[i] is [offs_[i], offs_[i+1]) of the file

@@ -42,11 +42,6 @@ Status CheckSupported(const std::vector<std::string>& files, const BatchOptions&
         "reads its own byte range, and mpirun gives standard input to rank 0 alone; save the "
         "input to a file on a file system all ranks see");
   }
-  if (!options.against.empty()) {
-    return Status::InvalidArgument(
-        "--distributed does not run --against an index yet (every rank would need the whole "
-        "index); run `neardup dedup --against` in one process");
-  }
   if (options.engine.features.learn_idf) {
     return Status::InvalidArgument(
         "--distributed learns IDF from the whole input (--idf corpus), not as a stream (--idf "
@@ -115,7 +110,8 @@ Status Runner::Open(const std::vector<std::string>& files, const BatchOptions& o
 // all: each receives every table), which is the table one process learns.
 Status Runner::Learn() {
   batch::BatchRun& r = *run_;
-  if (!r.sig->wants_learning()) return Status::OK();
+  // Against an index, learned statistics come from the index (state.bin).
+  if (!r.sig->wants_learning() || !r.options.against.empty()) return Status::OK();
   const ByteRange own = OwnBytes(r.input.FileStarts().back(), c_.rank(), c_.size());
   NEARDUP_RETURN_IF_ERROR(Agree(c_, batch::LearnPhase(&r, own.begin, own.end), 0));
   std::string mine;
@@ -135,16 +131,30 @@ Status Runner::Learn() {
 }
 
 // Sketches this rank's byte range of the input (nothing when resuming: only
-// the line offsets are read), then knows every rank's lines.
+// the line offsets are read), then knows every rank's lines. Against an
+// index the ranges split the new input only: the corpus lines come first
+// and belong to rank 0 (their keys are the index's, a share on each rank;
+// their texts are read where they are needed).
 Status Runner::Sketch(batch::KeyRuns* keys) {
-  const uint64_t total = run_->input.FileStarts().back();
+  batch::BatchRun& r = *run_;
+  const std::vector<uint64_t> file_base = r.input.FileStarts();
+  const uint64_t base = file_base[r.input.corpus_files], total = file_base.back() - base;
   ByteRange own = OwnBytes(total, c_.rank(), c_.size());
+  own.begin += base;
+  if (own.end != UINT64_MAX) own.end += base;
   if (resume_ != Stage::kNone) own = {UINT64_MAX, UINT64_MAX};
+  if (resume_ == Stage::kNone && !r.index_keys.empty()) {
+    const uint64_t n = r.index_key_records, np = static_cast<uint64_t>(c_.size());
+    const uint64_t rank = static_cast<uint64_t>(c_.rank());
+    const uint64_t first = n / np * rank + n % np * rank / np;
+    const uint64_t last = n / np * (rank + 1) + n % np * (rank + 1) / np;
+    keys->AddFileSlice(r.index_keys, first, last - first);
+  }
   // The sketch keeps the verification forms of this rank's records, as one
   // process does, so that no rank prepares a text again to verify it
-  // (fetch.h). A resumed run starts after verification and needs none.
-  batch::BatchRun& r = *run_;
-  if (resume_ == Stage::kNone && r.sig->has_forms()) {
+  // (fetch.h). A resumed run starts after verification and needs none;
+  // against an index the texts are verified, as in one process.
+  if (resume_ == Stage::kNone && r.sig->has_forms() && r.options.against.empty()) {
     auto forms = batch::FormStore::Create(r.tmp.get(), r.threads);
     NEARDUP_RETURN_IF_ERROR(Agree(c_, forms.status(), 0));
     r.forms = std::move(forms).value();
@@ -155,9 +165,9 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
       Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end), ErrLine()));
   NEARDUP_RETURN_IF_ERROR(Agree(c_, run_->input.OpenStore(), 0));
   const batch::RunInput& in = run_->input;
-  const std::vector<uint64_t> file_base = in.FileStarts();
   ranges_ = LineRanges(c_.size(), total, in.n(), [&](uint64_t line) {
-    return file_base[in.store.FileOf(line)] + in.lines->offset(line);
+    const uint64_t at = file_base[in.store.FileOf(line)] + in.lines->offset(line);
+    return at < base ? 0 : at - base;  // corpus lines: rank 0's
   });
   return Status::OK();
 }
