@@ -193,8 +193,7 @@ class RunMerger {
     for (size_t i = 0; i < sources_.size(); ++i) {
       Source& s = sources_[i];
       if (!s.path.empty()) {
-        NEARDUP_RETURN_IF_ERROR(
-            s.reader.Open(s.path, buffer_, /*release=*/!s.keep, s.from, s.to));
+        NEARDUP_RETURN_IF_ERROR(s.reader.Open(s.path, buffer_, /*release=*/!s.keep, s.from, s.to));
         NEARDUP_RETURN_IF_ERROR(Refill(&s));
       }
       if (s.cur != s.end) heap_.push_back(static_cast<int>(i));
@@ -232,9 +231,9 @@ class RunMerger {
   struct Source {
     const T* cur;
     const T* end;
-    std::string path;     // empty: in memory (or read through)
-    bool keep;            // leave the file after reading
-    uint64_t from, to;    // the file's bytes that are the run
+    std::string path;   // empty: in memory (or read through)
+    bool keep;          // leave the file after reading
+    uint64_t from, to;  // the file's bytes that are the run
     SpillReader reader;
   };
   struct HeapLess {  // a max-heap on "greater" gives the smallest at the front

@@ -96,8 +96,8 @@ SpillReader& SpillReader::operator=(SpillReader&& o) noexcept {
   return *this;
 }
 
-Status SpillReader::Open(const std::string& path, size_t buffer_bytes, bool release,
-                         uint64_t begin, uint64_t end) {
+Status SpillReader::Open(const std::string& path, size_t buffer_bytes, bool release, uint64_t begin,
+                         uint64_t end) {
   path_ = path;
   release_ = release && begin == 0;  // a window of a file is never released
   offset_ = punched_ = begin;

@@ -330,20 +330,19 @@ TEST_P(RunnerTest, AgainstAnIndexAsOneProcess) {
     // One pass each (a result lists its matches once): rows with matches.
     auto listing = [](BatchDedup* run, size_t* of_corpus) {
       std::vector<std::string> out;
-      EXPECT_TRUE(run->ForEachRecord([&](const BatchRecord& r) {
-                       std::string row = std::string(r.id) + " " + std::string(r.cluster) + " " +
-                                         std::string(r.kept) + " " +
-                                         std::to_string(r.cluster_size) + " " +
-                                         std::to_string(r.duplicates_corpus) + ":";
-                       for (const BatchMatch& x : r.matches) {
-                         row += " " + std::string(x.id) + "=" +
-                                std::to_string(x.verified.value_or(-1));
-                       }
-                       *of_corpus += r.duplicates_corpus;
-                       out.push_back(std::move(row));
-                       return Status::OK();
-                     })
-                      .ok());
+      EXPECT_TRUE(
+          run->ForEachRecord([&](const BatchRecord& r) {
+               std::string row = std::string(r.id) + " " + std::string(r.cluster) + " " +
+                                 std::string(r.kept) + " " + std::to_string(r.cluster_size) + " " +
+                                 std::to_string(r.duplicates_corpus) + ":";
+               for (const BatchMatch& x : r.matches) {
+                 row += " " + std::string(x.id) + "=" + std::to_string(x.verified.value_or(-1));
+               }
+               *of_corpus += r.duplicates_corpus;
+               out.push_back(std::move(row));
+               return Status::OK();
+             })
+              .ok());
       return out;
     };
     size_t of_corpus = 0, ignored = 0;
