@@ -61,8 +61,9 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
                 "similarity verifier: an edit of a short text counts this many times its share "
                 "of the text [profile default]");
   g->add_option("--short-numbers", f->short_numbers,
-                "similarity verifier: texts up to --short-chars with a number replaced are not "
-                "near-duplicates (\"3+5\" vs \"3+6\"): true or false [true]");
+                "similarity verifier: texts up to --short-chars with a number or an expression "
+                "replaced are not near-duplicates (\"3+5\" vs \"3+6\", \"a+b\" vs \"a-b\"): "
+                "true or false [true]");
   g->add_option("--short-words", f->short_words,
                 "similarity verifier: texts up to --short-chars, mostly Han, with a Latin word "
                 "replaced are not near-duplicates (\"求 x\" vs \"求 y\"): true or false [true]");

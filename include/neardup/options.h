@@ -165,9 +165,10 @@ struct VerifyOptions {
   // kSimilarity: two texts of at most short_chars code points that hold as
   // many numbers (runs of digits, in any order) but not the same ones are
   // not near-duplicates: "3+5" is not "3+6", "3 + 5" is "3+5"; a number
-  // added with its text is an edit like any other. Longer texts are
-  // unaffected: a reprint with a corrected figure is still a reprint
-  // (docs/quality.md, verify/numbers.h).
+  // added with its text is an edit like any other. The same for their
+  // expressions, read from the original text: "a+b=5" is not "a-b=5",
+  // "ｘ＋ｙ" is "x + y". Longer texts are unaffected: a reprint with a
+  // corrected figure is still a reprint (docs/quality.md, verify/numbers.h).
   bool short_numbers = true;
   // kSimilarity: the same for the Latin words of two short texts written
   // mostly in Han characters: "求 x" is not "求 y", "27 km/h" is not

@@ -11,6 +11,7 @@
 #include "signal/signal.h"
 #include "signal/signal_set.h"
 #include "verify/form.h"
+#include "verify/numbers.h"
 #include "verify/verifier.h"
 
 namespace neardup::batch {
@@ -22,7 +23,8 @@ struct Scratch final : SignatureScratch {
   // The cached normalized sides of Similarity() (pairs come in runs of
   // equal a, or of equal b in blocked verification).
   uint32_t a_doc = UINT32_MAX, b_doc = UINT32_MAX;
-  std::string a_norm, b_norm;
+  std::string a_norm, b_norm, a_expr, b_expr, prep_norm, prep_expr;
+  bool a_has_expr = false, b_has_expr = false;
   // The shingles of a side's text, cached the same way.
   uint32_t a_shingles_doc = UINT32_MAX, b_shingles_doc = UINT32_MAX;
   std::vector<uint64_t> a_shingles, b_shingles;
@@ -39,7 +41,7 @@ struct Scratch final : SignatureScratch {
 // bytes again: the buffer that held them before may have been reused.
 Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side,
                   std::vector<uint64_t>* shingles) {
-  if (*cached_doc == d.doc) {
+  if (*cached_doc == d.doc && !side->side.expressions) {  // else read again: they moved too
     const size_t n = side->side.normalized.size();
     if (side->has_text) side->side.normalized = d.text.substr(d.text.size() - n);
     return Status::OK();
@@ -51,7 +53,32 @@ Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side
 }
 
 signal::SignalInput InputOf(const pipeline::Processed& p) {
-  return {p.normalized, p.features, p.shingles, p.key_salt};
+  return {p.normalized, p.features, p.shingles, p.key_salt, {}, p.Expressions()};
+}
+
+// A prepared text (Prepare): the normalized text, the expressions when
+// known, then the normalized text's length (4 bytes) and whether they are
+// known (1 byte).
+void EncodePrepared(std::string_view normalized, std::optional<std::string_view> expressions,
+                    std::string* out) {
+  out->assign(normalized);
+  if (expressions) out->append(*expressions);
+  const auto n = static_cast<uint32_t>(normalized.size());
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>(n >> (8 * i)));
+  out->push_back(expressions ? 1 : 0);
+}
+
+verify::FactSide DecodePrepared(std::string_view p) {
+  if (p.size() < 5) return {p};  // not made by EncodePrepared
+  uint32_t n = 0;
+  for (int i = 0; i < 4; ++i)
+    n |= static_cast<uint32_t>(static_cast<uint8_t>(p[p.size() - 5 + i])) << (8 * i);
+  const bool known = p.back() == 1;
+  const std::string_view body = p.substr(0, p.size() - 5);
+  if (n > body.size()) return {body};
+  verify::FactSide out{body.substr(0, n)};
+  if (known) out.expressions = body.substr(n);
+  return out;
 }
 
 }  // namespace
@@ -88,8 +115,8 @@ struct EngineSignature::Impl {
     return v.similarity;
   }
   // The similarity of two normalized texts (shingles cached on the docs).
-  Result<double> Compare(uint32_t a_doc, std::string_view a_norm, uint32_t b_doc,
-                         std::string_view b_norm, Scratch* s) const;
+  Result<double> Compare(uint32_t a_doc, const verify::FactSide& a, uint32_t b_doc,
+                         const verify::FactSide& b, Scratch* s) const;
 };
 
 Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOptions& o,
@@ -149,30 +176,45 @@ Result<double> EngineSignature::Similarity(const DocText& a, const DocText& b,
   if (s->a_doc != a.doc) {
     s->a_doc = UINT32_MAX;
     NEARDUP_RETURN_IF_ERROR(impl_->pipeline->Normalize(a.text, &s->a_norm));
+    s->a_has_expr = impl_->pipeline->Expressions(a.text, s->a_norm, &s->a_expr);
     s->a_doc = a.doc;
   }
   if (s->b_doc != b.doc) {
     s->b_doc = UINT32_MAX;
     NEARDUP_RETURN_IF_ERROR(impl_->pipeline->Normalize(b.text, &s->b_norm));
+    s->b_has_expr = impl_->pipeline->Expressions(b.text, s->b_norm, &s->b_expr);
     s->b_doc = b.doc;
   }
-  return impl_->Compare(a.doc, s->a_norm, b.doc, s->b_norm, s);
+  auto known = [](bool has, const std::string& e) {
+    return has ? std::optional<std::string_view>(e) : std::nullopt;
+  };
+  return impl_->Compare(a.doc, {s->a_norm, known(s->a_has_expr, s->a_expr)}, b.doc,
+                        {s->b_norm, known(s->b_has_expr, s->b_expr)}, s);
 }
 
-Status EngineSignature::Prepare(std::string_view text, SignatureScratch*, std::string* out) const {
-  return impl_->pipeline->Normalize(text, out);
+Status EngineSignature::Prepare(std::string_view text, SignatureScratch* scratch,
+                                std::string* out) const {
+  auto* s = static_cast<Scratch*>(scratch);
+  NEARDUP_RETURN_IF_ERROR(impl_->pipeline->Normalize(text, &s->prep_norm));
+  const bool known = impl_->pipeline->Expressions(text, s->prep_norm, &s->prep_expr);
+  EncodePrepared(s->prep_norm, known ? std::optional<std::string_view>(s->prep_expr) : std::nullopt,
+                 out);
+  return Status::OK();
 }
 
 Result<double> EngineSignature::SimilarityPrepared(const DocText& a, const DocText& b,
                                                    SignatureScratch* scratch) const {
-  return impl_->Compare(a.doc, a.text, b.doc, b.text, static_cast<Scratch*>(scratch));
+  return impl_->Compare(a.doc, DecodePrepared(a.text), b.doc, DecodePrepared(b.text),
+                        static_cast<Scratch*>(scratch));
 }
 
-Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, std::string_view a_norm,
-                                              uint32_t b_doc, std::string_view b_norm,
+Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, const verify::FactSide& a,
+                                              uint32_t b_doc, const verify::FactSide& b,
                                               Scratch* s) const {
+  const std::string_view a_norm = a.normalized, b_norm = b.normalized;
   if (const verify::Verifier* verifier = this->verifier()) {
-    verify::Side sa{a_norm}, sb{b_norm};
+    verify::Side sa{a_norm, std::nullopt, std::nullopt, a.expressions};
+    verify::Side sb{b_norm, std::nullopt, std::nullopt, b.expressions};
     if (verifier->uses_shingles()) {
       if (s->a_shingles_doc != a_doc) {
         verifier->shingler().Shingle(a_norm, &s->a_shingles);
@@ -218,7 +260,7 @@ void EngineSignature::Form(SignatureScratch* scratch, std::string* out) const {
       shingles = &s->form_shingles;
     }
   }
-  verify::MakeForm(v, s->p.normalized, out, shingles);
+  verify::MakeForm(v, s->p.normalized, out, shingles, s->p.Expressions());
 }
 
 Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocText& b,
@@ -228,7 +270,8 @@ Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocTex
   NEARDUP_RETURN_IF_ERROR(ReadFormOf(b, &s->b_form_doc, &s->b_form, &s->b_form_shingles));
   const verify::Verifier* verifier = impl_->verifier();
   if (verifier == nullptr) {
-    return impl_->Compare(a.doc, s->a_form.side.normalized, b.doc, s->b_form.side.normalized, s);
+    return impl_->Compare(a.doc, {s->a_form.side.normalized}, b.doc, {s->b_form.side.normalized},
+                          s);
   }
   const verify::Verdict v = verifier->Verify(s->a_form.side, s->b_form.side);
   return Impl::Decided(*verifier, v);

@@ -131,7 +131,13 @@ TEST(EngineSignatureTest, SimilarityOfFormsEqualsSimilarityOfTexts) {
   std::string edited(kStory), short_copy(kSport);
   edited.replace(edited.find("sixty"), 5, "seventy");
   short_copy.replace(short_copy.find("三比零"), 9, "三比一");
-  const std::vector<std::string> texts = {kStory, edited, kOther, kNews, kSport, short_copy, ""};
+  // Short questions: an operator changed (7), the same one spaced and in
+  // full-width forms (8).
+  const std::string q = "已知 x+y=60，x-y=31，求 y 的值。",
+                    q_op = "已知 x+y=60，x+y=31，求 y 的值。",
+                    q_wide = "已知ｘ＋ｙ＝６０，ｘ－ｙ＝３１，求ｙ的值。";
+  const std::vector<std::string> texts = {kStory,     edited, kOther, kNews, kSport,
+                                          short_copy, "",     q,      q_op,  q_wide};
   for (size_t c = 0; c < configs.size(); ++c) {
     SCOPED_TRACE(c);
     auto sig = batch::EngineSignature::Create(configs[c], false);
@@ -151,6 +157,12 @@ TEST(EngineSignatureTest, SimilarityOfFormsEqualsSimilarityOfTexts) {
             (*sig)->SimilarityOfForms({i, forms[i], 0}, {j, forms[j], 0}, scratch.get());
         ASSERT_TRUE(exact.ok() && from_forms.ok());
         EXPECT_EQ(*exact, *from_forms) << i << " " << j;
+        std::string pi, pj;  // the text path (against an index): prepared once
+        ASSERT_TRUE((*sig)->Prepare(texts[i], scratch.get(), &pi).ok());
+        ASSERT_TRUE((*sig)->Prepare(texts[j], scratch.get(), &pj).ok());
+        auto prepared = (*sig)->SimilarityPrepared({i, pi, 0}, {j, pj, 0}, scratch.get());
+        ASSERT_TRUE(prepared.ok());
+        EXPECT_EQ(*exact, *prepared) << i << " " << j;
       }
     }
     // A side cached on its doc reads its text from where the form is now:
@@ -164,6 +176,15 @@ TEST(EngineSignatureTest, SimilarityOfFormsEqualsSimilarityOfTexts) {
     ASSERT_TRUE(first.ok() && second.ok() && exact.ok());
     EXPECT_EQ(*second, *exact);
     EXPECT_FALSE((*sig)->SimilarityOfForms({0, "\x7f", 0}, {1, forms[0], 0}, scratch.get()).ok());
+    // The default's fact rule: another operator is another question; the
+    // same one spaced or full-width is the same.
+    if (c == 0) {
+      auto changed = (*sig)->Similarity({7, q, 0}, {8, q_op, 0}, scratch.get());
+      auto same = (*sig)->Similarity({7, q, 0}, {9, q_wide, 0}, scratch.get());
+      ASSERT_TRUE(changed.ok() && same.ok());
+      EXPECT_LT(*changed, (*sig)->threshold());
+      EXPECT_GE(*same, (*sig)->threshold());
+    }
   }
 }
 

@@ -28,6 +28,27 @@ using testing_util::Story;
 using testing_util::TempDir;
 namespace fs = std::filesystem;
 
+// Stored forms keep a short text's expressions: another operator is not a
+// duplicate of a stored question, before and after a restart.
+TEST(DurableEngineTest, StoredFormsKeepExpressions) {
+  TempDir dir;
+  const std::string q = "已知 x+y=60，x-y=31，求 y 的值。（本题满分十分）";
+  const std::string op = "已知 x+y=60，x+y=31，求 y 的值。（本题满分十分）";
+  for (int run = 0; run < 2; ++run) {
+    auto d = OpenOrDie(Opts(dir.str()));
+    if (run == 0) {
+      IncomingDocument doc{"q", q, 1000, "{}"};
+      ASSERT_TRUE(d->Add(doc, OnConflict::kError).ok());
+    }
+    auto same = d->Query(q);
+    ASSERT_TRUE(same.ok());
+    ASSERT_TRUE(same->cluster.has_value()) << run;
+    auto other = d->Query(op);
+    ASSERT_TRUE(other.ok());
+    EXPECT_FALSE(other->cluster.has_value()) << run;
+  }
+}
+
 TEST(DurableEngineTest, RestartRestoresIndexForestTimesAndGhostsExactly) {
   TempDir dir;
   std::mt19937 rng(7);

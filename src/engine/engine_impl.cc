@@ -49,7 +49,7 @@ void Engine::Impl::Index(Slot slot, const engine::PreparedDocument& p) {
   NEARDUP_CHECK(signals->Insert(slot, p.sketches).ok());
   if (fingerprints.size() <= slot) fingerprints.resize(slot + 1);  // geometric by capacity
   fingerprints[slot] = p.processed.fingerprint;
-  if (keeps_texts()) texts.Put(slot, p.processed.normalized);
+  if (keeps_texts()) texts.Put(slot, p.processed.normalized, p.processed.Expressions());
 }
 
 Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::PreparedDocument& p) {
@@ -113,4 +113,16 @@ ClusterInfo Engine::Impl::Describe(Slot root, size_t limit) const {
   return c;
 }
 
+namespace engine {
+
+thread_local std::string LookupTextSource::raw_;
+
+bool LookupTextSource::GetExpressions(uint32_t slot, std::string* out) const {
+  (void)slot;  // the text Get() just read
+  std::string normalized;
+  if (!pipeline_->Normalize(raw_, &normalized).ok()) return false;
+  return pipeline_->Expressions(raw_, normalized, out);
+}
+
+}  // namespace engine
 }  // namespace neardup

@@ -36,29 +36,50 @@ using cluster::Slot;
 namespace engine {
 
 // Normalized texts by slot, for the verifier (in-memory engines).
+// A short text's expressions (pipeline::Processed) follow it in the same
+// string: `split_` holds where (kNone: none known).
 class TextStore final : public signal::TextSource {
  public:
-  void Put(Slot s, std::string_view text) {
-    if (texts_.size() <= s) texts_.resize(std::max<size_t>(s + 1, texts_.size() * 3 / 2));
+  void Put(Slot s, std::string_view text, std::optional<std::string_view> expressions) {
+    if (texts_.size() <= s) {
+      const size_t n = std::max<size_t>(s + 1, texts_.size() * 3 / 2);
+      texts_.resize(n);
+      split_.resize(n, kNone);
+    }
     texts_[s].assign(text);
+    split_[s] = kNone;
+    if (expressions && text.size() < kNone) {
+      split_[s] = static_cast<uint32_t>(text.size());
+      texts_[s].append(*expressions);
+    }
   }
   void Erase(Slot s) {
-    if (s < texts_.size()) std::string().swap(texts_[s]);
+    if (s < texts_.size()) std::string().swap(texts_[s]), split_[s] = kNone;
   }
   Status Get(uint32_t slot, std::string* normalized) const override {
     if (slot >= texts_.size()) return Status::NotFound("no text");
-    *normalized = texts_[slot];
+    *normalized = std::string_view(texts_[slot]).substr(0, split_[slot]);
     return Status::OK();
   }
+  bool GetExpressions(uint32_t slot, std::string* out) const override {
+    if (slot >= texts_.size() || split_[slot] == kNone) return false;
+    *out = std::string_view(texts_[slot]).substr(split_[slot]);
+    return true;
+  }
   size_t MemoryBytes() const {
-    size_t n = texts_.capacity() * sizeof(std::string);
+    size_t n = texts_.capacity() * sizeof(std::string) + split_.capacity() * sizeof(uint32_t);
     for (const auto& t : texts_) n += t.capacity() > 15 ? t.capacity() + 1 : 0;
     return n;
   }
-  void ShrinkToFit() { texts_.shrink_to_fit(); }
+  void ShrinkToFit() {
+    texts_.shrink_to_fit();
+    split_.shrink_to_fit();
+  }
 
  private:
+  static constexpr uint32_t kNone = UINT32_MAX;
   std::vector<std::string> texts_;
+  std::vector<uint32_t> split_;
 };
 
 // The texts of an external store, by id, normalized on the way in, and
@@ -70,10 +91,11 @@ class LookupTextSource final : public signal::TextSource {
       : ids_(ids), pipeline_(pipeline), lookup_(std::move(lookup)), forms_(std::move(forms)) {}
   Status Get(uint32_t slot, std::string* normalized) const override {
     if (!ids_->Bound(slot)) return Status::NotFound("no such slot");
-    thread_local std::string raw;
-    NEARDUP_RETURN_IF_ERROR(lookup_(ids_->Get(slot), &raw));
-    return pipeline_->Normalize(raw, normalized);
+    NEARDUP_RETURN_IF_ERROR(lookup_(ids_->Get(slot), &raw_));
+    return pipeline_->Normalize(raw_, normalized);
   }
+  // Of the text the last Get() on this thread read.
+  bool GetExpressions(uint32_t slot, std::string* out) const override;
   Status GetForm(uint32_t slot, std::string* form) const override {
     if (!forms_ || !ids_->Bound(slot)) return Status::NotFound("no verification form");
     return forms_(ids_->Get(slot), form);
@@ -84,6 +106,7 @@ class LookupTextSource final : public signal::TextSource {
   const pipeline::Pipeline* pipeline_;
   TextLookup lookup_;
   FormLookup forms_;
+  static thread_local std::string raw_;
 };
 
 }  // namespace engine
@@ -139,8 +162,12 @@ struct Engine::Impl {
   // of the pipeline and signals.
   Status Prepare(std::string_view text, engine::PreparedDocument* out) const;
   signal::SignalInput InputOf(const engine::PreparedDocument& p) const {
-    return {p.processed.normalized, p.processed.features, p.processed.shingles,
-            p.processed.key_salt, p.narrow};
+    return {p.processed.normalized,
+            p.processed.features,
+            p.processed.shingles,
+            p.processed.key_salt,
+            p.narrow,
+            p.processed.Expressions()};
   }
 
   // `q` with verification limited to options.verify_per_cluster passes per

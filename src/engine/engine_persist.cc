@@ -54,7 +54,7 @@ std::string EngineInternal::MakeForm(const Engine& e, PreparedDocument* p) {
   if (v == nullptr) return form;
   if (v->uses_shingles()) verify::Narrow(p->processed.shingles, &p->narrow);
   verify::MakeCompactForm(v, p->processed.normalized, &form, &p->processed.shingles,
-                          v->uses_shingles() ? &p->narrow : nullptr);
+                          v->uses_shingles() ? &p->narrow : nullptr, p->processed.Expressions());
   return form;
 }
 

@@ -73,6 +73,26 @@ TEST(EngineTest, ReprintJoinsTheOriginalsCluster) {
   EXPECT_EQ(st.duplicates, 1u);
 }
 
+// The default's fact rule of short texts: another operator makes another
+// question ("x+y" is not "x-y"), spacing and full-width forms do not.
+TEST(EngineTest, ShortTextsWithAnotherOperatorAreNotDuplicates) {
+  auto e = NewEngine();
+  ASSERT_TRUE(e->Add({"q", "已知 x+y=60，x-y=31，求 y 的值。（本题满分十分）"}).ok());
+  auto op = e->Add({"op", "已知 x+y=60，x+y=31，求 y 的值。（本题满分十分）"});
+  ASSERT_TRUE(op.ok());
+  EXPECT_FALSE(op->duplicate);
+  auto wide = e->Add({"wide", "已知ｘ＋ｙ＝６０，ｘ－ｙ＝３１，求ｙ的值。（本题满分十分）"});
+  ASSERT_TRUE(wide.ok());
+  EXPECT_TRUE(wide->duplicate);
+  EXPECT_EQ(wide->cluster, "q");
+  auto x = e->Explain("已知 x+y=60，x-y=31，求 y。", "已知 x+y=60，x+y=31，求 y。");
+  ASSERT_TRUE(x.ok());
+  EXPECT_FALSE(x->duplicate);
+  EXPECT_NE(x->rule.find("an expression differs ([x+y=60, x-y=31] vs [x+y=60, x+y=31])"),
+            std::string::npos)
+      << x->rule;
+}
+
 TEST(EngineTest, QueryInsertsNothing) {
   auto e = NewEngine();
   ASSERT_TRUE(e->Add({"a", kStory}).ok());

@@ -121,7 +121,8 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
 
   const verify::Verifier* v = m.signals->verifier();
   if (v != nullptr) {
-    const verify::Side sa{a.normalized, a.shingles}, sb{b.normalized};
+    const verify::Side sa{a.normalized, a.shingles, std::nullopt, a.Expressions()},
+        sb{b.normalized, std::nullopt, std::nullopt, b.Expressions()};
     const verify::Verdict verdict = v->Verify(sa, sb);
     verify::VerdictSteps steps = v->Explain(sa, sb);
     x.steps = std::move(steps.steps);

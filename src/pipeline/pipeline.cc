@@ -11,6 +11,7 @@
 #include "normalize/t2s.h"
 #include "resources/data_dir.h"
 #include "sketch/simhash.h"
+#include "verify/numbers.h"
 #include "verify/question_bank.h"
 
 namespace neardup::pipeline {
@@ -112,6 +113,9 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options,
   p->needs_features_ = needs_features;
   p->needs_shingles_ = needs_shingles;
   p->salt_keys_ = SaltsKeys(options);
+  if (options.verify.kind == VerifyKind::kSimilarity && options.verify.short_numbers) {
+    p->expressions_below_ = options.verify.short_chars;
+  }
   if (options.features.learn_idf && (options.features.idf != IdfSource::kLearned ||
                                      options.features.weights != Weights::kTfIdf)) {
     return Status::InvalidArgument("learn_idf needs weights tfidf and idf learned");
@@ -176,7 +180,19 @@ Status Pipeline::Process(std::string_view text, Processed* out) const {
   if (needs_shingles_) shingler_->Shingle(out->normalized, &out->shingles);
   out->fingerprint = FingerprintOf(*out);
   out->key_salt = salt_keys_ ? verify::OtherPartKey(out->normalized) : 0;
+  out->has_expressions = Expressions(text, out->normalized, &out->expressions);
   return Status::OK();
+}
+
+bool Pipeline::Expressions(std::string_view text, std::string_view normalized,
+                           std::string* out) const {
+  out->clear();
+  if (expressions_below_ < 0) return false;
+  size_t code_points = 0;
+  for (const unsigned char c : normalized) code_points += (c & 0xC0) != 0x80;
+  if (code_points > static_cast<size_t>(expressions_below_)) return false;
+  *out = verify::Expressions(text);
+  return true;
 }
 
 uint64_t Pipeline::FingerprintOf(const Processed& p) const {

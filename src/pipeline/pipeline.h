@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,14 @@ struct Processed {
   // when the verifier demands an exact part (the question-bank rule with
   // qbank_other_min = 1): the hash of that part (verify::OtherPartKey).
   uint64_t key_salt = 0;
+  // verify::Expressions() of the original text, for the short-text fact
+  // rule (VerifyOptions::short_numbers); filled only for texts that rule
+  // reads (at most short_chars code points normalized), else empty.
+  std::string expressions;
+  bool has_expressions = false;
+  std::optional<std::string_view> Expressions() const {
+    return has_expressions ? std::optional<std::string_view>(expressions) : std::nullopt;
+  }
 };
 
 class Pipeline {
@@ -73,6 +82,11 @@ class Pipeline {
   Status Learn(std::string_view text) const;
   std::shared_ptr<features::DocumentFrequencyTable> learned_idf() const { return df_; }
 
+  // verify::Expressions() of `text` into *out when the fact rule reads them
+  // (VerifyOptions::short_numbers with kSimilarity, and `normalized`, the
+  // text normalized, of at most short_chars code points); false otherwise.
+  bool Expressions(std::string_view text, std::string_view normalized, std::string* out) const;
+
   bool has_features() const { return needs_features_; }
   const features::Shingler& shingler() const { return *shingler_; }
 
@@ -81,6 +95,7 @@ class Pipeline {
   Status CheckSize(std::string_view text) const;
   size_t max_bytes_ = 0;
   bool needs_features_ = false, needs_shingles_ = false, salt_keys_ = false;
+  int expressions_below_ = -1;  // code points; -1: no expressions
   std::unique_ptr<normalize::Normalizer> normalizer_;
   std::unique_ptr<features::FeatureExtractor> extractor_;
   std::unique_ptr<features::Weighter> weighter_;          // null: term frequency

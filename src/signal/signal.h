@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +69,9 @@ struct SignalInput {
   uint64_t key_salt = 0;  // mixed into MinHash band keys (sketch::SaltedBandKey); 0 = none
   // verify::Narrow(shingles) when the caller made it already, else empty.
   std::span<const uint64_t> narrow = {};
+  // verify::Expressions() of the original text, when the pipeline made them
+  // (short texts under the fact rule), for the verifier.
+  std::optional<std::string_view> expressions = std::nullopt;
 };
 
 // A signal's sketch of one document; which fields are used depends on the

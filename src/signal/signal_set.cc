@@ -34,7 +34,7 @@ class Verification {
   // Errors: the source's IOError; Corruption for a malformed form of a slot
   // without its text.
   Result<std::optional<verify::Verdict>> Verify(uint32_t slot) {
-    const verify::Side mine{doc_.normalized, doc_.shingles};
+    const verify::Side mine{doc_.normalized, doc_.shingles, std::nullopt, doc_.expressions};
     Status s = texts_->GetForm(slot, &stored_);
     Status bad_form;
     if (s.ok()) {
@@ -50,7 +50,9 @@ class Verification {
       return std::optional<verify::Verdict>();
     }
     NEARDUP_RETURN_IF_ERROR(s);
-    return Found(verifier_->Verify(mine, verify::Side{stored_}));
+    verify::Side theirs{stored_};
+    if (texts_->GetExpressions(slot, &expressions_)) theirs.expressions = expressions_;
+    return Found(verifier_->Verify(mine, theirs));
   }
 
  private:
@@ -61,7 +63,7 @@ class Verification {
     narrowed_ = true;
     const std::span<const uint64_t> cut =
         doc_.narrow.empty() ? std::span<const uint64_t>(narrow_) : doc_.narrow;
-    return Found(verifier_->Verify({doc_.normalized, cut}, theirs));
+    return Found(verifier_->Verify({doc_.normalized, cut, std::nullopt, doc_.expressions}, theirs));
   }
   static Result<std::optional<verify::Verdict>> Found(const verify::Verdict& v) {
     return std::optional<verify::Verdict>(v);
@@ -69,7 +71,7 @@ class Verification {
   const verify::Verifier* verifier_;
   const TextSource* texts_;
   const SignalInput& doc_;
-  std::string stored_;
+  std::string stored_, expressions_;
   std::vector<uint64_t> theirs_, narrow_;
   bool narrowed_ = false;
 };

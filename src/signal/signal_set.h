@@ -47,6 +47,13 @@ class TextSource {
     (void)form;
     return Status::NotFound("no verification form");
   }
+  // The slot's verify::Expressions(), after Get() of the same slot on the
+  // same thread; false when unknown (the fact rule then skips them).
+  virtual bool GetExpressions(uint32_t slot, std::string* out) const {
+    (void)slot;
+    (void)out;
+    return false;
+  }
 };
 
 struct Evidence {

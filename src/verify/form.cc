@@ -12,7 +12,7 @@
 namespace neardup::verify {
 namespace {
 
-constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4;
+constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8;
 
 size_t CodePoints(std::string_view s) {
   size_t n = 0;
@@ -21,16 +21,21 @@ size_t CodePoints(std::string_view s) {
 }
 
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
-          const std::vector<uint64_t>* shingles, bool narrow,
-          const std::vector<uint64_t>* narrowed) {
+          const std::vector<uint64_t>* shingles, bool narrow, const std::vector<uint64_t>* narrowed,
+          std::optional<std::string_view> expressions) {
   out->clear();
   const size_t code_points = CodePoints(normalized);
   const bool with_shingles = verifier != nullptr && verifier->uses_shingles();
   const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
+  const bool with_expressions = with_text && expressions.has_value();
   narrow = narrow && with_shingles;
   out->push_back(static_cast<char>((with_shingles ? kShingles : 0) | (with_text ? kText : 0) |
-                                   (narrow ? kNarrow : 0)));
+                                   (narrow ? kNarrow : 0) | (with_expressions ? kExpressions : 0)));
   PutVarint(code_points, out);
+  if (with_expressions) {
+    PutVarint(expressions->size(), out);
+    out->append(*expressions);
+  }
   if (with_shingles) {
     thread_local std::vector<uint64_t> own, cut;
     if (shingles == nullptr) {
@@ -65,13 +70,14 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
 }  // namespace
 
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
-              const std::vector<uint64_t>* shingles) {
-  Make(verifier, normalized, out, shingles, false, nullptr);
+              const std::vector<uint64_t>* shingles, std::optional<std::string_view> expressions) {
+  Make(verifier, normalized, out, shingles, false, nullptr, expressions);
 }
 
 void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
-                     const std::vector<uint64_t>* shingles, const std::vector<uint64_t>* narrowed) {
-  Make(verifier, normalized, out, shingles, true, narrowed);
+                     const std::vector<uint64_t>* shingles, const std::vector<uint64_t>* narrowed,
+                     std::optional<std::string_view> expressions) {
+  Make(verifier, normalized, out, shingles, true, narrowed, expressions);
 }
 
 void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out) {
@@ -87,12 +93,19 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
   if (form.empty()) return bad;
   const auto flags = static_cast<uint8_t>(form.front());
   form.remove_prefix(1);
-  if ((flags & ~(kShingles | kText | kNarrow)) != 0) return bad;
+  if ((flags & ~(kShingles | kText | kNarrow | kExpressions)) != 0) return bad;
   if ((flags & kNarrow) && !(flags & kShingles)) return bad;
+  if ((flags & kExpressions) && !(flags & kText)) return bad;
   uint64_t code_points = 0;
   if (!GetVarint(&form, &code_points)) return bad;
   FormSide out;
   out.side.code_points = code_points;
+  if (flags & kExpressions) {
+    uint64_t n = 0;
+    if (!GetVarint(&form, &n) || n > form.size()) return bad;
+    out.side.expressions = form.substr(0, n);
+    form.remove_prefix(n);
+  }
   out.narrow = (flags & kNarrow) != 0;
   if (out.narrow) {
     if (!RiceDecode(&form, shingles)) return bad;

@@ -17,10 +17,13 @@
 // 64-bit hashes has gaps of about 2^64 / n, so delta coding would not shrink
 // it, and truncated hashes could change a Jaccard value.
 //
-// Layout: a flags byte (1: shingles, 2: text, 4: narrow), the code points
-// as a varint, then with shingles their count as a varint and the hashes (8
-// bytes little-endian each, ascending), then with text the normalized text
-// to the end.
+// Layout: a flags byte (1: shingles, 2: text, 4: narrow, 8: expressions),
+// the code points as a varint, with expressions their length as a varint and
+// the bytes (numbers.h Expressions() of the original text: forms with the
+// text carry them when the caller gives them; forms written before they
+// were kept have none), then with shingles their count as a varint and the
+// hashes (8 bytes little-endian each, ascending), then with text the
+// normalized text to the end.
 //
 // The compact form (MakeCompactForm, for the online store, where every
 // document keeps one) is narrow: the shingle hashes cut to their low 32
@@ -37,6 +40,7 @@
 #define NEARDUP_VERIFY_FORM_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,15 +54,19 @@ namespace neardup::verify {
 // Replaces *out with the form of a normalized text for `verifier` (null: no
 // verifier, the form is the text). `shingles`, when given, must be the
 // verifier's shingles of `normalized` (saves shingling it again).
+// `expressions`: Expressions() of the original text, kept when the form
+// keeps the text.
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
-              const std::vector<uint64_t>* shingles = nullptr);
+              const std::vector<uint64_t>* shingles = nullptr,
+              std::optional<std::string_view> expressions = std::nullopt);
 
 // As MakeForm, narrow (see above): for a store that keeps every document's
 // form. `narrowed`, when given, must be Narrow() of the verifier's shingles
 // (saves cutting and sorting them again).
 void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
                      const std::vector<uint64_t>* shingles = nullptr,
-                     const std::vector<uint64_t>* narrowed = nullptr);
+                     const std::vector<uint64_t>* narrowed = nullptr,
+                     std::optional<std::string_view> expressions = std::nullopt);
 
 // A form read back: a Side for Verifier::Verify() (its shingles in
 // *shingles, which must outlive it), whether it carries the text, and

@@ -96,6 +96,56 @@ TEST(FormTest, CompactFormsDecideAsTheTexts) {
   }
 }
 
+// A short text's form carries the expressions of its original text (the
+// fact rule reads them), in both layouts; a form made without them (as
+// stores written before kept them) reads as unknown.
+TEST(FormTest, CarriesExpressionsOfShortTexts) {
+  auto v = Verifier::Create(
+      {.kind = Kind::kSimilarity, .threshold = 0.6, .short_chars = 50, .short_numbers = true});
+  ASSERT_TRUE(v.ok());
+  const std::string norm = "已知 x y 60 x y 31 求 y 的值", plus = "x+y=60\nx-y=31\n",
+                    minus = "x+y=60\nx+y=31\n";
+  std::vector<uint64_t> sa, sb;
+  for (const bool compact : {false, true}) {
+    std::string fa, fb, legacy;
+    auto make = [&](std::optional<std::string_view> e, std::string* out) {
+      if (compact) {
+        MakeCompactForm(v->get(), norm, out, nullptr, nullptr, e);
+      } else {
+        MakeForm(v->get(), norm, out, nullptr, e);
+      }
+    };
+    make(plus, &fa);
+    make(minus, &fb);
+    make(std::nullopt, &legacy);
+    auto a = ReadForm(fa, &sa), b = ReadForm(fb, &sb);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_TRUE(a->side.expressions.has_value());
+    EXPECT_EQ(*a->side.expressions, plus);
+    EXPECT_EQ(*b->side.expressions, minus);
+    EXPECT_EQ(a->side.normalized, norm);
+    const Side text_a{norm, std::nullopt, std::nullopt, std::string_view(plus)};
+    const Side text_b{norm, std::nullopt, std::nullopt, std::string_view(minus)};
+    EXPECT_EQ((*v)->Verify(a->side, b->side).similarity, 0.0);  // another expression
+    EXPECT_EQ((*v)->Verify(text_a, text_b).similarity, 0.0);
+    EXPECT_FALSE((*v)->Verify(a->side, b->side).passed);
+    auto old = ReadForm(legacy, &sb);
+    ASSERT_TRUE(old.ok());
+    EXPECT_FALSE(old->side.expressions.has_value());
+    EXPECT_TRUE((*v)->Verify(a->side, old->side).passed);  // unknown: the rule skips them
+    // A long text keeps no text, so no expressions either.
+    const std::string long_text(200, 'a');
+    std::string f;
+    MakeForm(v->get(), long_text, &f, nullptr, std::string_view("1+1\n"));
+    auto l = ReadForm(f, &sa);
+    ASSERT_TRUE(l.ok());
+    EXPECT_FALSE(l->has_text);
+    EXPECT_FALSE(l->side.expressions.has_value());
+  }
+  // Flag 8 without the text is malformed.
+  EXPECT_FALSE(ReadForm(std::string("\x08\x01\x00", 3), &sa).ok());
+}
+
 TEST(FormTest, CompactFormOfAnArticleIsAboutThreeBytesAShingle) {
   auto v = Verifier::Create({.kind = Kind::kSimilarity});
   ASSERT_TRUE(v.ok());

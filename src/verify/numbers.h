@@ -12,9 +12,15 @@
 // A number is a maximal run of ASCII digits in the normalized text (NFKC
 // has already folded full-width and other compatibility digits to ASCII),
 // a Latin word a maximal run of ASCII letters (compared in lower case).
-// Operators are not facts here: the default normalizer turns punctuation
-// and symbols into separators (the question-bank rule keeps them). Two texts
-// have a changed fact of a kind when they hold as many facts of that kind but not the same
+// Expressions are facts too ("a+b=49" is not "a-b=49"): the default
+// normalizer turns punctuation and symbols into separators, so they are
+// read from the original text when it is prepared (Expressions) and travel
+// beside the normalized one (Side::expressions, the verification form). An
+// expression is a run of operands (a run of ASCII digits or of ASCII letters,
+// after folding full-width forms: "77m/s" is "77 m/s") joined by operators (+ - * / = < > ^ and × ÷
+// ≠ ≤ ≥ and the minus sign), white space dropped ("3 + 5" is "3+5"); a '-' or '/' counts only next
+// to a number or a one-letter operand, so "Wi-Fi" and "TCP/IP" are words, not expressions. Two
+// texts have a changed fact of a kind when they hold as many facts of that kind but not the same
 // ones, as multisets:
 // - the order does not matter, so a multiple-choice question with its
 //   options reordered keeps its facts, and white space or punctuation
@@ -31,6 +37,7 @@
 #ifndef NEARDUP_VERIFY_NUMBERS_H_
 #define NEARDUP_VERIFY_NUMBERS_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,18 +56,33 @@ std::vector<std::string> LatinWords(std::string_view text);
 // Whether `text` holds more Han characters than ASCII letters.
 bool MostlyHan(std::string_view text);
 
-enum class Fact { kNone, kNumber, kWord };
+// The expressions of an original (not normalized) text, each followed by
+// '\n', in order: "a+b=49\na-b=56\n". O(n).
+std::string Expressions(std::string_view raw);
 
-// The first kind of fact replaced between `a` and `b`: numbers when
-// `numbers`; then, when `words` and both texts are mostly Han, Latin
-// words. kNone when none is.
-Fact ChangedFact(std::string_view a, std::string_view b, bool numbers, bool words);
+enum class Fact { kNone, kNumber, kExpression, kWord };
 
-// "a number", "a Latin word" (kNone: "nothing").
+// The facts of one text: its normalized text and, when known, its
+// Expressions() (stores written before expressions were kept have none:
+// the expression rule then does not apply to the pair).
+struct FactSide {
+  FactSide(std::string_view n, std::optional<std::string_view> e = std::nullopt)  // NOLINT
+      : normalized(n), expressions(e) {}
+  FactSide(const char* n) : normalized(n) {}  // NOLINT: a text alone, as in tests
+  std::string_view normalized;
+  std::optional<std::string_view> expressions;
+};
+
+// The first kind of fact replaced between `a` and `b`: numbers, then
+// expressions (when both are known), when `numbers`; then, when `words`
+// and both texts are mostly Han, Latin words. kNone when none is.
+Fact ChangedFact(const FactSide& a, const FactSide& b, bool numbers, bool words);
+
+// "a number", "an expression", "a Latin word" (kNone: "nothing").
 const char* FactName(Fact f);
 
-// "[3, 5]": the facts of kind `f` in `text`, at most 8.
-std::string FactList(std::string_view text, Fact f);
+// "[3, 5]": the facts of kind `f` in `side`, at most 8.
+std::string FactList(const FactSide& side, Fact f);
 
 }  // namespace neardup::verify
 

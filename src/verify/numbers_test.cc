@@ -73,6 +73,43 @@ TEST(NumbersTest, ChangedFactNumbersFirstThenWordsOfMostlyHanTexts) {
   EXPECT_EQ(ChangedFact("中文字 ab", "中 ac", true, true), Fact::kNone);  // one side is not
 }
 
+TEST(NumbersTest, ExpressionsAreOperandsJoinedByOperators) {
+  EXPECT_EQ(Expressions("若 a+b=49 且 a-b=56，则 b 等于多少？"), "a+b=49\na-b=56\n");
+  // White space and full-width forms do not matter; digits and letters are
+  // separate operands.
+  EXPECT_EQ(Expressions("已知 ｘ＋ｙ ＝ ６０"), Expressions("已知x+y=60"));
+  EXPECT_EQ(Expressions("速度是 77 m/s"), Expressions("速度是77m/s"));
+  EXPECT_EQ(Expressions("3 × 4 ÷ 2 − 1 ≠ 7"), "3\u00d74\u00f72-1\u22607\n");
+  // '-' and '/' between words are not operators; next to a number or a
+  // one-letter operand they are.
+  EXPECT_EQ(Expressions("Wi-Fi 和 TCP/IP"), "");
+  EXPECT_EQ(Expressions("2024-06-01 与 I/O"), "2024-06-01\nI/O\n");
+  // Operators with no operand on a side are punctuation.
+  EXPECT_EQ(Expressions("+ 5 = 和 = x"), "");
+  EXPECT_EQ(Expressions(""), "");
+  EXPECT_EQ(Expressions("\xff+\xfe"), "");  // bad bytes are not operands
+}
+
+TEST(NumbersTest, ChangedExpressionIsAFactWhenBothAreKnown) {
+  const std::string plus = Expressions("已知 x+y=60，x-y=31"),
+                    minus = Expressions("已知 x+y=60，x+y=31");
+  const FactSide a{"已知 x y 60 x y 31", plus}, b{"已知 x y 60 x y 31", minus};
+  EXPECT_EQ(ChangedFact(a, b, true, true), Fact::kExpression);
+  EXPECT_EQ(ChangedFact(a, b, false, true), Fact::kNone);  // the rule is off
+  // Unknown on one side (a form stored before expressions were kept).
+  EXPECT_EQ(ChangedFact(a, FactSide{"已知 x y 60 x y 31"}, true, true), Fact::kNone);
+  // Reordered expressions are the same facts; an added one is an edit.
+  const FactSide swapped{"已知 x y 31 x y 60", Expressions("已知 x-y=31，x+y=60")};
+  EXPECT_EQ(ChangedFact(a, swapped, true, true), Fact::kNone);
+  const FactSide more{"已知 x y 60 x y 31 z 1", Expressions("已知 x+y=60，x-y=31，z=1")};
+  EXPECT_EQ(ChangedFact(a, more, true, true), Fact::kNone);
+  // A changed number is named first.
+  const FactSide other{"已知 x y 61 x y 31", Expressions("已知 x+y=61，x-y=31")};
+  EXPECT_EQ(ChangedFact(a, other, true, true), Fact::kNumber);
+  EXPECT_EQ(FactList(a, Fact::kExpression), "[x+y=60, x-y=31]");
+  EXPECT_EQ(FactName(Fact::kExpression), std::string("an expression"));
+}
+
 TEST(NumbersTest, FactListShowsAtMostEight) {
   EXPECT_EQ(FactList("3+5", Fact::kNumber), "[3, 5]");
   EXPECT_EQ(FactList("求 X 和 y", Fact::kWord), "[x, y]");

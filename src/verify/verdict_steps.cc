@@ -160,15 +160,14 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
                         N(x.size() + y.size() - shared) + " = " + Fmt(s) + sets);
       if (spec_.kind != Kind::kSimilarity) break;
       const size_t limit = static_cast<size_t>(spec_.short_chars);
-      const Fact fact =
-          ca.size() <= limit && cb.size() <= limit
-              ? ChangedFact(a.normalized, b.normalized, spec_.short_numbers, spec_.short_words)
-              : Fact::kNone;
+      const FactSide fa{a.normalized, a.expressions}, fb{b.normalized, b.expressions};
+      const Fact fact = ca.size() <= limit && cb.size() <= limit
+                            ? ChangedFact(fa, fb, spec_.short_numbers, spec_.short_words)
+                            : Fact::kNone;
       if (fact != Fact::kNone) {
-        v.reason = std::string(FactName(fact)) + " differs (" + FactList(a.normalized, fact) +
-                   " vs " + FactList(b.normalized, fact) + ") in texts of " + N(ca.size()) +
-                   " and " + N(cb.size()) + " characters, up to short_chars " + N(limit) +
-                   ", so they state different facts";
+        v.reason = std::string(FactName(fact)) + " differs (" + FactList(fa, fact) + " vs " +
+                   FactList(fb, fact) + ") in texts of " + N(ca.size()) + " and " + N(cb.size()) +
+                   " characters, up to short_chars " + N(limit) + ", so they state different facts";
         v.steps.push_back(v.reason + ": the similarity is 0");
         s = 0;
       } else if (s >= t) {

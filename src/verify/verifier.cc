@@ -89,8 +89,8 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
       const size_t lb = b.code_points ? *b.code_points : CodePointCount(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
       if (la > limit || lb > limit) return j;
-      if (ChangedFact(a.normalized, b.normalized, spec_.short_numbers, spec_.short_words) !=
-          Fact::kNone) {
+      if (ChangedFact({a.normalized, a.expressions}, {b.normalized, b.expressions},
+                      spec_.short_numbers, spec_.short_words) != Fact::kNone) {
         return 0.0;
       }
       if (j >= spec_.threshold) return j;

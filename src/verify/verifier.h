@@ -76,6 +76,9 @@ struct Side {
   std::string_view normalized;
   std::optional<std::span<const uint64_t>> shingles = std::nullopt;  // none: computed
   std::optional<size_t> code_points = std::nullopt;                  // none: counted
+  // Expressions(original text) (numbers.h), read by the short-text fact
+  // rule; none: unknown (the rule skips expressions for the pair).
+  std::optional<std::string_view> expressions = std::nullopt;
 };
 
 struct Verdict {
