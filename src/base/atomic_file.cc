@@ -81,15 +81,22 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path) 
     if (f->fd_ < 0) return Status::IOError(Errno(path));
     return f;
   }
+  // Registered for removal on a signal before it exists, so that a signal
+  // between its creation and its registration cannot leave it behind.
   for (int attempt = 0; attempt < 100 && f->fd_ < 0; ++attempt) {
     f->write_path_ = TempName(f->target_);
+    f->cleanup_ = RegisterCleanupPath(f->write_path_, CleanupKind::kFile);
     f->fd_ = open(f->write_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (f->fd_ < 0 && errno != EEXIST) {
+    if (f->fd_ >= 0) break;
+    const int e = errno;
+    UnregisterCleanupPath(f->cleanup_);
+    f->cleanup_ = -1;
+    if (e != EEXIST) {
+      errno = e;
       return Status::IOError(Errno(path + ": cannot create a file beside it"));
     }
   }
   if (f->fd_ < 0) return Status::IOError(path + ": no free temporary name beside it");
-  f->cleanup_ = RegisterCleanupPath(f->write_path_, CleanupKind::kFile);
   if (exists) (void)fchmod(f->fd_, st.st_mode & 07777);
   return f;
 }
@@ -136,14 +143,20 @@ Result<std::unique_ptr<AtomicDir>> AtomicDir::Create(const std::string& path_in)
   }
   for (int attempt = 0; attempt < 100 && d->write_path_.empty(); ++attempt) {
     std::string name = TempName(d->target_);
+    d->cleanup_ = RegisterCleanupPath(name, CleanupKind::kFlatDir);  // before it exists
     if (mkdir(name.c_str(), 0777) == 0) {
       d->write_path_ = std::move(name);
-    } else if (errno != EEXIST) {
+      break;
+    }
+    const int e = errno;
+    UnregisterCleanupPath(d->cleanup_);
+    d->cleanup_ = -1;
+    if (e != EEXIST) {
+      errno = e;
       return Status::IOError(Errno(path + ": cannot create a directory beside it"));
     }
   }
   if (d->write_path_.empty()) return Status::IOError(path + ": no free temporary name beside it");
-  d->cleanup_ = RegisterCleanupPath(d->write_path_, CleanupKind::kFlatDir);
   return d;
 }
 

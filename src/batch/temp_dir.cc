@@ -3,11 +3,13 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 
 #include "base/signal_cleanup.h"
 
@@ -30,13 +32,22 @@ Result<std::unique_ptr<TempDir>> TempDir::Create(const std::string& parent_in) {
     g_live.fetch_sub(1);
     return Status::ResourceExhausted("too many temporary directories in use");
   }
-  if (mkdtemp(templ.data()) == nullptr) {
-    const int e = errno;
-    g_live.fetch_sub(1);
-    return Status::IOError(parent + ": cannot create a temporary directory: " + std::strerror(e));
+  // As mkdtemp, but registered for removal on a signal before it exists:
+  // a signal between its creation and its registration would leave it.
+  thread_local std::mt19937_64 rng(std::random_device{}() ^ static_cast<uint64_t>(getpid()));
+  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  int e = EEXIST;
+  for (int attempt = 0; attempt < 100 && e == EEXIST; ++attempt) {
+    for (size_t i = templ.size() - 6; i < templ.size(); ++i) {
+      templ[i] = kChars[rng() % (sizeof kChars - 1)];
+    }
+    const int slot = base::RegisterCleanupPath(templ, base::CleanupKind::kFlatDir);
+    if (mkdir(templ.c_str(), 0700) == 0) return std::unique_ptr<TempDir>(new TempDir(templ, slot));
+    e = errno;
+    base::UnregisterCleanupPath(slot);
   }
-  const int slot = base::RegisterCleanupPath(templ, base::CleanupKind::kFlatDir);
-  return std::unique_ptr<TempDir>(new TempDir(templ, slot));
+  g_live.fetch_sub(1);
+  return Status::IOError(parent + ": cannot create a temporary directory: " + std::strerror(e));
 }
 
 TempDir::~TempDir() {
