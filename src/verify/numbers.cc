@@ -97,7 +97,7 @@ char32_t OperatorOf(char32_t c) {
   }
 }
 
-bool IsSpace(char32_t c) { return c == ' ' || c == '\t' || c == 0x3000 || c == 0xA0; }
+bool IsBlankInExpression(char32_t c) { return c == ' ' || c == '\t' || c == 0x3000 || c == 0xA0; }
 
 // '-' and '/' join words too ("Wi-Fi", "TCP/IP"): they make an expression
 // only next to a number or a one-letter operand.
@@ -105,19 +105,6 @@ bool Mathematical(std::string_view left, char32_t op, std::string_view right) {
   if (op != '-' && op != '/') return true;
   auto math = [](std::string_view o) { return o.size() == 1 || (o[0] >= '0' && o[0] <= '9'); };
   return math(left) || math(right);
-}
-
-void AppendUtf8(char32_t c, std::string* out) {
-  if (c < 0x80) {
-    out->push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
 }
 
 // A scanner over the folded code points of a text.
@@ -147,7 +134,7 @@ std::string Operand(Folded* f, bool skip_space) {
   while (!f->done()) {
     const size_t at = f->pos();
     c = f->Next();
-    if (skip_space && IsSpace(c)) continue;
+    if (skip_space && IsBlankInExpression(c)) continue;
     f->seek(at);
     break;
   }
@@ -172,7 +159,7 @@ char32_t Operator(Folded* f) {
   const size_t start = f->pos();
   while (!f->done()) {
     const char32_t c = f->Next();
-    if (IsSpace(c)) continue;
+    if (IsBlankInExpression(c)) continue;
     if (const char32_t op = OperatorOf(c)) return op;
     break;
   }
@@ -214,7 +201,7 @@ std::string Expressions(std::string_view raw) {
         f.seek(at);
         break;
       }
-      AppendUtf8(op, &expr);
+      base::AppendUtf8(static_cast<int32_t>(op), &expr);
       expr += right;
       left = right;
       joined = true;
