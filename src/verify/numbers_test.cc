@@ -99,12 +99,16 @@ TEST(NumbersTest, ChangedExpressionIsAFactWhenBothAreKnown) {
   // Unknown on one side (a form stored before expressions were kept).
   EXPECT_EQ(ChangedFact(a, FactSide{"已知 x y 60 x y 31"}, true, true), Fact::kNone);
   // Reordered expressions are the same facts; an added one is an edit.
-  const FactSide swapped{"已知 x y 31 x y 60", Expressions("已知 x-y=31，x+y=60")};
+  // (A FactSide views its strings: they must outlive it.)
+  const std::string swapped_e = Expressions("已知 x-y=31，x+y=60");
+  const std::string more_e = Expressions("已知 x+y=60，x-y=31，z=1");
+  const std::string other_e = Expressions("已知 x+y=61，x-y=31");
+  const FactSide swapped{"已知 x y 31 x y 60", swapped_e};
   EXPECT_EQ(ChangedFact(a, swapped, true, true), Fact::kNone);
-  const FactSide more{"已知 x y 60 x y 31 z 1", Expressions("已知 x+y=60，x-y=31，z=1")};
+  const FactSide more{"已知 x y 60 x y 31 z 1", more_e};
   EXPECT_EQ(ChangedFact(a, more, true, true), Fact::kNone);
   // A changed number is named first.
-  const FactSide other{"已知 x y 61 x y 31", Expressions("已知 x+y=61，x-y=31")};
+  const FactSide other{"已知 x y 61 x y 31", other_e};
   EXPECT_EQ(ChangedFact(a, other, true, true), Fact::kNumber);
   EXPECT_EQ(FactList(a, Fact::kExpression), "[x+y=60, x-y=31]");
   EXPECT_EQ(FactName(Fact::kExpression), std::string("an expression"));
