@@ -144,11 +144,10 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
   if (own.end != UINT64_MAX) own.end += base;
   if (resume_ != Stage::kNone) own = {UINT64_MAX, UINT64_MAX};
   if (resume_ == Stage::kNone && !r.index_keys.empty()) {
-    const uint64_t n = r.index_key_records, np = static_cast<uint64_t>(c_.size());
-    const uint64_t rank = static_cast<uint64_t>(c_.rank());
-    const uint64_t first = n / np * rank + n % np * rank / np;
-    const uint64_t last = n / np * (rank + 1) + n % np * (rank + 1) / np;
-    keys->AddFileSlice(r.index_keys, first, last - first);
+    // This rank's share of the index's keys, split as the bytes are.
+    const uint64_t n = r.index_key_records;
+    const ByteRange share = OwnBytes(n, c_.rank(), c_.size());
+    keys->AddFileSlice(r.index_keys, share.begin, std::min(share.end, n) - share.begin);
   }
   // The sketch keeps the verification forms of this rank's records, as one
   // process does, so that no rank prepares a text again to verify it
