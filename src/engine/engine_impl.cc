@@ -115,14 +115,8 @@ ClusterInfo Engine::Impl::Describe(Slot root, size_t limit) const {
 
 namespace engine {
 
-thread_local std::string LookupTextSource::raw_;
-
-bool LookupTextSource::GetExpressions(uint32_t slot, std::string* out) const {
-  (void)slot;  // the text Get() just read
-  std::string normalized;
-  if (!pipeline_->Normalize(raw_, &normalized).ok()) return false;
-  return pipeline_->Expressions(raw_, normalized, out);
-}
+thread_local std::string LookupTextSource::expressions_;
+thread_local bool LookupTextSource::known_ = false;
 
 }  // namespace engine
 }  // namespace neardup

@@ -91,11 +91,19 @@ class LookupTextSource final : public signal::TextSource {
       : ids_(ids), pipeline_(pipeline), lookup_(std::move(lookup)), forms_(std::move(forms)) {}
   Status Get(uint32_t slot, std::string* normalized) const override {
     if (!ids_->Bound(slot)) return Status::NotFound("no such slot");
-    NEARDUP_RETURN_IF_ERROR(lookup_(ids_->Get(slot), &raw_));
-    return pipeline_->Normalize(raw_, normalized);
+    thread_local std::string raw;
+    known_ = false;
+    NEARDUP_RETURN_IF_ERROR(lookup_(ids_->Get(slot), &raw));
+    NEARDUP_RETURN_IF_ERROR(pipeline_->Normalize(raw, normalized));
+    known_ = pipeline_->Expressions(raw, *normalized, &expressions_);  // with the one normalizing
+    return Status::OK();
   }
-  // Of the text the last Get() on this thread read.
-  bool GetExpressions(uint32_t slot, std::string* out) const override;
+  // Those of the text the last Get() on this thread read.
+  bool GetExpressions(uint32_t slot, std::string* out) const override {
+    (void)slot;
+    if (known_) *out = expressions_;
+    return known_;
+  }
   Status GetForm(uint32_t slot, std::string* form) const override {
     if (!forms_ || !ids_->Bound(slot)) return Status::NotFound("no verification form");
     return forms_(ids_->Get(slot), form);
@@ -106,7 +114,8 @@ class LookupTextSource final : public signal::TextSource {
   const pipeline::Pipeline* pipeline_;
   TextLookup lookup_;
   FormLookup forms_;
-  static thread_local std::string raw_;
+  static thread_local std::string expressions_;
+  static thread_local bool known_;
 };
 
 }  // namespace engine
