@@ -121,6 +121,25 @@ TEST(TempDirTest, RemovedWithItsFiles) {
   EXPECT_NE(bad.status().message().find("/nonexistent-parent"), std::string::npos);
 }
 
+// Only the signal handler's removal needs a flat directory; the destructor
+// removes nested ones too (tests keep rank work trees in a TempDir), and
+// leaves no renamed "<path>.dying" behind.
+TEST(TempDirTest, RemovedWithNestedDirectories) {
+  std::string path;
+  {
+    auto dir = TempDir::Create("");
+    ASSERT_TRUE(dir.ok());
+    path = (*dir)->path();
+    ASSERT_EQ(mkdir((path + "/work").c_str(), 0700), 0);
+    ASSERT_EQ(mkdir((path + "/work/rank-0-of-1").c_str(), 0700), 0);
+    WriteFile(dir->get(), "work/rank-0-of-1/keys.run", "k");
+    WriteFile(dir->get(), "top", "t");
+  }
+  struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0);
+  EXPECT_NE(stat((path + ".dying").c_str(), &st), 0);
+}
+
 TEST(TempDirTest, RemovedWhenTheProcessIsKilled) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "base/signal_cleanup.h"
@@ -52,7 +53,10 @@ Result<std::unique_ptr<TempDir>> TempDir::Create(const std::string& parent_in) {
 
 TempDir::~TempDir() {
   base::UnregisterCleanupPath(slot_);
-  base::RemoveFlatDirNow(path_.c_str());
+  // Not in a signal handler: the whole tree goes, nested directories too
+  // (the handler's flat removal would leave them, renamed "<path>.dying").
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
   g_live.fetch_sub(1);
 }
 

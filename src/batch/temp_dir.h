@@ -6,7 +6,8 @@
 // InstallCleanupHandlers(): each live TempDir is registered with
 // base/signal_cleanup.h, whose handler removes it with async-signal-safe
 // system calls, then re-raises the signal with its default action. Spill
-// directories are flat (no subdirectories), which keeps the handler simple.
+// directories are flat (no subdirectories), which keeps the handler simple;
+// the destructor removes nested directories too.
 //
 // Thread safety: Create/destroy from any thread (at most kMaxLiveDirs live at
 // once).
