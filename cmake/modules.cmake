@@ -98,6 +98,10 @@ function(neardup_module_tests)
       continue()
     endif()
     add_executable(${name}_test ${tests})
+    if(NOT name IN_LIST NEARDUP_TEST_FLAGS_EXCEPT)
+      separate_arguments(test_flags UNIX_COMMAND "${NEARDUP_TEST_FLAGS}")
+      target_compile_options(${name}_test PRIVATE ${test_flags})
+    endif()
     target_compile_definitions(${name}_test PRIVATE
       NEARDUP_DEFAULT_DATA_DIR="${NEARDUP_DATA_DIR}"
       NEARDUP_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
