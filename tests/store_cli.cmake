@@ -9,7 +9,14 @@ if(TARGET neardup_server)
           wal_deleted wal_truncated wal_bitflip)
     add_test(NAME store_cli.${case}
       COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/store_cli_test.py
-              $<TARGET_FILE:neardup_cli> ${case})
-    set_tests_properties(store_cli.${case} PROPERTIES LABELS "e2e;cli" TIMEOUT 120)
+              $<TARGET_FILE:neardup_cli> ${case} ${CMAKE_CURRENT_BINARY_DIR}/store_cli_stores)
+    set_tests_properties(store_cli.${case} PROPERTIES LABELS "e2e;cli" TIMEOUT 120
+      FIXTURES_REQUIRED store_cli_stores)
   endforeach()
+  # The two undamaged stores, built once by the real server for every case.
+  add_test(NAME store_cli.setup
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/store_cli_test.py
+            $<TARGET_FILE:neardup_cli> setup ${CMAKE_CURRENT_BINARY_DIR}/store_cli_stores)
+  set_tests_properties(store_cli.setup PROPERTIES LABELS "e2e;cli" TIMEOUT 120
+    FIXTURES_SETUP store_cli_stores)
 endif()

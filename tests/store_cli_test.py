@@ -8,7 +8,10 @@ The store is made by the real server: 150 documents, a clean stop (they go
 to table files), then 100 more and SIGKILL (they are only in the write-ahead
 log). Each case damages a copy one way (docs/reliability.md, "Damaged
 stores").
-Usage: store_cli_test.py NEARDUP_BINARY CASE
+Usage: store_cli_test.py NEARDUP_BINARY CASE [STORES]
+With STORES, case "setup" builds the two undamaged stores (after a crash,
+after a clean stop) there once, and every other case damages a copy of one
+(ctest's fixture store_cli_stores); without it each case builds its own.
 """
 import hashlib
 import json
@@ -22,6 +25,7 @@ import time
 import urllib.request
 
 BIN, CASE = sys.argv[1], sys.argv[2]
+STORES = sys.argv[3] if len(sys.argv) > 3 else None
 FIRST, SECOND = 150, 100
 
 
@@ -101,6 +105,16 @@ def flip(path, offset):
 
 def build(data, crash=True):
     """Returns the MANIFEST and its size when the second server had opened."""
+    if STORES is not None:
+        kind = "crashed" if crash else "stopped"
+        shutil.copytree(os.path.join(STORES, kind), data)
+        with open(os.path.join(STORES, kind + ".json")) as f:
+            name, size = json.load(f)
+        return os.path.join(data, name), size
+    return build_new(data, crash)
+
+
+def build_new(data, crash):
     s = Server(data)
     s.add(0, FIRST)
     s.stop(signal.SIGTERM)
@@ -157,8 +171,23 @@ def expect_repaired(data, want=None):
     return done.stdout
 
 
+def setup():
+    shutil.rmtree(STORES, ignore_errors=True)
+    os.makedirs(STORES)
+    for kind, crash in (("crashed", True), ("stopped", False)):
+        data = os.path.join(STORES, kind)
+        manifest, size = build_new(data, crash)
+        if os.path.exists(data + ".port"):
+            os.remove(data + ".port")
+        with open(data + ".json", "w") as f:
+            json.dump([os.path.basename(manifest), size], f)
+
+
 def case(name, tmp):
     data = os.path.join(tmp, "store")
+    if name == "setup":
+        setup()
+        return
     if name == "healthy":
         build(data)
         c = run(["store", "check", data], 0)
