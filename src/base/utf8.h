@@ -43,6 +43,13 @@ inline int32_t DecodeUtf8(std::string_view s, size_t* pos) {
   return DecodeUtf8Slow(s, pos);
 }
 
+// Code points of valid UTF-8: the bytes that are not continuation bytes.
+inline size_t CodePointCount(std::string_view s) {
+  size_t n = 0;
+  for (const unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
 // Appends the UTF-8 encoding of `cp` (must be a valid scalar value).
 void AppendUtf8(int32_t cp, std::string* out);
 

@@ -188,9 +188,7 @@ bool Pipeline::Expressions(std::string_view text, std::string_view normalized,
                            std::string* out) const {
   out->clear();
   if (expressions_below_ < 0) return false;
-  size_t code_points = 0;
-  for (const unsigned char c : normalized) code_points += (c & 0xC0) != 0x80;
-  if (code_points > static_cast<size_t>(expressions_below_)) return false;
+  if (base::CodePointCount(normalized) > static_cast<size_t>(expressions_below_)) return false;
   *out = verify::Expressions(text);
   return true;
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "base/hash_sort.h"
+#include "base/utf8.h"
 #include "verify/rice.h"
 #include "verify/varint.h"
 
@@ -14,17 +15,11 @@ namespace {
 
 constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8;
 
-size_t CodePoints(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
           const std::vector<uint64_t>* shingles, bool narrow, const std::vector<uint64_t>* narrowed,
           std::optional<std::string_view> expressions) {
   out->clear();
-  const size_t code_points = CodePoints(normalized);
+  const size_t code_points = base::CodePointCount(normalized);
   const bool with_shingles = verifier != nullptr && verifier->uses_shingles();
   const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
   const bool with_expressions = with_text && expressions.has_value();

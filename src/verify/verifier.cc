@@ -16,12 +16,6 @@ namespace {
 
 using Kind = VerifierSpec::Kind;
 
-size_t CodePointCount(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
 // The side's shingles, computed into `scratch` when it brings none.
 std::span<const uint64_t> ShinglesOf(const features::Shingler& sh, const Side& s,
                                      std::vector<uint64_t>* scratch) {
@@ -85,8 +79,8 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
     }
     case Kind::kSimilarity: {
       const double j = SortedSetJaccard(x, y);
-      const size_t la = a.code_points ? *a.code_points : CodePointCount(a.normalized);
-      const size_t lb = b.code_points ? *b.code_points : CodePointCount(b.normalized);
+      const size_t la = a.code_points ? *a.code_points : base::CodePointCount(a.normalized);
+      const size_t lb = b.code_points ? *b.code_points : base::CodePointCount(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
       if (la > limit || lb > limit) return j;
       if (ChangedFact({a.normalized, a.expressions}, {b.normalized, b.expressions},
