@@ -240,6 +240,9 @@ def main():
         print("skipped: no mpirun (apt-get install openmpi-bin)")
         return 77
     with tempfile.TemporaryDirectory() as d:
+        # The ranks' spill directories go in here: a rank a test makes die
+        # (_exit, as a crash) cannot remove its own.
+        ENV["TMPDIR"] = d
         globals()["test_" + CASE](d)
     return 0
 
