@@ -99,8 +99,7 @@ function(neardup_module_tests)
     endif()
     add_executable(${name}_test ${tests})
     if(NOT name IN_LIST NEARDUP_TEST_FLAGS_EXCEPT)
-      separate_arguments(test_flags UNIX_COMMAND "${NEARDUP_TEST_FLAGS}")
-      target_compile_options(${name}_test PRIVATE ${test_flags})
+      target_compile_options(${name}_test PRIVATE ${NEARDUP_TEST_COMPILE_OPTIONS})
     endif()
     target_compile_definitions(${name}_test PRIVATE
       NEARDUP_DEFAULT_DATA_DIR="${NEARDUP_DATA_DIR}"

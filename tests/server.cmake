@@ -12,8 +12,7 @@ if(TARGET neardup_server)
     ${CMAKE_CURRENT_SOURCE_DIR}/server/raw_client.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/server/server_process.cc)
   target_include_directories(server_api_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  separate_arguments(test_flags UNIX_COMMAND "${NEARDUP_TEST_FLAGS}")
-  target_compile_options(server_api_test PRIVATE ${test_flags})
+  target_compile_options(server_api_test PRIVATE ${NEARDUP_TEST_COMPILE_OPTIONS})
   target_compile_definitions(server_api_test PRIVATE NEARDUP_BINARY="$<TARGET_FILE:neardup_cli>")
   target_link_libraries(server_api_test PRIVATE GTest::gtest GTest::gtest_main PkgConfig::HTTPLIB
     nlohmann_json::nlohmann_json Threads::Threads)
@@ -24,7 +23,7 @@ if(TARGET neardup_server)
   file(GLOB server_unit_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/apps/server/*_test.cc)
   add_executable(server_unit_test ${server_unit_sources})
   target_include_directories(server_unit_test PRIVATE ${CMAKE_SOURCE_DIR}/apps)
-  target_compile_options(server_unit_test PRIVATE ${test_flags})
+  target_compile_options(server_unit_test PRIVATE ${NEARDUP_TEST_COMPILE_OPTIONS})
   target_link_libraries(server_unit_test PRIVATE neardup_server GTest::gtest GTest::gtest_main)
   gtest_discover_tests(server_unit_test DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "unit;server")
 
