@@ -129,6 +129,8 @@ class Output {
   static Result<std::unique_ptr<Output>> Open(const std::string& path,
                                               const std::vector<std::string>& inputs = {});
   std::ostream& stream() { return *out_; }
+  // The file being written (a temporary one until Close), "" for stdout.
+  std::string write_path() const { return atomic_ ? atomic_->write_path() : ""; }
   // Makes the file appear. Errors: IOError if any write failed (e.g. disk
   // full); the target is then left as it was.
   Status Close();

@@ -94,8 +94,8 @@ Status Emit(const DedupFlags& f, BatchDedup* run, std::ostream& out) {
   });
 }
 
-int Finish(const DedupFlags& f, BatchDedup* run, Output* out) {
-  if (Status s = Emit(f, run, out->stream()); !s.ok()) return Fail("dedup", s);
+// Commits the output written and reports the run.
+int Report(const DedupFlags& f, BatchDedup* run, Output* out) {
   if (Status s = out->Close(); !s.ok()) return Fail("dedup", s);
   const BatchStats& st = run->stats();
   if (f.batch.stats) {
@@ -108,8 +108,14 @@ int Finish(const DedupFlags& f, BatchDedup* run, Output* out) {
   return kExitOk;
 }
 
-// --distributed: every rank runs the pipeline on its share; rank 0 writes
-// the output and reports errors (the other ranks exit with the same code).
+int Finish(const DedupFlags& f, BatchDedup* run, Output* out) {
+  if (Status s = Emit(f, run, out->stream()); !s.ok()) return Fail("dedup", s);
+  return Report(f, run, out);
+}
+
+// --distributed: every rank runs the pipeline on its share and writes its
+// share of the output; rank 0 reports errors (the other ranks exit with the
+// same code).
 int RunDistributedDedup(const DedupFlags& f, const BatchOptions& bo, BatchProgressBar* bar) {
 #ifdef NEARDUP_HAVE_MPI
   auto rank = DistributedRank();
@@ -125,12 +131,22 @@ int RunDistributedDedup(const DedupFlags& f, const BatchOptions& bo, BatchProgre
     d.info = [&f](const std::string& m) {
       if (!f.input.quiet) std::cerr << "neardup dedup: " << m << "\n";
     };
+    d.clusters = f.emit == "clusters";
     auto run = RunDistributed(f.input.files, bo, d);
     bar->Finish();
     if (!run.ok()) {
       code = *rank == 0 ? Fail("dedup", run.status()) : kExitBadInput;
-    } else if (*rank == 0 && out) {
-      code = Finish(f, run->get(), out.get());
+    } else {
+      // Every rank writes its share (rank 0 all of it with --with-matches).
+      BatchDedup* share = run->get();
+      const Status s = WriteDistributedOutput(
+          out ? &out->stream() : nullptr, out ? out->write_path() : "", bo.tmp_dir,
+          [&](std::ostream& o) { return share ? Emit(f, share, o) : Status::OK(); });
+      if (!s.ok()) {
+        code = *rank == 0 ? Fail("dedup", s) : kExitBadInput;
+      } else if (*rank == 0 && out) {
+        code = Report(f, share, out.get());
+      }
     }
   }
   FinalizeDistributed();

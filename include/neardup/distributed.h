@@ -13,8 +13,10 @@
 //     -> connected components over the verified edges, distributed (min
 //        hooking of roots and pointer jumping); components over the cap
 //        replay their edges canonically on one rank per component
-//     -> labels gathered to rank 0, which applies the keep policy and owns
-//        the result (input order, as BatchDedup::Run)
+//     -> the keep policy over ranks (each cluster's members meet on the
+//        owner of its root); each rank names its own records and writes
+//        its own lines' output at its offset in the one output file
+//        (WriteDistributedOutput), the bytes of BatchDedup::Run's output
 //
 // The input files must be readable by every rank (a shared file system, as
 // on a Slurm cluster); temporary files are per rank (BatchOptions::tmp_dir on
@@ -28,6 +30,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,9 @@ struct DistributedOptions {
   // Messages for the user (which checkpoint a resumed run starts from);
   // called on rank 0 only.
   std::function<void(const std::string&)> info;
+  // The output lists clusters (ForEachCluster): each rank then also gets the
+  // member ids of the clusters whose first member is one of its records.
+  bool clusters = false;
 };
 
 // This process's rank and the job's size (initializes MPI if needed).
@@ -52,15 +58,33 @@ struct DistributedOptions {
 Result<int> DistributedRank();
 Result<int> DistributedSize();
 
-// Runs on every rank; all ranks return the same status. On rank 0 the
-// result holds the records (ForEachRecord, ForEachCluster, stats summed over
-// the ranks); on other ranks it is null. Errors: as BatchDedup::Run (the
+// Runs on every rank; all ranks return the same status. Each rank's result
+// holds its share: the records of its lines (ForEachRecord, in input order)
+// and, with DistributedOptions::clusters, the clusters whose first member is
+// one of them (ForEachCluster); stats are summed over the ranks; the shares
+// in rank order are the records of one process. With
+// BatchOptions::with_matches rank 0's result holds every record and the
+// other ranks' is null. RecordLabels is not available on a share. Errors: as BatchDedup::Run (the
 // first bad record over all ranks, by input line); InvalidArgument for
 // options the distributed runner does not support (standard input,
 // --against, --with-matches, learned IDF).
 Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string>& files,
                                                    const BatchOptions& options,
                                                    const DistributedOptions& distributed);
+
+// Writes the shares of RunDistributed in rank order (every rank calls it):
+// `render` writes this rank's share to the stream it is given (nothing when
+// the rank's result is null). On rank 0, `out` is the output (null: none)
+// and `path` the file it writes ("" for a stream such as standard output);
+// the other ranks write their shares into that file at their offsets when
+// every one of them can open it (a shared file system), else they send
+// them to rank 0 in rounds. `tmp_dir` holds each rank's rendered share
+// ("" = $TMPDIR, else /tmp). Rank 0 then flushes and commits its output.
+// Errors: the first failing rank's (rendering, IOError); the same on every
+// rank.
+Status WriteDistributedOutput(std::ostream* out, const std::string& path,
+                              const std::string& tmp_dir,
+                              const std::function<Status(std::ostream&)>& render);
 
 // Ends MPI (once, at the end of the program; a no-op when not started).
 void FinalizeDistributed();

@@ -266,6 +266,19 @@ Result<std::unique_ptr<BatchDedup>> FinishRun(std::unique_ptr<BatchRun> run, Clu
   return BatchInternal::Wrap(std::move(result));
 }
 
+std::unique_ptr<BatchDedup> FinishShare(std::unique_ptr<BatchRun> run,
+                                        std::unique_ptr<ShareNames> share) {
+  auto result = std::make_unique<RunResult>();
+  result->share = std::move(share);
+  BatchStats& st = run->stats;
+  const uint64_t peak_rss = st.peak_rss_bytes, peak_disk = st.peak_disk_bytes;
+  run->monitor->Finish(&st);
+  st.peak_rss_bytes = std::max(st.peak_rss_bytes, peak_rss);
+  st.peak_disk_bytes = std::max(st.peak_disk_bytes, peak_disk);
+  result->run = std::move(run);
+  return BatchInternal::Wrap(std::move(result));
+}
+
 Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::string>& names,
                                                      const BatchOptions& options,
                                                      BatchSignature* sig) {

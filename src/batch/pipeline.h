@@ -105,6 +105,11 @@ Result<std::unique_ptr<BatchDedup>> RunPhases(std::unique_ptr<BatchRun> run);
 // (also rank 0 of an MPI run). Errors: the keep phase's.
 Result<std::unique_ptr<BatchDedup>> FinishRun(std::unique_ptr<BatchRun> run, Clustering clustering,
                                               std::unique_ptr<MatchRuns> matches);
+// The BatchDedup of one rank's share of an MPI run (results.h ShareNames):
+// no keep phase here, the share is named already and run->stats counted.
+struct ShareNames;
+std::unique_ptr<BatchDedup> FinishShare(std::unique_ptr<BatchRun> run,
+                                        std::unique_ptr<ShareNames> share);
 
 // BatchDedup::Run with a given signature instead of CreateBatchSignature's
 // (tests; other front ends). `sig` must outlive the result.

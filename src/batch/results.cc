@@ -55,6 +55,8 @@ class RecordWriter {
 
  private:
   Status Names(uint32_t d, BatchRecord* out);
+  // Names(), from a distributed share's names.
+  void ShareNamesOf(uint32_t d, BatchRecord* out);
   Status OpenMatches();
   // The verified matches of d among earlier records, best first.
   Status Matches(uint32_t d, const ParsedRecord& rec);
@@ -74,24 +76,32 @@ class RecordWriter {
   std::vector<BatchMatch> found_;
   std::vector<uint32_t> found_lines_;
   std::vector<std::string> match_ids_;
+  size_t next_name_ = 0;  // in r_.share->names
 };
 
 Status RecordWriter::Run(const std::function<Status(const BatchRecord&)>& fn) {
   const auto start = std::chrono::steady_clock::now();
-  const uint64_t n = input_.n();
-  if (r_.run->budget.Available() / 2 >= n * sizeof(uint64_t)) first_keys_.assign(n, 0);
+  const ShareNames* share = r_.share.get();
+  const uint64_t n = share ? share->end : input_.n();
+  if (!share && r_.run->budget.Available() / 2 >= n * sizeof(uint64_t)) first_keys_.assign(n, 0);
   NEARDUP_RETURN_IF_ERROR(OpenMatches());
   scratch_ = r_.run->sig->NewScratch();
   std::string repaired;
   ParsedRecord rec;
-  for (uint32_t d = static_cast<uint32_t>(input_.corpus_lines); d < n; ++d) {
+  uint64_t d0 = input_.corpus_lines;
+  if (share) d0 = std::max<uint64_t>(d0, share->begin);
+  for (uint32_t d = static_cast<uint32_t>(d0); d < n; ++d) {
     if (input_.lines->state(d) != kRecord) continue;
     InputTexts::Line raw;
     NEARDUP_RETURN_IF_ERROR(input_.Parse(d, &own_, &rec, /*in_order=*/true, &raw));
     BatchRecord out;
     out.index = d;
     out.id = rec.id_json;
-    NEARDUP_RETURN_IF_ERROR(Names(d, &out));
+    if (share) {
+      ShareNamesOf(d, &out);
+    } else {
+      NEARDUP_RETURN_IF_ERROR(Names(d, &out));
+    }
     out.line = raw.text;
     if (input_.fields.replace_invalid_utf8 && !ValidateUtf8(out.line).ok()) {
       repaired = ReplaceInvalidUtf8(out.line);
@@ -137,6 +147,22 @@ Status RecordWriter::Names(uint32_t d, BatchRecord* out) {
   out->is_kept = k.kept[r] == d;
   out->duplicates_corpus = k.first[r] < input_.corpus_lines;
   return Status::OK();
+}
+
+void RecordWriter::ShareNamesOf(uint32_t d, BatchRecord* out) {
+  const std::vector<ShareNames::Name>& names = r_.share->names;
+  while (next_name_ < names.size() && names[next_name_].line < d) ++next_name_;
+  if (next_name_ == names.size() || names[next_name_].line != d) {
+    out->cluster = out->kept = out->id;
+    out->cluster_size = 1;
+    return;
+  }
+  const ShareNames::Name& m = names[next_name_];
+  out->cluster_size = m.size;
+  out->cluster = m.first == d ? out->id : std::string_view(m.first_id);
+  out->kept = m.kept == d ? out->id : std::string_view(m.kept_id);
+  out->is_kept = m.kept == d;
+  out->duplicates_corpus = m.first < input_.corpus_lines;
 }
 
 Status RecordWriter::OpenMatches() {
@@ -210,6 +236,21 @@ Status ClusterMembers(const RunResult& r, MemberRuns* runs) {
   return flush(runs->spilled_runs() > 0);
 }
 
+Status WriteShareClusters(const ShareNames& share,
+                          const std::function<Status(const BatchCluster&)>& fn) {
+  std::vector<std::string_view> views;
+  for (const ShareNames::Cluster& c : share.clusters) {
+    views.assign(c.members.begin(), c.members.end());
+    BatchCluster out;
+    out.cluster = views.front();
+    out.size = views.size();
+    out.kept = c.kept_id;
+    out.members = views;
+    NEARDUP_RETURN_IF_ERROR(fn(out));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status WriteRecords(RunResult* r, const std::function<Status(const BatchRecord&)>& fn) {
@@ -229,6 +270,7 @@ Status WriteClusters(RunResult* r, const std::function<Status(const BatchCluster
   if (input.corpus_lines > 0) {
     return Status::FailedPrecondition("clusters are not listed against an index");
   }
+  if (r->share) return WriteShareClusters(*r->share, fn);
   MemberRuns runs(r->run->tmp.get(), "members");
   NEARDUP_RETURN_IF_ERROR(ClusterMembers(*r, &runs));
   NEARDUP_ASSIGN_OR_RETURN(auto merger, runs.Merge(16 << 20));
@@ -262,6 +304,9 @@ Status WriteClusters(RunResult* r, const std::function<Status(const BatchCluster
 }
 
 Result<BatchDedup::Labels> LabelsOf(const RunResult& r, bool by_line) {
+  if (r.share) {
+    return Status::FailedPrecondition("a rank of a distributed run has no labels of every record");
+  }
   const RunInput& input = r.run->input;
   const uint64_t n = input.n();
   std::vector<uint32_t> pos(n, UINT32_MAX);

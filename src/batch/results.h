@@ -14,6 +14,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "batch/cluster_phase.h"
 #include "batch/clusters.h"
@@ -23,8 +25,31 @@
 
 namespace neardup::batch {
 
+// One rank's share of a distributed run's output (src/distributed/share.h):
+// the records of its lines [begin, end), named without the whole
+// clustering, and the clusters of two or more whose first member is one of
+// them. Memory: the names of its records in clusters of two or more, and
+// the member ids of its clusters.
+struct ShareNames {
+  struct Name {  // a record in a cluster of two or more
+    uint32_t line = 0, first = 0, kept = 0, size = 0;
+    std::string first_id, kept_id;
+  };
+  struct Cluster {  // with clusters: one whose first member is here
+    uint32_t first = 0;
+    std::string kept_id;
+    std::vector<std::string> members;  // ids, input order
+  };
+  uint32_t begin = 0, end = 0;
+  std::vector<Name> names;        // by line
+  std::vector<Cluster> clusters;  // by first member
+};
+
 struct RunResult {
   std::unique_ptr<BatchRun> run;
+  // A rank's share of a distributed run: then clustering and kept are
+  // empty and the output covers the share's lines only.
+  std::unique_ptr<ShareNames> share;
   Clustering clustering;
   Kept kept;
   std::unique_ptr<MatchRuns> matches;  // with_matches only

@@ -21,6 +21,7 @@
 #include "distributed/fetch.h"
 #include "distributed/line_states.h"
 #include "distributed/ranges.h"
+#include "distributed/share.h"
 #include "distributed/shuffle.h"
 
 namespace neardup::distributed {
@@ -68,6 +69,7 @@ class Runner {
   Status GatherMatches(std::unique_ptr<batch::MatchRuns>* out);
   Status Cluster();
   batch::Clustering GatherLabels();
+  Result<std::unique_ptr<BatchDedup>> FinishShare();
   void SumStats();
   uint64_t ErrLine() const { return run_->errors.first_line(); }
   ShuffleLimits Limits() const { return {run_->budget.ReadBytes(), run_->budget.Available() / 4}; }
@@ -312,6 +314,21 @@ batch::Clustering Runner::GatherLabels() {
   return cl;
 }
 
+// This rank's share of the output: its records named (share.h), its own
+// BatchDedup, written in rank order by WriteInRankOrder (output.h).
+Result<std::unique_ptr<BatchDedup>> Runner::FinishShare() {
+  batch::BatchRun& r = *run_;
+  ShareCounts counts;
+  auto share = NameShare(c_, ranges_, r.input, clusters_.labels, r.options.engine.keep,
+                         d_.clusters && r.options.against.empty(), &counts);
+  NEARDUP_RETURN_IF_ERROR(share.status());
+  clusters_ = ClusterState();
+  r.stats.clusters = counts.clusters;
+  r.stats.multi_clusters = counts.multi_clusters;
+  r.stats.duplicates = counts.duplicates;
+  return batch::FinishShare(std::move(run_), std::move(share).value());
+}
+
 // Counters summed over the ranks (peak memory and disk: the largest rank).
 void Runner::SumStats() {
   BatchStats& st = run_->stats;
@@ -351,13 +368,16 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
   if (run_->options.with_matches) NEARDUP_RETURN_IF_ERROR(GatherMatches(&matches));
   NEARDUP_RETURN_IF_ERROR(Cluster());
   DieForTest(c_, "cluster");
-  batch::Clustering clustering = GatherLabels();
   SumStats();
   if (!run_->options.idf_save.empty()) {  // rank 0 writes it, as one process does at the end
     Status s;
     if (c_.rank() == 0) s = run_->sig->SaveState(run_->options.idf_save);
     NEARDUP_RETURN_IF_ERROR(Agree(c_, s.WithContext(run_->options.idf_save), 0));
   }
+  // --with-matches lists each record's matches with their evidence, from
+  // both texts: rank 0 writes every record.
+  if (!run_->options.with_matches) return FinishShare();
+  batch::Clustering clustering = GatherLabels();
   if (c_.rank() != 0) return std::unique_ptr<BatchDedup>();
   return batch::FinishRun(std::move(run_), std::move(clustering), std::move(matches));
 }

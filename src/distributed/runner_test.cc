@@ -50,6 +50,21 @@ struct Row {
   bool operator==(const Row&) const = default;
 };
 
+std::vector<Row> Rows(BatchDedup* run);
+
+// The rows of every rank's share, in rank order (rank 0's alone when it
+// holds every record).
+template <typename O>
+std::vector<Row> AllRows(const O& got) {
+  std::vector<Row> rows = Rows(got.result.get());
+  for (const auto& share : got.shares) {
+    if (!share) continue;
+    const std::vector<Row> more = Rows(share.get());
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  return rows;
+}
+
 std::vector<Row> Rows(BatchDedup* run) {
   std::vector<Row> rows;
   EXPECT_TRUE(run->ForEachRecord([&](const BatchRecord& r) {
@@ -62,8 +77,9 @@ std::vector<Row> Rows(BatchDedup* run) {
 }
 
 struct Outcome {
-  std::vector<Status> status;          // per rank
-  std::unique_ptr<BatchDedup> result;  // rank 0's
+  std::vector<Status> status;                       // per rank
+  std::unique_ptr<BatchDedup> result;               // rank 0's
+  std::vector<std::unique_ptr<BatchDedup>> shares;  // the other ranks' (null with matches)
   std::vector<std::string> info, skips;
 };
 
@@ -101,6 +117,7 @@ class RunnerTest : public ::testing::TestWithParam<int> {
                 bool own_signatures = false) {
     Outcome out;
     out.status.resize(GetParam());
+    out.shares.resize(GetParam());
     o.on_skip = [&](const Status& s) { out.skips.push_back(s.message()); };
     d.info = [&](const std::string& m) { out.info.push_back(m); };
     RunInProcess(GetParam(), [&](Comm& c) {
@@ -110,7 +127,8 @@ class RunnerTest : public ::testing::TestWithParam<int> {
       if (c.rank() == 0) {
         out.result = std::move(r).value();
       } else {
-        EXPECT_TRUE(*r == nullptr);
+        EXPECT_EQ(*r == nullptr, o.with_matches);
+        out.shares[c.rank()] = std::move(r).value();
       }
     });
     return out;
@@ -139,7 +157,7 @@ class RunnerTest : public ::testing::TestWithParam<int> {
     Outcome got = Ranks(files, o);
     for (const Status& s : got.status) ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_TRUE(got.result);
-    EXPECT_EQ(Rows(got.result.get()), Rows(want.get()));
+    EXPECT_EQ(AllRows(got), Rows(want.get()));
     ExpectSameCounters(got.result->stats(), want->stats());
     EXPECT_GT(want->stats().multi_clusters, 20u);
   }
@@ -196,7 +214,7 @@ TEST_P(RunnerTest, ErrorsAndSkipsAsOneProcess) {
   ASSERT_TRUE(got.status[0].ok()) << got.status[0].ToString();
   EXPECT_EQ(got.skips, want_skips);
   EXPECT_GE(want_skips.size(), 2u);
-  EXPECT_EQ(Rows(got.result.get()), Rows(want.get()));
+  EXPECT_EQ(AllRows(got), Rows(want.get()));
 }
 
 // With a work directory a run leaves checkpoints; a resumed run starts from
@@ -218,7 +236,7 @@ TEST_P(RunnerTest, ResumeFromCheckpoints) {
   ASSERT_TRUE(cluster.status[0].ok()) << cluster.status[0].ToString();
   ASSERT_EQ(cluster.info.size(), 1u);
   EXPECT_NE(cluster.info[0].find("resuming from the cluster checkpoint"), std::string::npos);
-  EXPECT_EQ(Rows(cluster.result.get()), rows);
+  EXPECT_EQ(AllRows(cluster), rows);
   const std::string last =
       d.work_dir + "/rank-" + std::to_string(GetParam() - 1) + "-of-" + std::to_string(GetParam());
   ASSERT_EQ(std::remove((last + "/cluster.done").c_str()), 0);
@@ -226,15 +244,18 @@ TEST_P(RunnerTest, ResumeFromCheckpoints) {
   ASSERT_TRUE(verify.status[0].ok()) << verify.status[0].ToString();
   ASSERT_EQ(verify.info.size(), 1u);
   EXPECT_NE(verify.info[0].find("resuming from the verify checkpoint"), std::string::npos);
-  EXPECT_EQ(Rows(verify.result.get()), rows);
+  EXPECT_EQ(AllRows(verify), rows);
   EXPECT_EQ(verify.result->stats().similarity_calls, want->stats().similarity_calls);
+  // Each rank's result holds its temporary directory: at most 16 live in a
+  // process (TempDir::kMaxLiveDirs), and these ranks are threads.
+  for (Outcome* o : {&first, &cluster, &verify}) *o = Outcome();
   // Other options: the checkpoints are not this run's.
   o.max_cluster_size = 4;
   auto want4 = Single({path_}, o);
   Outcome other = Ranks({path_}, o, d);
   ASSERT_TRUE(other.status[0].ok()) << other.status[0].ToString();
   EXPECT_TRUE(other.info.empty());
-  EXPECT_EQ(Rows(other.result.get()), Rows(want4.get()));
+  EXPECT_EQ(AllRows(other), Rows(want4.get()));
 }
 
 // Each record's matches: (id, verified similarity or -1), in the order listed.
@@ -281,7 +302,7 @@ TEST_P(RunnerTest, LearnedIdfAsOneProcess) {
   for (const Status& s : got.status) ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_TRUE(got.result);
   const auto rows = Rows(want->get());
-  EXPECT_EQ(Rows(got.result.get()), rows);
+  EXPECT_EQ(AllRows(got), rows);
   size_t duplicates = 0;
   for (const Row& r : rows) duplicates += !r.is_kept;
   EXPECT_GT(duplicates, 20u);
@@ -317,13 +338,16 @@ TEST_P(RunnerTest, AgainstAnIndexAsOneProcess) {
     fresh.insert(pos + 6, "9000000");
   }
   const std::string input = Write("new.jsonl", fresh);
-  for (const char* profile : {"default", "simhash"}) {
+  // With matches rank 0 writes every record; without, each rank its own.
+  for (const auto& [profile, with_matches] :
+       {std::pair{"default", true}, std::pair{"simhash", true}, std::pair{"default", false}}) {
     BatchOptions o = Options(profile);
-    const std::string index = dir_->File(std::string("index-") + profile);
+    const std::string index =
+        dir_->File(std::string("index-") + profile + (with_matches ? "-m" : ""));
     BatchStats built;
     ASSERT_TRUE(BuildBatchIndex({corpus}, index, o, &built).ok()) << profile;
     o.against = index;
-    o.with_matches = true;
+    o.with_matches = with_matches;
     MakeSignature(o);
     auto want = Single({input}, o);
     ASSERT_TRUE(want);
@@ -350,7 +374,13 @@ TEST_P(RunnerTest, AgainstAnIndexAsOneProcess) {
     };
     size_t of_corpus = 0, ignored = 0;
     const std::vector<std::string> rows = listing(want.get(), &of_corpus);
-    EXPECT_EQ(listing(got.result.get(), &ignored), rows) << profile;
+    std::vector<std::string> got_rows = listing(got.result.get(), &ignored);
+    for (const auto& share : got.shares) {
+      if (!share) continue;
+      const std::vector<std::string> more = listing(share.get(), &ignored);
+      got_rows.insert(got_rows.end(), more.begin(), more.end());
+    }
+    EXPECT_EQ(got_rows, rows) << profile;
     EXPECT_GT(of_corpus, 50u) << profile;  // new records that duplicate the corpus
     ExpectSameCounters(got.result->stats(), want->stats());
   }

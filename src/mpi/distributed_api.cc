@@ -2,6 +2,7 @@
 //
 // neardup/distributed.h on MPI: the runner of src/distributed over MpiComm.
 #include "base/status_macros.h"
+#include "distributed/output.h"
 #include "distributed/runner.h"
 #include "mpi/mpi_comm.h"
 #include "neardup/distributed.h"
@@ -25,6 +26,22 @@ Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string
                                                    const DistributedOptions& distributed) {
   NEARDUP_ASSIGN_OR_RETURN(mpi::MpiComm c, mpi::MpiComm::Init());
   return distributed::RunOnComm(c, files, options, distributed);
+}
+
+}  // namespace neardup
+
+namespace neardup {
+
+Status WriteDistributedOutput(std::ostream* out, const std::string& path,
+                              const std::string& tmp_dir,
+                              const std::function<Status(std::ostream&)>& render) {
+  NEARDUP_ASSIGN_OR_RETURN(mpi::MpiComm c, mpi::MpiComm::Init());
+  distributed::OutputTarget t;
+  t.out = out;
+  t.path = path;
+  t.tmp_dir = tmp_dir;
+  bool direct = false;
+  return distributed::WriteInRankOrder(c, t, render, &direct);
 }
 
 }  // namespace neardup

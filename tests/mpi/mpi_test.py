@@ -83,6 +83,15 @@ def test_identical_default(d):
     # Near-duplicates exist, so clusters do.
     check_identical([corpus], ["--stats"],
                     lambda e: counter(e, r"\((\d+) with duplicates\)") > 100 or None)
+    # To standard output: the ranks' shares reach rank 0 in rounds.
+    want = read(os.path.join(d, "single.out"))
+    for np in (2, 3):
+        cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", str(np), BIN, "dedup",
+               "--distributed", corpus, "-j", "1", "--memory", "1M"]
+        p = subprocess.run(cmd, capture_output=True, env=ENV, timeout=60)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout == want, "np=%d: standard output differs from one process" % np
+        print("ok np=%d to standard output" % np)
 
 
 def test_identical_qbank_smallest_id(d):
@@ -156,10 +165,10 @@ def test_identical_against(d):
     with open(new, "wb") as f:
         f.write(b"".join(lines[2000:]))
     spilled = lambda e: counter(e, r"\((\d+) runs spilled") > 0 or None
-    cases = (("default", ["--with-matches"], None),
+    cases = (("default", ["--with-matches"], None), ("default", [], None),
              ("simhash", ["--memory", "1M", "--emit", "unique", "--stats"], spilled))
-    for profile, extra, expect in cases:
-        idx = os.path.join(d, "idx-" + profile)
+    for i, (profile, extra, expect) in enumerate(cases):
+        idx = os.path.join(d, "idx-%d-%s" % (i, profile))
         p = subprocess.run([BIN, "index", "build", old, "-o", idx, "-q", "--profile", profile],
                            capture_output=True, text=True, env=ENV, timeout=60)
         assert p.returncode == 0, p.stderr
