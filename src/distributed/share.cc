@@ -51,7 +51,7 @@ struct Member {
 // Step 1: (root, line, code points, id) of each own record in a cluster of
 // two or more, to the owner of its root. Counts the own singletons.
 Status SendMembers(Comm& c, const LineRanges& ranges, const batch::RunInput& input,
-                   const Labels& labels, std::vector<std::vector<uint8_t>>* out,
+                   const Labels& labels, KeepPolicy keep, std::vector<std::vector<uint8_t>>* out,
                    uint64_t* singletons, uint64_t* bad_line) {
   batch::RecordParser parser(input.fields);
   batch::ParsedRecord rec;
@@ -63,15 +63,26 @@ Status SendMembers(Comm& c, const LineRanges& ranges, const batch::RunInput& inp
       *singletons += d >= input.corpus_lines;
       continue;
     }
-    if (Status s = input.Parse(d, &parser, &rec, /*in_order=*/true); !s.ok()) {
+    // The text only for --keep longest: the id alone is cheaper to find.
+    std::string_view id;
+    uint32_t code_points = 0;
+    Status s;
+    if (keep == KeepPolicy::kLongest) {
+      s = input.Parse(d, &parser, &rec, /*in_order=*/true);
+      id = rec.id_json;
+      code_points = static_cast<uint32_t>(base::CodePointCount(rec.text));
+    } else {
+      s = input.ParseId(d, &parser, &id);
+    }
+    if (!s.ok()) {
       *bad_line = d;
       return s;
     }
     std::vector<uint8_t>& m = (*out)[ranges.Owner(labels.root[i])];
     AppendPod(labels.root[i], &m);
     AppendPod(d, &m);
-    AppendPod(static_cast<uint32_t>(base::CodePointCount(rec.text)), &m);
-    AppendString(rec.id_json, &m);
+    AppendPod(code_points, &m);
+    AppendString(id, &m);
   }
   return Status::OK();
 }
@@ -184,7 +195,7 @@ Result<std::unique_ptr<batch::ShareNames>> NameShare(Comm& c, const LineRanges& 
                                                      bool clusters, ShareCounts* counts) {
   std::vector<std::vector<uint8_t>> out(c.size());
   uint64_t singletons = 0, bad_line = 0;
-  const Status s = SendMembers(c, ranges, input, labels, &out, &singletons, &bad_line);
+  const Status s = SendMembers(c, ranges, input, labels, keep, &out, &singletons, &bad_line);
   if (Status agreed = Agree(c, s, bad_line); !agreed.ok()) return agreed;
   Replies replies;
   {

@@ -87,7 +87,7 @@ def test_identical_default(d):
     want = read(os.path.join(d, "single.out"))
     for np in (2, 3):
         cmd = [MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", str(np), BIN, "dedup",
-               "--distributed", corpus, "-j", "1", "--memory", "1M"]
+               "--distributed", corpus, "-j", "1"]
         p = subprocess.run(cmd, capture_output=True, env=ENV, timeout=60)
         assert p.returncode == 0, p.stderr
         assert p.stdout == want, "np=%d: standard output differs from one process" % np
