@@ -135,7 +135,8 @@ Status WriteInRankOrder(Comm& c, const OutputTarget& target,
                         const std::function<Status(std::ostream&)>& render, bool* direct) {
   Share share;
   uint64_t size = 0;
-  Status s = c.rank() == 0 ? RenderFirst(target, render, &size) : RenderShare(target, render, &share);
+  Status s =
+      c.rank() == 0 ? RenderFirst(target, render, &size) : RenderShare(target, render, &share);
   if (c.rank() > 0) size = share.size;
   NEARDUP_RETURN_IF_ERROR(Agree(c, s, 0));
   std::vector<uint64_t> sizes(c.size());
@@ -158,8 +159,8 @@ Status WriteInRankOrder(Comm& c, const OutputTarget& target,
       fd = -1;
     }
   }
-  const bool can = !path.empty() && c.AllReduce(fd >= 0 || c.rank() == 0 || size == 0,
-                                                ReduceOp::kMin) == 1;
+  const bool can =
+      !path.empty() && c.AllReduce(fd >= 0 || c.rank() == 0 || size == 0, ReduceOp::kMin) == 1;
   *direct = can;
   if (can) {
     s = WriteDirect(c, path, fd, share, sizes);

@@ -32,7 +32,7 @@ std::string ReadFile(const std::string& path) {
 
 struct Case {
   int ranks;
-  bool to_file;     // rank 0 names a regular file (else a stream)
+  bool to_file;  // rank 0 names a regular file (else a stream)
   bool empty_rank2;
   uint64_t round_bytes;
 };
@@ -78,13 +78,11 @@ TEST_P(WriteInRankOrderTest, SharesInRankOrder) {
   for (int r = 0; r < k.ranks; ++r) EXPECT_EQ(direct[r], k.to_file) << r;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, WriteInRankOrderTest,
-                         ::testing::Values(Case{1, true, false, 1 << 20},
-                                           Case{3, true, false, 1 << 20},
-                                           Case{4, true, true, 1 << 20},
-                                           Case{1, false, false, 1 << 20},
-                                           Case{3, false, false, 4096},
-                                           Case{4, false, true, 4096}));
+INSTANTIATE_TEST_SUITE_P(
+    Cases, WriteInRankOrderTest,
+    ::testing::Values(Case{1, true, false, 1 << 20}, Case{3, true, false, 1 << 20},
+                      Case{4, true, true, 1 << 20}, Case{1, false, false, 1 << 20},
+                      Case{3, false, false, 4096}, Case{4, false, true, 4096}));
 
 TEST(WriteInRankOrderErrors, ARenderErrorReachesEveryRank) {
   auto tmp = batch::TempDir::Create("");
