@@ -64,10 +64,10 @@ Result<int> DistributedSize();
 // one of them (ForEachCluster); stats are summed over the ranks; the shares
 // in rank order are the records of one process. With
 // BatchOptions::with_matches rank 0's result holds every record and the
-// other ranks' is null. RecordLabels is not available on a share. Errors: as BatchDedup::Run (the
-// first bad record over all ranks, by input line); InvalidArgument for
-// options the distributed runner does not support (standard input,
-// --against, --with-matches, learned IDF).
+// other ranks' is null. RecordLabels is not available on a share. Errors:
+// as BatchDedup::Run (the first bad record over all ranks, by input line);
+// InvalidArgument for options the distributed runner does not support
+// (standard input, --idf stream).
 Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string>& files,
                                                    const BatchOptions& options,
                                                    const DistributedOptions& distributed);
