@@ -213,11 +213,15 @@ Status Runner::Verify(batch::PairRuns* local) {
   auto source = BorrowedLines::Fetch(c_, ranges_, std::move(borrowed), &r.input, r.forms.get(),
                                      r.tmp.get(), Limits().round_bytes, &fetched_);
   NEARDUP_RETURN_IF_ERROR(Agree(c_, source.status(), 0));
-  const Status s =
-      batch::VerifyPairs(&r, &pairs, **source, /*reserved=*/0, [&](const batch::Edge& e) {
-        edges_.push_back(e);  // -1 (decided by a key space) until Cluster()
-        return Status::OK();
-      });
+  // The edges stay in memory for the components: at most one per proposed
+  // pair, reserved (so the verify phase sizes its buffers around them) and
+  // then held in the budget for the phases after it.
+  const uint64_t edge_bytes = pairs.records() * sizeof(batch::Edge);
+  const Status s = batch::VerifyPairs(&r, &pairs, **source, edge_bytes, [&](const batch::Edge& e) {
+    edges_.push_back(e);  // -1 (decided by a key space) until Cluster()
+    return Status::OK();
+  });
+  r.budget.Hold(edges_.capacity() * sizeof(batch::Edge));
   return Agree(c_, s, 0);
 }
 
@@ -225,6 +229,7 @@ Status Runner::LoadVerify() {
   VerifyState state;
   NEARDUP_RETURN_IF_ERROR(Agree(c_, checkpoints_.LoadVerify(run_->input.n(), &state), 0));
   edges_ = std::move(state.edges);
+  run_->budget.Hold(edges_.capacity() * sizeof(batch::Edge));
   skips_ = std::move(state.skips);
   batch::LineTable& lines = *run_->input.lines;
   for (uint32_t d = 0; d < state.states.size(); ++d) lines.set_state(d, state.states[d]);
@@ -271,11 +276,18 @@ Status Runner::Cluster() {
   r.monitor->Phase(BatchPhase::kCluster, 0);
   // An edge a key space decided (-1) counts as 1 for the cap's order.
   for (batch::Edge& e : edges_) e.similarity = e.similarity < 0 ? 1.0f : e.similarity;
+  const auto hold_labels = [&] {
+    const Labels& l = clusters_.labels;
+    r.budget.Hold((l.root.capacity() + l.size.capacity()) * sizeof(uint32_t));
+  };
   if (resume_ == Stage::kCluster) {
     const uint64_t own = ranges_.end(c_.rank()) - ranges_.begin(c_.rank());
-    return Agree(c_, checkpoints_.LoadCluster(own, &clusters_), 0);
+    const Status loaded = Agree(c_, checkpoints_.LoadCluster(own, &clusters_), 0);
+    hold_labels();
+    return loaded;
   }
   clusters_.labels = Components(c_, ranges_, edges_, &rounds_);
+  hold_labels();
   if (r.options.max_cluster_size > 0) {
     CapStats cap;
     const uint64_t sort_bytes = std::max<uint64_t>(1 << 20, r.budget.Available() / 4);
@@ -323,6 +335,17 @@ Result<std::unique_ptr<BatchDedup>> Runner::FinishShare() {
                          d_.clusters && r.options.against.empty(), &counts);
   NEARDUP_RETURN_IF_ERROR(share.status());
   clusters_ = ClusterState();
+  edges_ = std::vector<batch::Edge>();
+  // The names stay until the output is written.
+  uint64_t held = 0;
+  for (const batch::ShareNames::Name& n : (*share)->names) {
+    held += sizeof n + n.first_id.capacity() + n.kept_id.capacity();
+  }
+  for (const batch::ShareNames::Cluster& cl : (*share)->clusters) {
+    held += sizeof cl + cl.kept_id.capacity();
+    for (const std::string& m : cl.members) held += sizeof m + m.capacity();
+  }
+  r.budget.Hold(held);
   r.stats.clusters = counts.clusters;
   r.stats.multi_clusters = counts.multi_clusters;
   r.stats.duplicates = counts.duplicates;
