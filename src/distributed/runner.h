@@ -14,8 +14,11 @@
 //   3. Pairs (a, b) go to the owner of b, which fetches the records of a it
 //      does not own (fetch.h) and verifies them (the batch verify phase).
 //   4. Components and the cap over the verified edges (components.h).
-//   5. Labels (root, size) per document are gathered on rank 0, which runs
-//      the keep phase and owns the result (input order, as BatchDedup::Run).
+//   5. Each rank names its own records (share.h: the keep policy over
+//      ranks) and owns the result for its lines; the shares, written in
+//      rank order (output.h), are BatchDedup::Run's output. With
+//      --with-matches the labels go to rank 0, which runs the keep phase
+//      and writes every record.
 //
 // With a work directory, stages 3 and 4 leave checkpoints (checkpoint.h)
 // that a resumed run loads instead of running the stages again.
@@ -36,9 +39,9 @@
 
 namespace neardup::distributed {
 
-// Runs on every rank of `c`; all ranks return the same status. On rank 0
-// the result holds the records (stats summed over the ranks); on the
-// others it is null. `sig` (tests): the signature every rank uses instead
+// Runs on every rank of `c`; all ranks return the same status. Each rank's
+// result holds its share of the records (stats summed over the ranks); with
+// with_matches rank 0's holds every record and the others' are null. `sig` (tests): the signature every rank uses instead
 // of CreateBatchSignature's; it must outlive the result. Errors: as
 // RunDistributed.
 Result<std::unique_ptr<BatchDedup>> RunOnComm(Comm& c, const std::vector<std::string>& files,
