@@ -246,6 +246,23 @@ Result<std::unique_ptr<BatchDedup>> RunPhases(std::unique_ptr<BatchRun> run) {
   return FinishRun(std::move(run), std::move(clusters.clustering), std::move(clusters.matches));
 }
 
+namespace {
+
+// Ends the run's monitor and wraps the result, which takes the run.
+std::unique_ptr<BatchDedup> WrapResult(std::unique_ptr<BatchRun> run,
+                                       std::unique_ptr<RunResult> result) {
+  BatchStats& st = run->stats;
+  // Peaks already known (other MPI ranks') stand when larger.
+  const uint64_t peak_rss = st.peak_rss_bytes, peak_disk = st.peak_disk_bytes;
+  run->monitor->Finish(&st);
+  st.peak_rss_bytes = std::max(st.peak_rss_bytes, peak_rss);
+  st.peak_disk_bytes = std::max(st.peak_disk_bytes, peak_disk);
+  result->run = std::move(run);
+  return BatchInternal::Wrap(std::move(result));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<BatchDedup>> FinishRun(std::unique_ptr<BatchRun> run, Clustering clustering,
                                               std::unique_ptr<MatchRuns> matches) {
   auto result = std::make_unique<RunResult>();
@@ -257,26 +274,14 @@ Result<std::unique_ptr<BatchDedup>> FinishRun(std::unique_ptr<BatchRun> run, Clu
   st.clusters = result->kept.clusters;
   st.multi_clusters = result->kept.multi_clusters;
   st.duplicates = result->kept.duplicates;
-  // Peaks already known (other MPI ranks') stand when larger.
-  const uint64_t peak_rss = st.peak_rss_bytes, peak_disk = st.peak_disk_bytes;
-  run->monitor->Finish(&st);
-  st.peak_rss_bytes = std::max(st.peak_rss_bytes, peak_rss);
-  st.peak_disk_bytes = std::max(st.peak_disk_bytes, peak_disk);
-  result->run = std::move(run);
-  return BatchInternal::Wrap(std::move(result));
+  return WrapResult(std::move(run), std::move(result));
 }
 
 std::unique_ptr<BatchDedup> FinishShare(std::unique_ptr<BatchRun> run,
                                         std::unique_ptr<ShareNames> share) {
   auto result = std::make_unique<RunResult>();
   result->share = std::move(share);
-  BatchStats& st = run->stats;
-  const uint64_t peak_rss = st.peak_rss_bytes, peak_disk = st.peak_disk_bytes;
-  run->monitor->Finish(&st);
-  st.peak_rss_bytes = std::max(st.peak_rss_bytes, peak_rss);
-  st.peak_disk_bytes = std::max(st.peak_disk_bytes, peak_disk);
-  result->run = std::move(run);
-  return BatchInternal::Wrap(std::move(result));
+  return WrapResult(std::move(run), std::move(result));
 }
 
 Result<std::unique_ptr<BatchDedup>> RunWithSignature(const std::vector<std::string>& names,
