@@ -41,8 +41,8 @@ namespace neardup::distributed {
 
 // Runs on every rank of `c`; all ranks return the same status. Each rank's
 // result holds its share of the records (stats summed over the ranks); with
-// with_matches rank 0's holds every record and the others' are null. `sig` (tests): the signature every rank uses instead
-// of CreateBatchSignature's; it must outlive the result. Errors: as
+// with_matches rank 0's holds every record and the others' are null. `sig` (tests): the signature
+// every rank uses instead of CreateBatchSignature's; it must outlive the result. Errors: as
 // RunDistributed.
 Result<std::unique_ptr<BatchDedup>> RunOnComm(Comm& c, const std::vector<std::string>& files,
                                               const BatchOptions& options,
