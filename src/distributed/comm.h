@@ -23,9 +23,11 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "neardup/status.h"
 
 namespace neardup::distributed {
@@ -104,6 +106,41 @@ template <typename T>
 std::span<const uint8_t> AsBytes(const std::vector<T>& v) {
   return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)};
 }
+
+// A string as its 32-bit length and its bytes, for messages.
+inline void AppendString(std::string_view s, std::vector<uint8_t>* out) {
+  AppendPod(static_cast<uint32_t>(s.size()), out);
+  out->insert(out->end(), s.begin(), s.end());
+}
+
+// Reads a message in the order AppendPod and AppendString wrote it. Reading
+// past its end is a broken invariant (CHECK): this process's peers wrote it.
+class MessageReader {
+ public:
+  explicit MessageReader(std::span<const uint8_t> bytes) : b_(bytes) {}
+  bool done() const { return pos_ >= b_.size(); }
+  template <typename T>
+  T Pod() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    NEARDUP_CHECK(pos_ + sizeof(T) <= b_.size());
+    T v;
+    std::memcpy(&v, b_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return v;
+  }
+  // A view into the message.
+  std::string_view String() {
+    const uint32_t n = Pod<uint32_t>();
+    NEARDUP_CHECK(pos_ + n <= b_.size());
+    const std::string_view s(reinterpret_cast<const char*>(b_.data()) + pos_, n);
+    pos_ += n;
+    return s;
+  }
+
+ private:
+  std::span<const uint8_t> b_;
+  size_t pos_ = 0;
+};
 
 namespace internal {
 

@@ -18,8 +18,7 @@ std::vector<uint8_t> ShareSkips(Comm& c, batch::RecordErrors* errors, batch::Lin
     skipped.push_back(static_cast<uint32_t>(line));
     AppendPod(line, &messages);
     AppendPod(static_cast<int32_t>(s.code()), &messages);
-    AppendPod(static_cast<uint32_t>(s.message().size()), &messages);
-    messages.insert(messages.end(), s.message().begin(), s.message().end());
+    AppendString(s.message(), &messages);
   }
   for (uint32_t d : FromBytes<uint32_t>(c.AllGather(AsBytes(skipped)))) {
     lines->set_state(d, batch::kSkipped);
@@ -31,17 +30,10 @@ void DeliverSkips(const Comm& c, const std::vector<uint8_t>& all,
                   const std::function<void(const Status&)>& on_skip) {
   if (c.rank() != 0) return;
   batch::RecordErrors skips;
-  for (size_t pos = 0; pos + 16 <= all.size();) {
-    uint64_t line;
-    int32_t code;
-    uint32_t size;
-    std::memcpy(&line, &all[pos], 8);
-    std::memcpy(&code, &all[pos + 8], 4);
-    std::memcpy(&size, &all[pos + 12], 4);
-    pos += 16;
-    skips.AddSkip(line, Status(static_cast<StatusCode>(code),
-                               std::string(reinterpret_cast<const char*>(&all[pos]), size)));
-    pos += size;
+  for (MessageReader r(all); !r.done();) {
+    const uint64_t line = r.Pod<uint64_t>();
+    const auto code = static_cast<StatusCode>(r.Pod<int32_t>());
+    skips.AddSkip(line, Status(code, std::string(r.String())));
   }
   skips.DeliverSkips(on_skip);
 }

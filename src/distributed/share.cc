@@ -2,7 +2,6 @@
 #include "distributed/share.h"
 
 #include <algorithm>
-#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -12,36 +11,6 @@
 
 namespace neardup::distributed {
 namespace {
-
-void AppendString(std::string_view s, std::vector<uint8_t>* out) {
-  AppendPod(static_cast<uint32_t>(s.size()), out);
-  out->insert(out->end(), s.begin(), s.end());
-}
-
-// Reads what AppendPod and AppendString wrote.
-class Reader {
- public:
-  explicit Reader(const std::vector<uint8_t>& b) : b_(b) {}
-  bool done() const { return pos_ >= b_.size(); }
-  uint32_t U32() {
-    uint32_t v;
-    NEARDUP_CHECK(pos_ + 4 <= b_.size());
-    std::memcpy(&v, b_.data() + pos_, 4);
-    pos_ += 4;
-    return v;
-  }
-  std::string_view String() {
-    const uint32_t n = U32();
-    NEARDUP_CHECK(pos_ + n <= b_.size());
-    const std::string_view s(reinterpret_cast<const char*>(b_.data()) + pos_, n);
-    pos_ += n;
-    return s;
-  }
-
- private:
-  const std::vector<uint8_t>& b_;
-  size_t pos_ = 0;
-};
 
 struct Member {
   uint32_t root, line, code_points;
@@ -130,11 +99,11 @@ void NameCluster(const LineRanges& ranges, std::span<const Member> g, KeepPolicy
 Replies NameClusters(Comm& c, const LineRanges& ranges, const std::vector<uint8_t>& in,
                      KeepPolicy keep, uint64_t corpus_lines, bool clusters) {
   std::vector<Member> members;
-  for (Reader r(in); !r.done();) {
+  for (MessageReader r(in); !r.done();) {
     Member m;
-    m.root = r.U32();
-    m.line = r.U32();
-    m.code_points = r.U32();
+    m.root = r.Pod<uint32_t>();
+    m.line = r.Pod<uint32_t>();
+    m.code_points = r.Pod<uint32_t>();
     m.id = r.String();
     members.push_back(m);
   }
@@ -156,11 +125,11 @@ std::vector<batch::ShareNames::Name> ReadNames(const std::vector<uint8_t>& in,
                                                const LineRanges& ranges, int rank,
                                                const Labels& labels) {
   std::vector<batch::ShareNames::Name> names;
-  for (Reader r(in); !r.done();) {
+  for (MessageReader r(in); !r.done();) {
     batch::ShareNames::Name n;
-    n.line = r.U32();
-    n.first = r.U32();
-    n.kept = r.U32();
+    n.line = r.Pod<uint32_t>();
+    n.first = r.Pod<uint32_t>();
+    n.kept = r.Pod<uint32_t>();
     n.first_id = r.String();
     n.kept_id = r.String();
     n.size = labels.size[n.line - ranges.begin(rank)];
@@ -173,10 +142,10 @@ std::vector<batch::ShareNames::Name> ReadNames(const std::vector<uint8_t>& in,
 
 std::vector<batch::ShareNames::Cluster> ReadClusters(const std::vector<uint8_t>& in) {
   std::vector<batch::ShareNames::Cluster> clusters;
-  for (Reader r(in); !r.done();) {
+  for (MessageReader r(in); !r.done();) {
     batch::ShareNames::Cluster cl;
-    cl.first = r.U32();
-    const uint32_t n = r.U32();
+    cl.first = r.Pod<uint32_t>();
+    const uint32_t n = r.Pod<uint32_t>();
     cl.kept_id = r.String();
     cl.members.reserve(n);
     for (uint32_t k = 0; k < n; ++k) cl.members.emplace_back(r.String());
