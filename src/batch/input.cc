@@ -94,6 +94,80 @@ uint64_t EstimateLines(const std::vector<InputFile>& files) {
                             total * std::max<uint64_t>(1, newlines) / static_cast<uint64_t>(got));
 }
 
+namespace {
+
+// Calls fn(data, n) over bytes [begin, end) of a file, 1 MiB at a time.
+template <typename Fn>
+Status ScanBytes(const InputFile& f, uint64_t begin, uint64_t end, Fn fn) {
+  const int fd = open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return SysError(f.name, "cannot open file", errno);
+  posix_fadvise(fd, static_cast<off_t>(begin), static_cast<off_t>(end - begin),
+                POSIX_FADV_SEQUENTIAL);
+  std::vector<char> buf(1 << 20);
+  Status status;
+  for (uint64_t at = begin; at < end;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), end - at));
+    const ssize_t n = pread(fd, buf.data(), want, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      status = n == 0 ? Status::IOError(f.name + ": file shrank while running")
+                      : SysError(f.name, "read error", errno);
+      break;
+    }
+    at += static_cast<uint64_t>(n);
+    if (!fn(buf.data(), static_cast<size_t>(n))) break;
+  }
+  close(fd);
+  return status;
+}
+
+}  // namespace
+
+Result<uint64_t> LineStartAtOrAfter(const std::vector<InputFile>& files,
+                                    const std::vector<uint64_t>& file_base, uint64_t pos) {
+  const uint64_t total = file_base.back();
+  if (pos >= total) return total;
+  size_t f = 0;
+  while (file_base[f + 1] <= pos) ++f;  // the file holding byte pos
+  const uint64_t base = file_base[f];
+  if (pos == base) return pos;
+  // A line starts at pos when byte pos - 1 is a '\n'; else after the next.
+  uint64_t found = files[f].size;
+  uint64_t at = pos - 1 - base;
+  NEARDUP_RETURN_IF_ERROR(ScanBytes(files[f], at, files[f].size, [&](const char* p, size_t n) {
+    const void* nl = std::memchr(p, '\n', n);
+    if (nl == nullptr) {
+      at += n;
+      return true;
+    }
+    found = at + static_cast<uint64_t>(static_cast<const char*>(nl) - p) + 1;
+    return false;
+  }));
+  return base + found;  // the file's end is the next file's start
+}
+
+Result<std::vector<uint64_t>> CountLines(const std::vector<InputFile>& files,
+                                         const std::vector<uint64_t>& file_base, uint64_t begin,
+                                         uint64_t end) {
+  std::vector<uint64_t> counts(files.size(), 0);
+  for (size_t f = 0; f < files.size(); ++f) {
+    const uint64_t lo = std::max(begin, file_base[f]), hi = std::min(end, file_base[f + 1]);
+    if (lo >= hi) continue;
+    // Both ends are line starts: a line per '\n', and one more for a last
+    // line without one.
+    char last = '\n';
+    uint64_t n = 0;
+    NEARDUP_RETURN_IF_ERROR(
+        ScanBytes(files[f], lo - file_base[f], hi - file_base[f], [&](const char* p, size_t len) {
+          n += static_cast<uint64_t>(std::count(p, p + len, '\n'));
+          last = p[len - 1];
+          return true;
+        }));
+    counts[f] = n + (last != '\n' ? 1 : 0);
+  }
+  return counts;
+}
+
 LineTable::LineTable(bool payloads)
     : payloads_(payloads), segments_(new std::unique_ptr<Segment>[kMaxSegments]) {}
 LineTable::~LineTable() = default;
@@ -101,7 +175,7 @@ LineTable::~LineTable() = default;
 void LineTable::Append(uint64_t offset) {
   const uint64_t n = size_.load(std::memory_order_relaxed);
   NEARDUP_CHECK_MSG(n < (1ull << 31), "more than 2^31 input lines");
-  if ((n & kMask) == 0) {
+  if (segments_[n >> kShift] == nullptr) {
     auto s = std::make_unique<Segment>();
     s->offsets.reset(new uint64_t[kMask + 1]);
     s->states.reset(new uint8_t[kMask + 1]());
@@ -120,6 +194,21 @@ void LineTable::Append(uint64_t offset) {
   size_.store(n + 1, std::memory_order_release);
 }
 
+void LineTable::StartAt(uint64_t line) {
+  const uint64_t n = size_.load(std::memory_order_relaxed);
+  NEARDUP_CHECK_MSG(line >= n && line < (1ull << 31), "a line table cannot skip back");
+  NEARDUP_CHECK_MSG(gap_begin_ == UINT64_MAX, "a line table skips once");
+  gap_begin_ = n;
+  gap_end_ = line;
+  size_.store(line, std::memory_order_release);
+}
+
+const LineTable::Remote& LineTable::RemoteOf(uint64_t line) const {
+  const auto it = remote_.find(line);
+  NEARDUP_CHECK_MSG(it != remote_.end(), "the state of another rank's line was never received");
+  return it->second;
+}
+
 void LineTable::Segment::Unmap::operator()(uint8_t* p) const { munmap(p, bytes); }
 
 void LineTable::EnableKeyBytes(size_t width) {
@@ -130,13 +219,20 @@ void LineTable::EnableKeyBytes(size_t width) {
 
 void LineTable::ReleaseKeyBytes() {
   const uint64_t segs = (size() + kMask) >> kShift;
-  for (uint64_t i = 0; i < segs; ++i) segments_[i]->key_bytes.reset();
+  for (uint64_t i = 0; i < segs; ++i) {
+    if (segments_[i] != nullptr) segments_[i]->key_bytes.reset();
+  }
   key_width_ = 0;
 }
 
 size_t LineTable::MemoryBytes() const {
   const uint64_t segs = (size() + kMask) >> kShift;
-  return segs * (kMask + 1) * BytesPerLine();
+  uint64_t allocated = 0;
+  for (uint64_t i = 0; i < segs; ++i) allocated += segments_[i] != nullptr ? 1 : 0;
+  // A side-table entry: the node (key, value, next pointer, hash) and its
+  // bucket pointer.
+  constexpr size_t kRemoteBytes = 48;
+  return allocated * (kMask + 1) * BytesPerLine() + remote_.size() * kRemoteBytes;
 }
 
 ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,
@@ -148,6 +244,23 @@ ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t
   for (size_t i = first_file; i < files_->size(); ++i) total_bytes_ += (*files_)[i].size;
 }
 
+ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,
+                         const LineSpan& span, const std::vector<uint64_t>& file_base)
+    : files_(files),
+      lines_(lines),
+      chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)),
+      file_(files->size()),
+      ranged_(true),
+      span_(span),
+      file_base_(file_base) {
+  total_bytes_ = span.end - span.begin;
+  if (span.begin >= span.end) return;
+  // The file holding the span's first byte (an empty file holds none).
+  file_ = 0;
+  while (file_base_[file_ + 1] <= span.begin) ++file_;
+  lines_->StartAt(span.first_line);
+}
+
 ChunkReader::~ChunkReader() {
   if (fd_ >= 0) close(fd_);
 }
@@ -157,12 +270,37 @@ Status ChunkReader::OpenFile() {
   fd_ = open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return SysError(f.name, "cannot open file", errno);
   posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-  f.first_line = lines_->size();
   offset_ = 0;
   line_in_file_ = 1;
+  stop_ = UINT64_MAX;
+  if (ranged_) {
+    const uint64_t base = file_base_[file_];
+    if (span_.begin > base) {
+      offset_ = span_.begin - base;
+      line_in_file_ = span_.first_line_in_file;
+    }
+    stop_ = std::min<uint64_t>(f.size, span_.end - base);
+  } else {
+    f.first_line = lines_->size();
+  }
+  read_at_ = offset_;
   carry_.clear();
   eof_ = false;
   return Status::OK();
+}
+
+// After the current file's last line: the next file, or none after a span.
+void ChunkReader::NextFile() {
+  close(fd_);
+  fd_ = -1;
+  InputFile& f = (*files_)[file_];
+  if (!ranged_) {
+    f.lines = lines_->size() - f.first_line;
+  } else if (stop_ < f.size) {
+    lines_->set_tail_offset(stop_);  // the span ends inside this file
+  }
+  ++file_;
+  if (ranged_ && file_ < files_->size() && file_base_[file_] >= span_.end) file_ = files_->size();
 }
 
 Result<bool> ChunkReader::Next(Chunk* c) {
@@ -177,13 +315,16 @@ Result<bool> ChunkReader::Next(Chunk* c) {
     size_t whole = 0;
     while (true) {
       while (!eof_ && used < want) {
-        const ssize_t n = read(fd_, c->buf.data() + used, want - used);
+        const size_t room = static_cast<size_t>(std::min<uint64_t>(want - used, stop_ - read_at_));
+        const ssize_t n =
+            room == 0 ? 0 : pread(fd_, c->buf.data() + used, room, static_cast<off_t>(read_at_));
         if (n < 0) {
           if (errno == EINTR) continue;
           return SysError(f.name, "read error", errno);
         }
         if (n == 0) eof_ = true;
         used += static_cast<size_t>(n);
+        read_at_ += static_cast<uint64_t>(n);
         bytes_read_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
       }
       const void* nl = used == 0 ? nullptr : memrchr(c->buf.data(), '\n', used);
@@ -201,10 +342,7 @@ Result<bool> ChunkReader::Next(Chunk* c) {
     carry_.assign(c->buf.data() + whole, used - whole);
     std::memset(c->buf.data() + whole, 0, kPadding);  // padding after the lines
     if (whole == 0) {
-      close(fd_);
-      fd_ = -1;
-      f.lines = lines_->size() - f.first_line;
-      ++file_;
+      NextFile();
       continue;
     }
     c->size = whole;
@@ -242,7 +380,11 @@ InputTexts::Extent InputTexts::ExtentOf(uint64_t line) const {
   e.file = FileOf(line);
   const InputFile& f = (*files_)[e.file];
   e.begin = lines_->offset(line);
-  e.end = line + 1 < f.first_line + f.lines ? lines_->offset(line + 1) : f.size;
+  if (line + 1 >= f.first_line + f.lines) {
+    e.end = f.size;
+  } else {  // the next rank's line when this rank's lines end here
+    e.end = line + 1 < lines_->size() ? lines_->offset(line + 1) : lines_->tail_offset();
+  }
   return e;
 }
 

@@ -10,7 +10,10 @@
 //                64-bit payload and optional key bytes (one byte of each
 //                bucket key slot, for the pair filter); segmented, so it
 //                grows without copying and workers may write states of
-//                lines already allocated;
+//                lines already allocated. An MPI rank holds only its own
+//                lines (StartAt skips to them; segments are allocated as
+//                lines are appended) and, in a small side table, the state
+//                and payload of the other ranks' lines it was told about;
 //   ChunkReader  reads the files front to back with read(2) in chunks of
 //                whole lines (a longer line grows its chunk), recording line
 //                offsets; chunks end with simdjson's padding;
@@ -21,7 +24,7 @@
 //                them), so resident memory stays bounded.
 //
 // Memory: 9 bytes per line in the LineTable (17 with payloads), plus the
-// key-byte width when enabled.
+// key-byte width when enabled; about 40 bytes per line in its side table.
 // Thread safety: LineTable appends from one thread; states/payloads of
 // allocated lines from any thread (distinct lines). InputTexts is read-only
 // and thread-safe after Open().
@@ -33,8 +36,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "batch/line_source.h"
 #include "batch/temp_dir.h"
 #include "neardup/status.h"
@@ -71,17 +76,53 @@ class LineTable {
 
   // Appends a line starting at `offset` of its file (reader thread only).
   void Append(uint64_t offset);
+  // The next Append is line `line` (>= size()): the lines in between, like
+  // those from size() on, are other ranks'. Their offsets must not be read
+  // (that aborts); their states and payloads may be set and read (the side
+  // table; reading one never set aborts). Once, before the first Append.
+  void StartAt(uint64_t line);
+  // Whether the table holds the line's offset (not another rank's line).
+  bool holds(uint64_t line) const {
+    return (line < gap_begin_ || line >= gap_end_) && line < size();
+  }
+  // One past the last line appended (or skipped to).
   uint64_t size() const { return size_.load(std::memory_order_acquire); }
+  // Where the line after the last one appended starts in its file, when a
+  // rank's lines end inside a file (the next rank's first line); UINT64_MAX
+  // when they end with the file.
+  uint64_t tail_offset() const { return tail_offset_; }
+  void set_tail_offset(uint64_t offset) { tail_offset_ = offset; }
 
-  uint64_t offset(uint64_t line) const { return Seg(line)->offsets[line & kMask]; }
-  uint8_t state(uint64_t line) const { return Seg(line)->states[line & kMask]; }
-  void set_state(uint64_t line, uint8_t s) { Seg(line)->states[line & kMask] = s; }
+  uint64_t offset(uint64_t line) const {
+    NEARDUP_CHECK_MSG(holds(line), "the offset of another rank's line");
+    return Seg(line)->offsets[line & kMask];
+  }
+  uint8_t state(uint64_t line) const {
+    return holds(line) ? Seg(line)->states[line & kMask] : RemoteOf(line).state;
+  }
+  // Writes of another rank's line (the side table) from one thread, and
+  // before any concurrent read.
+  void set_state(uint64_t line, uint8_t st) {
+    if (holds(line)) {
+      Seg(line)->states[line & kMask] = st;
+    } else {
+      remote_[line].state = st;
+    }
+  }
   uint64_t payload(uint64_t line) const {
-    return payloads_ ? Seg(line)->payloads[line & kMask] : 0;
+    if (!payloads_) return 0;
+    return holds(line) ? Seg(line)->payloads[line & kMask] : RemoteOf(line).payload;
   }
   void set_payload(uint64_t line, uint64_t p) {
-    if (payloads_) Seg(line)->payloads[line & kMask] = p;
+    if (!payloads_) return;
+    if (holds(line)) {
+      Seg(line)->payloads[line & kMask] = p;
+    } else {
+      remote_[line].payload = p;
+    }
   }
+  // Lines of other ranks in the side table.
+  size_t remote_lines() const { return remote_.size(); }
   // Key bytes: `width` (a multiple of 8, at most kMaxKeyBytes) bytes per
   // line; call before the first Append. Lines not written read as garbage.
   void EnableKeyBytes(size_t width);
@@ -115,11 +156,19 @@ class LineTable {
     // Mapped with huge pages where the kernel allows (random reads).
     std::unique_ptr<uint8_t, Unmap> key_bytes{nullptr, Unmap{0}};
   };
+  struct Remote {
+    uint8_t state = kBlank;
+    uint64_t payload = 0;
+  };
   Segment* Seg(uint64_t line) const { return segments_[line >> kShift].get(); }
+  const Remote& RemoteOf(uint64_t line) const;
   bool payloads_;
   size_t key_width_ = 0;
   std::unique_ptr<std::unique_ptr<Segment>[]> segments_;
   std::atomic<uint64_t> size_{0};
+  uint64_t gap_begin_ = UINT64_MAX, gap_end_ = UINT64_MAX;  // StartAt's skip
+  uint64_t tail_offset_ = UINT64_MAX;
+  std::unordered_map<uint64_t, Remote> remote_;  // other ranks' lines
 };
 
 // A chunk of whole lines of one file.
@@ -134,12 +183,40 @@ struct Chunk {
   uint64_t seq = 0;  // chunk number
 };
 
+// A part of the input files taken as one stream of bytes (the positions of
+// RunInput::FileStarts()) that begins and ends at line starts (or the end
+// of the input): an MPI rank's lines.
+struct LineSpan {
+  uint64_t begin = 0, end = 0;
+  uint64_t first_line = 0;          // global id of the line at begin
+  uint64_t first_line_in_file = 1;  // its 1-based number in its file
+};
+
+// The first line start at or after stream position `pos` (`file_base`:
+// each file's start, then the total), or the total when none is. Reads
+// from pos - 1 to the next '\n'. Errors: IOError naming the file.
+Result<uint64_t> LineStartAtOrAfter(const std::vector<InputFile>& files,
+                                    const std::vector<uint64_t>& file_base, uint64_t pos);
+
+// The lines that start in [begin, end) (two line starts), per file
+// (files.size() counts). Reads those bytes once. Errors: IOError naming
+// the file.
+Result<std::vector<uint64_t>> CountLines(const std::vector<InputFile>& files,
+                                         const std::vector<uint64_t>& file_base, uint64_t begin,
+                                         uint64_t end);
+
 class ChunkReader {
  public:
   static constexpr size_t kPadding = 64;
   // Reads files[first_file...] (earlier ones are already in `lines`).
   ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,
               size_t first_file = 0);
+  // Reads only `span` (an MPI rank's lines) into `lines` from its first
+  // line on; the files' first_line and lines are the whole input's, set
+  // before (CountLines), and stay. Sets the table's tail_offset() when the
+  // span ends inside a file.
+  ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,
+              const LineSpan& span, const std::vector<uint64_t>& file_base);
   ~ChunkReader();
 
   // Fills *chunk (reusing its buffer) with the next lines; false at the end
@@ -150,11 +227,19 @@ class ChunkReader {
 
  private:
   Status OpenFile();
+  void NextFile();
   std::vector<InputFile>* files_;
   LineTable* lines_;
   size_t chunk_bytes_;
   size_t file_ = 0;
   int fd_ = -1;
+  // A span: its bounds and the base of each file; the next file to open is
+  // past the span when its base reaches end.
+  bool ranged_ = false;
+  LineSpan span_;
+  std::vector<uint64_t> file_base_;
+  uint64_t read_at_ = 0;          // file offset of the next read
+  uint64_t stop_ = UINT64_MAX;    // reads end here (a span's end) or at EOF
   uint64_t offset_ = 0;  // file offset of the carried bytes
   uint64_t line_in_file_ = 1;
   std::string carry_;  // an incomplete last line

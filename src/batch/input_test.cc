@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <random>
@@ -103,6 +104,116 @@ TEST(InputTest, LineTableStatesAndPayloads) {
   EXPECT_EQ(t.state(1u << 20), kRecord);
   EXPECT_EQ(t.state(0), kBlank);
   EXPECT_EQ(t.payload(1u << 20), 42u);
+}
+
+// A rank's share: the table skips to its lines, holds only their offsets
+// (and the lines before the skip), and keeps other lines' states and
+// payloads in its side table.
+TEST(InputTest, LineTableSkipsToARanksLines) {
+  LineTable t(/*payloads=*/true);
+  for (uint64_t i = 0; i < 3; ++i) t.Append(i * 10);  // an index's corpus
+  t.StartAt((1u << 20) + 7);                          // past a whole segment
+  for (uint64_t i = 0; i < 5; ++i) t.Append(1000 + i);
+  EXPECT_EQ(t.size(), (1u << 20) + 12);
+  EXPECT_TRUE(t.holds(2));
+  EXPECT_FALSE(t.holds(3));
+  EXPECT_TRUE(t.holds((1u << 20) + 7));
+  EXPECT_FALSE(t.holds((1u << 20) + 12));
+  EXPECT_EQ(t.offset((1u << 20) + 8), 1001u);
+  t.set_state((1u << 20) + 8, kRecord);
+  t.set_state(5, kSkipped);
+  t.set_payload(5, 77);
+  t.set_state((1u << 21) + 3, kRecord);  // a later rank's line
+  EXPECT_EQ(t.state((1u << 20) + 8), kRecord);
+  EXPECT_EQ(t.state(5), kSkipped);
+  EXPECT_EQ(t.payload(5), 77u);
+  EXPECT_EQ(t.state((1u << 21) + 3), kRecord);
+  EXPECT_EQ(t.state(0), kBlank);
+  EXPECT_EQ(t.remote_lines(), 2u);
+  // Two segments (the corpus's and the rank's), not the three it spans.
+  EXPECT_LT(t.MemoryBytes(), 3 * (size_t{1} << 20) * t.BytesPerLine());
+  EXPECT_DEATH((void)t.offset(6), "another rank's line");
+  EXPECT_DEATH((void)t.state(6), "never received");
+}
+
+// Files with blank lines, an empty file and a last line without '\n', cut
+// into spans at random bytes: the spans' lines, read by ranged readers,
+// are the whole input's, with its global ids and line numbers.
+TEST(InputTest, SpansReadTheLinesOfTheWholeInput) {
+  auto dir = TempDir::Create("");
+  ASSERT_TRUE(dir.ok());
+  std::mt19937 rng(5);
+  std::vector<std::string> names;
+  for (int f = 0; f < 4; ++f) {
+    std::string data;
+    const int lines = f == 2 ? 0 : 40 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < lines; ++i) {
+      data += i % 9 == 0 ? "" : std::string(rng() % 200, static_cast<char>('a' + f));
+      if (i + 1 < lines || f != 3) data += '\n';
+    }
+    names.push_back(WriteFile(dir->get(), "f" + std::to_string(f), data));
+  }
+  auto whole_files = OpenInputs(names, nullptr);
+  ASSERT_TRUE(whole_files.ok());
+  LineTable whole;
+  const std::vector<std::string> want = ReadAll(&*whole_files, &whole, 4096);
+  std::vector<uint64_t> base = {0};
+  for (const InputFile& f : *whole_files) base.push_back(base.back() + f.size);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int ranks = 1 + static_cast<int>(rng() % 6);
+    std::vector<uint64_t> cuts = {0};
+    for (int r = 1; r < ranks; ++r) cuts.push_back(rng() % (base.back() + 1));
+    std::sort(cuts.begin(), cuts.end());
+    cuts.push_back(UINT64_MAX);
+    std::vector<uint64_t> starts;
+    for (uint64_t c : cuts) {
+      auto at = LineStartAtOrAfter(*whole_files, base, c);
+      ASSERT_TRUE(at.ok());
+      starts.push_back(*at);
+    }
+    ASSERT_EQ(starts.back(), base.back());
+    std::vector<std::string> got;
+    uint64_t line = 0;
+    std::vector<uint64_t> in_file(whole_files->size(), 0);
+    for (int r = 0; r < ranks; ++r) {
+      auto counts = CountLines(*whole_files, base, starts[r], starts[r + 1]);
+      ASSERT_TRUE(counts.ok());
+      LineSpan span{starts[r], starts[r + 1], line, 1};
+      size_t f0 = 0;
+      while (f0 < whole_files->size() && base[f0 + 1] <= starts[r]) ++f0;
+      if (f0 < whole_files->size()) span.first_line_in_file = in_file[f0] + 1;
+      std::vector<InputFile> files = *whole_files;  // first_line, lines: the whole input's
+      LineTable table;
+      ChunkReader reader(&files, &table, 4096, span, base);
+      Chunk c;
+      uint64_t n = 0;
+      while (true) {
+        auto more = reader.Next(&c);
+        ASSERT_TRUE(more.ok());
+        if (!*more) break;
+        EXPECT_EQ(c.first_line, line + n);
+        EXPECT_EQ(c.first_line_in_file, line + n - (*whole_files)[c.file].first_line + 1);
+        const std::string_view text(c.buf.data(), c.size);
+        for (size_t pos = 0; pos < c.size; ++n) {
+          const size_t end = std::min(text.find('\n', pos), c.size);
+          got.emplace_back(text.substr(pos, end - pos));
+          EXPECT_EQ(table.offset(line + n), whole.offset(line + n));
+          pos = end + 1;
+        }
+      }
+      uint64_t counted = 0;
+      for (size_t f = 0; f < counts->size(); ++f) counted += (*counts)[f], in_file[f] += (*counts)[f];
+      ASSERT_EQ(n, counted) << "rank " << r << " of " << ranks;
+      if (n > 0) {  // the rank's texts read back, the last one too
+        InputTexts store;
+        ASSERT_TRUE(store.Open(&files, &table).ok());
+        EXPECT_EQ(store.Get(line + n - 1).text, want[line + n - 1]);
+        EXPECT_EQ(store.Get(line).text, want[line]);
+      }
+      line += n;
+    }
+    EXPECT_EQ(got, want) << "trial " << trial;
+  }
 }
 
 TEST(TempDirTest, RemovedWithItsFiles) {

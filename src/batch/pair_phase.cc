@@ -152,11 +152,11 @@ Status PairPhase::IdMember(uint32_t doc, PairCounts* counts) {
   const RunInput& input = *in_.input;
   if (ids_.empty()) {
     std::string_view first_id;
-    NEARDUP_RETURN_IF_ERROR(input.ParseId(head_.front(), &parser_, &first_id));
+    NEARDUP_RETURN_IF_ERROR(IdOf(head_.front(), &first_id));
     ids_.emplace_back(head_.front(), std::string(first_id));
   }
   std::string_view id;
-  NEARDUP_RETURN_IF_ERROR(input.ParseId(doc, &parser_, &id));
+  NEARDUP_RETURN_IF_ERROR(IdOf(doc, &id));
   const uint32_t* first = nullptr;  // the earlier member with this id
   for (const auto& [member, other] : ids_) {
     if (other == id) {
@@ -181,6 +181,16 @@ Status PairPhase::IdMember(uint32_t doc, PairCounts* counts) {
   errors_->AddSkip(doc, std::move(s));
   ++counts->repeated_ids;
   return Status::OK();
+}
+
+Status PairPhase::IdOf(uint32_t doc, std::string_view* id) {
+  if (in_.ids != nullptr) {
+    if (const auto it = in_.ids->find(doc); it != in_.ids->end()) {
+      *id = it->second;
+      return Status::OK();
+    }
+  }
+  return in_.input->ParseId(doc, &parser_, id);
 }
 
 Status PairPhase::StarMember(uint32_t doc, Writer* out, PairCounts* counts) {

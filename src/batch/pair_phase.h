@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -51,6 +53,9 @@ struct PairInput {
   const KeyFilter* key_filter = nullptr;
   uint64_t min_shared_keys = 1;
   bool skip_invalid = false;
+  // An MPI rank's repeated-id candidates that other ranks own, with their
+  // ids (fetched from the owners): these are not parsed. Null: none.
+  const std::unordered_map<uint32_t, std::string>* ids = nullptr;
 };
 
 struct PairCounts {
@@ -69,6 +74,8 @@ class PairPhase {
   class Writer;
   void StartBucket(uint64_t key);
   Status IdMember(uint32_t doc, PairCounts* counts);
+  // From in_.ids, else parsed (valid until the next call).
+  Status IdOf(uint32_t doc, std::string_view* id);
   Status StarMember(uint32_t doc, Writer* out, PairCounts* counts);
 
   PhaseEnv env_;

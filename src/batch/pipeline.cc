@@ -117,10 +117,14 @@ Result<std::unique_ptr<BatchRun>> OpenRun(const std::vector<std::string>& names,
   return run;
 }
 
-Status LearnPhase(BatchRun* run, uint64_t own_begin, uint64_t own_end) {
+Status LearnPhase(BatchRun* run, uint64_t own_begin, uint64_t own_end, const LineSpan* span) {
   const std::vector<uint64_t> file_base = run->input.FileStarts();
   LineTable scratch_lines;
-  ChunkReader reader(&run->input.files, &scratch_lines, 4 << 20);
+  auto owned = span != nullptr ? std::make_unique<ChunkReader>(&run->input.files, &scratch_lines,
+                                                               4 << 20, *span, file_base)
+                               : std::make_unique<ChunkReader>(&run->input.files, &scratch_lines,
+                                                               4 << 20);
+  ChunkReader& reader = *owned;
   run->monitor->Phase(BatchPhase::kLearn, reader.total_bytes());
   Queue<std::unique_ptr<Chunk>> work(2 * static_cast<size_t>(run->threads));
   std::vector<std::thread> pool;
@@ -157,16 +161,19 @@ Status LearnPhase(BatchRun* run, uint64_t own_begin, uint64_t own_end) {
   }
   work.Close();
   for (auto& t : pool) t.join();
-  for (auto& f : run->input.files) f.first_line = f.lines = 0;
+  if (span == nullptr) {  // the sketch phase numbers the lines
+    for (auto& f : run->input.files) f.first_line = f.lines = 0;
+  }
   for (Status& s : failed) {
     if (status.ok() && !s.ok()) status = std::move(s);
   }
   return status;
 }
 
-Status SketchKeys(BatchRun* run, KeyRuns* keys, uint64_t own_begin, uint64_t own_end) {
-  const SketchInput in{&run->input, &run->key_filter, run->options.skip_invalid,
-                       own_begin,   own_end,          run->forms.get()};
+Status SketchKeys(BatchRun* run, KeyRuns* keys, uint64_t own_begin, uint64_t own_end,
+                  const LineSpan* span) {
+  const SketchInput in{&run->input, &run->key_filter, run->options.skip_invalid, own_begin,
+                       own_end,     run->forms.get(), span};
   SketchPhase phase(run->env(), in, &run->errors);
   SketchCounts c;
   NEARDUP_RETURN_IF_ERROR(phase.Run(keys, &c));
@@ -180,9 +187,10 @@ Status SketchKeys(BatchRun* run, KeyRuns* keys, uint64_t own_begin, uint64_t own
   return Status::OK();
 }
 
-Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs) {
+Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs,
+                const std::unordered_map<uint32_t, std::string>* ids) {
   const PairInput in{&run->input, &run->key_filter, run->options.min_shared_keys,
-                     run->options.skip_invalid};
+                     run->options.skip_invalid, ids};
   PairPhase phase(run->env(), in, &run->errors);
   PairCounts c;
   Status s = phase.Run(keys, pairs, &c);

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "batch/cluster_phase.h"
@@ -85,14 +86,19 @@ Result<std::unique_ptr<BatchRun>> OpenRun(const std::vector<std::string>& names,
 // Corruption, FailedPrecondition naming the index.
 Status OpenIndex(BatchRun* run);
 // Learned statistics: a pass over every record before sketching.
-// Learns from the lines starting in [own_begin, own_end) of the input bytes.
-Status LearnPhase(BatchRun* run, uint64_t own_begin = 0, uint64_t own_end = UINT64_MAX);
+// Learns from the lines starting in [own_begin, own_end) of the input bytes;
+// given `span` (those lines, input.h), reads only it.
+Status LearnPhase(BatchRun* run, uint64_t own_begin = 0, uint64_t own_end = UINT64_MAX,
+                  const LineSpan* span = nullptr);
 
 // The phases with the run's own inputs, counters added to run->stats.
-// Sketches the lines starting in [own_begin, own_end) of the input bytes.
+// Sketches the lines starting in [own_begin, own_end) of the input bytes;
+// given `span` (those lines, input.h), reads only it.
 Status SketchKeys(BatchRun* run, KeyRuns* keys, uint64_t own_begin = 0,
-                  uint64_t own_end = UINT64_MAX);
-Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs);
+                  uint64_t own_end = UINT64_MAX, const LineSpan* span = nullptr);
+// `ids`: as PairInput::ids.
+Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs,
+                const std::unordered_map<uint32_t, std::string>* ids = nullptr);
 // `reserved`: bytes of the budget held by the caller meanwhile. `source`
 // holds the verification forms when run->forms is set (its forms, or a
 // source that reads them), else the texts.

@@ -32,7 +32,11 @@ struct RunInput {
   size_t corpus_files = 0;
   uint64_t bytes = 0;  // of the files read (the corpus excluded)
 
-  uint64_t n() const { return lines->size(); }
+  // The whole input's lines when `lines` holds an MPI rank's share (0: the
+  // table's size).
+  uint64_t total_lines = 0;
+
+  uint64_t n() const { return total_lines != 0 ? total_lines : lines->size(); }
   // Where each file starts in the files taken as one stream of bytes, and
   // (the last element) their total size: files.size() + 1 offsets.
   std::vector<uint64_t> FileStarts() const;

@@ -10,8 +10,9 @@
 // matter: the merge orders entries by (key, doc).
 //
 // An MPI rank sketches only the lines starting in its byte range of the
-// input files taken as one stream ([own_begin, own_end)), but still records
-// every line's offset.
+// input files taken as one stream ([own_begin, own_end)); given its
+// LineSpan it reads and records only those lines, else it records every
+// line's offset.
 //
 // Errors go to RecordErrors: the first bad record in input order wins
 // (chunks after it are not read, chunks before it finish); under
@@ -50,6 +51,9 @@ struct SketchInput {
   uint64_t own_begin = 0, own_end = UINT64_MAX;
   // Null: no forms kept. Else it has a writer per worker.
   FormStore* forms = nullptr;
+  // An MPI rank's lines (input.h): only they are read. Null: every file
+  // from corpus_files on.
+  const LineSpan* span = nullptr;
 };
 
 struct SketchCounts {

@@ -46,7 +46,7 @@ Status LoadVector(const std::string& path, std::vector<T>* v) {
 std::string RunIdentity(const batch::BatchRun& run, int ranks) {
   const BatchOptions& o = run.options;
   std::ostringstream id;
-  id << "neardup-distributed 1\nranks " << ranks << "\npipeline " << run.sig->identity()
+  id << "neardup-distributed 2\nranks " << ranks << "\npipeline " << run.sig->identity()
      << "\nmin_shared_keys " << o.min_shared_keys << "\nmax_cluster_size " << o.max_cluster_size
      << "\nskip_invalid " << o.skip_invalid << "\nfields " << o.text_field << " " << o.id_field
      << "\nagainst " << o.against << "\n";

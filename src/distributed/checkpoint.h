@@ -37,7 +37,7 @@ enum class Stage { kNone, kVerify, kCluster };
 
 struct VerifyState {
   std::vector<batch::Edge> edges;
-  std::vector<uint8_t> states;  // every line's
+  std::vector<uint8_t> states;  // the rank's own lines'
   // records, skipped, keys, key runs spilled, key bytes spilled, candidate
   // pairs, similarity calls
   std::vector<uint64_t> counters;
@@ -65,7 +65,7 @@ class Checkpoints {
   Stage Agreed(Comm& c, bool resume) const;
 
   // Errors: IOError (write), Corruption (a file that does not decode or
-  // does not match the input's `lines` lines / own documents).
+  // does not match the rank's `lines` own lines / own documents).
   Status SaveVerify(const VerifyState& s) const;
   Status LoadVerify(uint64_t lines, VerifyState* s) const;
   Status SaveCluster(const ClusterState& s) const;

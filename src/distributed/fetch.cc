@@ -23,7 +23,8 @@ Status ReadForm(const batch::FormStore& forms, uint32_t line, std::string* out) 
 }
 
 // Answers the ids other ranks asked for (`from`: bytes of ids from each):
-// per record its size (u32), payload (u64) and text (or form).
+// per record its size (u32), payload (u64), state (u8: a record skipped as
+// a repeated id is dropped by the asker) and text (or form).
 Result<std::vector<std::vector<uint8_t>>> Answer(const std::vector<uint32_t>& asked,
                                                  const std::vector<size_t>& from,
                                                  const batch::RunInput& input,
@@ -42,6 +43,7 @@ Result<std::vector<std::vector<uint8_t>>> Answer(const std::vector<uint32_t>& as
       }
       AppendPod(static_cast<uint32_t>(text.size()), &answer[r]);
       AppendPod(input.lines->payload(asked[k]), &answer[r]);
+      AppendPod(input.lines->state(asked[k]), &answer[r]);
       answer[r].insert(answer[r].end(), text.begin(), text.end());
     }
   }
@@ -103,14 +105,17 @@ Status BorrowedLines::Receive(Comm& c, const LineRanges& ranges, size_t begin, s
       c.Exchange(answer.ok() ? *answer : std::vector<std::vector<uint8_t>>(c.size()));
   *fetched += got.size();
   size_t doc = begin;
-  for (size_t pos = 0; pos + 12 <= got.size(); ++doc) {
+  for (size_t pos = 0; pos + 13 <= got.size(); ++doc) {
     uint32_t size;
     uint64_t payload;
     std::memcpy(&size, &got[pos], 4);
     std::memcpy(&payload, &got[pos + 4], 8);
-    pos += 12;
-    // Signatures may read DocText::payload in Similarity().
+    const uint8_t state = got[pos + 12];
+    pos += 13;
+    // Signatures may read DocText::payload in Similarity(); the verify
+    // phase drops a pair whose record is not one (the owner's state).
     input->lines->set_payload(ids_[doc], payload);
+    input->lines->set_state(ids_[doc], state);
     if (status.ok()) status = w->Append(&got[pos], size);
     if (status.ok()) status = w->Append("\n", 1);
     offs_.push_back(offs_.back() + size + 1);
@@ -121,6 +126,53 @@ Status BorrowedLines::Receive(Comm& c, const LineRanges& ranges, size_t begin, s
                               std::to_string(end - begin) + " records to verify");
   }
   return status;
+}
+
+Result<std::unordered_map<uint32_t, std::string>> FetchIds(Comm& c, const LineRanges& ranges,
+                                                           std::vector<batch::KeyEntry> id_entries,
+                                                           const batch::RunInput& input,
+                                                           uint64_t* fetched) {
+  std::sort(id_entries.begin(), id_entries.end(), batch::KeyEntryLess());
+  const uint32_t lo = ranges.begin(c.rank()), hi = ranges.end(c.rank());
+  std::vector<uint32_t> want;
+  for (size_t k = 0, end = 0; k < id_entries.size(); k = end) {
+    for (end = k + 1; end < id_entries.size() && id_entries[end].key == id_entries[k].key;) ++end;
+    if (id_entries[end - 1].doc == id_entries[k].doc) continue;  // one member
+    for (size_t i = k; i < end; ++i) {
+      const uint32_t d = id_entries[i].doc;
+      if (d >= input.corpus_lines && (d < lo || d >= hi)) want.push_back(d);
+    }
+  }
+  id_entries = std::vector<batch::KeyEntry>();
+  std::sort(want.begin(), want.end());
+  want.erase(std::unique(want.begin(), want.end()), want.end());
+  std::vector<std::vector<uint8_t>> ask(c.size());
+  internal::AppendByOwner(want, [&](uint32_t d) { return ranges.Owner(d); }, &ask);
+  std::vector<size_t> from;
+  const std::vector<uint32_t> asked = FromBytes<uint32_t>(c.Exchange(ask, &from));
+  // Answers in the order asked; an owner that cannot parse one answers no
+  // more (its error is agreed below).
+  std::vector<std::vector<uint8_t>> answer(c.size());
+  batch::RecordParser parser(input.fields);
+  Status status;
+  for (size_t r = 0, k = 0; r < from.size(); ++r) {
+    for (size_t b = 0; b < from[r]; b += sizeof(uint32_t), ++k) {
+      std::string_view id;
+      if (status.ok()) status = input.ParseId(asked[k], &parser, &id);
+      if (status.ok()) AppendString(id, &answer[r]);
+    }
+  }
+  const std::vector<uint8_t> got = c.Exchange(answer);
+  *fetched += got.size();
+  std::unordered_map<uint32_t, std::string> ids;
+  size_t i = 0;
+  for (MessageReader m(got); !m.done() && i < want.size(); ++i) ids[want[i]] = m.String();
+  if (status.ok() && i != want.size()) {
+    status = Status::Internal("fetched " + std::to_string(i) + " of " +
+                              std::to_string(want.size()) + " ids of repeated-id candidates");
+  }
+  NEARDUP_RETURN_IF_ERROR(Agree(c, status, 0));
+  return ids;
 }
 
 BorrowedLines::~BorrowedLines() {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "batch/form_store.h"
@@ -32,8 +33,9 @@ namespace neardup::distributed {
 class BorrowedLines final : public batch::LineSource {
  public:
   // Fetches the records of `ids` (sorted, distinct, owned by other ranks,
-  // before this rank's lines) from their owners, and their payloads into
-  // input->lines; answers the other ranks' requests from input->store, or
+  // before this rank's lines) from their owners, and their payloads and
+  // states (the owner's: a record skipped as a repeated id is no record)
+  // into input->lines; answers the other ranks' requests from input->store, or
   // with `forms` (every rank's, or none) from the forms, which it then
   // serves in place of the texts. Collective. Adds the bytes received to
   // *fetched. Errors: IOError (reading, writing or opening a file); every
@@ -64,6 +66,19 @@ class BorrowedLines final : public batch::LineSource {
   std::string path_;
   int fd_ = -1;
 };
+
+// The ids the pair phase compares (PairInput::ids): of each id bucket
+// among `id_entries` (the id-space entries this rank owns, ShuffleKeys)
+// with two or more members, those of records another rank owns (not this
+// rank's lines, nor an index's corpus, which every rank reads). Their
+// owners parse them. Collective; one round (repeated ids are rare: the
+// message holds one id per repeated-id candidate). Adds the bytes
+// received to *fetched. Errors: a record that does not parse (the owner's
+// error, agreed: every rank gets the first).
+Result<std::unordered_map<uint32_t, std::string>> FetchIds(Comm& c, const LineRanges& ranges,
+                                                           std::vector<batch::KeyEntry> id_entries,
+                                                           const batch::RunInput& input,
+                                                           uint64_t* fetched);
 
 }  // namespace neardup::distributed
 

@@ -61,6 +61,7 @@ class Runner {
  private:
   Status Open(const std::vector<std::string>& files, const BatchOptions& options,
               batch::BatchSignature* sig);
+  Status Count();
   Status Learn();
   Status Sketch(batch::KeyRuns* keys);
   Status PairAndVerify(batch::KeyRuns* keys);
@@ -83,6 +84,11 @@ class Runner {
   Checkpoints checkpoints_;
   Stage resume_ = Stage::kNone;
   LineRanges ranges_;
+  // Without --with-matches each rank reads only its own lines (span_);
+  // with it every rank reads every line's offset, as rank 0 writes every
+  // record.
+  bool ranged_ = false;
+  batch::LineSpan span_;
   std::vector<batch::Edge> edges_;  // verified here (b owned here)
   std::vector<uint8_t> skips_;      // skip messages (rank 0)
   ClusterState clusters_;           // labels of own documents
@@ -107,6 +113,54 @@ Status Runner::Open(const std::vector<std::string>& files, const BatchOptions& o
   return Status::OK();
 }
 
+// This rank's lines: its byte range of the new input, moved to line starts
+// (the next rank's first line ends it), counted per file. Every rank's
+// counts (all-gathered, ranks x files) number the lines: each file's first
+// line, each rank's first line and the LineRanges. Reads only this rank's
+// bytes; holds ranks x files counts.
+Status Runner::Count() {
+  batch::RunInput& in = run_->input;
+  const std::vector<uint64_t> base = in.FileStarts();
+  const uint64_t at = base[in.corpus_files], total = base.back() - at;
+  const ByteRange own = OwnBytes(total, c_.rank(), c_.size());
+  const uint64_t own_end = own.end == UINT64_MAX ? base.back() : at + own.end;
+  Result<uint64_t> begin = batch::LineStartAtOrAfter(in.files, base, at + own.begin);
+  Result<uint64_t> end =
+      begin.ok() ? batch::LineStartAtOrAfter(in.files, base, own_end) : begin.status();
+  Result<std::vector<uint64_t>> counts =
+      end.ok() ? batch::CountLines(in.files, base, *begin, *end) : end.status();
+  NEARDUP_RETURN_IF_ERROR(Agree(c_, counts.status(), 0));
+  const size_t files = in.files.size();
+  const std::vector<uint64_t> all = FromBytes<uint64_t>(c_.AllGather(AsBytes(*counts)));
+  NEARDUP_CHECK(all.size() == files * static_cast<size_t>(c_.size()));
+  const auto count = [&](int r, size_t f) { return all[static_cast<size_t>(r) * files + f]; };
+  uint64_t line = in.corpus_lines;
+  for (size_t f = in.corpus_files; f < files; ++f) {
+    in.files[f].first_line = line;
+    in.files[f].lines = 0;
+    for (int r = 0; r < c_.size(); ++r) in.files[f].lines += count(r, f);
+    line += in.files[f].lines;
+  }
+  std::vector<uint32_t> bounds(c_.size() + 1, 0);
+  line = in.corpus_lines;
+  for (int r = 0; r < c_.size(); ++r) {
+    if (r > 0) bounds[r] = static_cast<uint32_t>(line);  // rank 0 owns the corpus too
+    for (size_t f = 0; f < files; ++f) line += count(r, f);
+  }
+  bounds[c_.size()] = static_cast<uint32_t>(line);
+  in.total_lines = line;
+  span_ = {*begin, *end, c_.rank() == 0 ? in.corpus_lines : bounds[c_.rank()], 1};
+  if (*begin < *end) {
+    size_t f = 0;
+    while (base[f + 1] <= *begin) ++f;
+    for (int r = 0; r < c_.rank(); ++r) span_.first_line_in_file += count(r, f);
+  }
+  ranges_ = LineRanges(std::move(bounds));
+  // The table holds this rank's lines only.
+  run_->budget.TrackLines(in.lines.get(), run_->lines_estimate / static_cast<uint64_t>(c_.size()));
+  return Status::OK();
+}
+
 // Learned IDF (--idf corpus): each rank counts the records of its own byte
 // range, then every rank takes the sum of all ranks' tables (gathered by
 // all: each receives every table), which is the table one process learns.
@@ -115,7 +169,8 @@ Status Runner::Learn() {
   // Against an index, learned statistics come from the index (state.bin).
   if (!r.sig->wants_learning() || !r.options.against.empty()) return Status::OK();
   const ByteRange own = OwnBytes(r.input.FileStarts().back(), c_.rank(), c_.size());
-  NEARDUP_RETURN_IF_ERROR(Agree(c_, batch::LearnPhase(&r, own.begin, own.end), 0));
+  NEARDUP_RETURN_IF_ERROR(Agree(
+      c_, batch::LearnPhase(&r, own.begin, own.end, ranged_ ? &span_ : nullptr), 0));
   std::string mine;
   Status s = r.sig->SerializeState(&mine);  // on failure an empty table goes out
   std::vector<uint8_t> framed;
@@ -162,10 +217,20 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
     r.budget.Hold(r.lines_estimate / static_cast<uint64_t>(c_.size()) *
                   batch::FormStore::kBytesPerLine);
   }
-  NEARDUP_RETURN_IF_ERROR(
-      Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end), ErrLine()));
-  NEARDUP_RETURN_IF_ERROR(Agree(c_, run_->input.OpenStore(), 0));
-  const batch::RunInput& in = run_->input;
+  NEARDUP_RETURN_IF_ERROR(Agree(
+      c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end, ranged_ ? &span_ : nullptr),
+      ErrLine()));
+  batch::RunInput& in = run_->input;
+  Status read = in.OpenStore();
+  const uint64_t want = ranged_ ? ranges_.end(c_.rank()) : 0;
+  if (read.ok() && ranged_ && span_.begin < span_.end && in.lines->size() != want) {
+    read = Status::FailedPrecondition(
+        "the input changed while running: this rank read " +
+        std::to_string(in.lines->size() - span_.first_line) + " lines of its share, counted " +
+        std::to_string(want - span_.first_line) + " before");
+  }
+  NEARDUP_RETURN_IF_ERROR(Agree(c_, read, 0));
+  if (ranged_) return Status::OK();
   ranges_ = LineRanges(c_.size(), total, in.n(), [&](uint64_t line) {
     const uint64_t at = file_base[in.store.FileOf(line)] + in.lines->offset(line);
     return at < base ? 0 : at - base;  // corpus lines: rank 0's
@@ -176,23 +241,31 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
 // Keys to their owners, pairs there, pairs to the owner of b, verified.
 Status Runner::PairAndVerify(batch::KeyRuns* keys) {
   batch::BatchRun& r = *run_;
-  ShareStates(c_, ranges_, r.input.lines.get());
+  if (!ranged_) ShareStates(c_, ranges_, r.input.lines.get());  // rank 0 writes every record
   DieForTest(c_, "sketch");
   batch::PairRuns local(r.tmp.get(), "pairs");
   {
     batch::KeyRuns owned(r.tmp.get(), "owned");
     r.monitor->Phase(BatchPhase::kMerge, 0);
-    NEARDUP_RETURN_IF_ERROR(
-        Agree(c_, ShuffleKeys(c_, keys, &owned, r.input.lines.get(), Limits(), &key_bytes_), 0));
-    NEARDUP_RETURN_IF_ERROR(Agree(c_, batch::PairKeys(&r, &owned, &local), ErrLine()));
+    std::vector<batch::KeyEntry> id_entries;  // one per own share's record
+    NEARDUP_RETURN_IF_ERROR(Agree(
+        c_, ShuffleKeys(c_, keys, &owned, r.input.lines.get(), Limits(), &id_entries, &key_bytes_),
+        0));
+    // Ids of other ranks' records are not parsed here: their owners send them.
+    NEARDUP_ASSIGN_OR_RETURN(const auto ids,
+                             FetchIds(c_, ranges_, std::move(id_entries), r.input, &fetched_));
+    NEARDUP_RETURN_IF_ERROR(Agree(c_, batch::PairKeys(&r, &owned, &local, &ids), ErrLine()));
   }
   skips_ = ShareSkips(c_, &r.errors, r.input.lines.get());
   NEARDUP_RETURN_IF_ERROR(Verify(&local));
   if (!checkpoints_.enabled()) return Status::OK();
   VerifyState state;
   state.edges = std::move(edges_);  // back below: not copied
-  state.states.resize(r.input.n());
-  for (uint32_t d = 0; d < state.states.size(); ++d) state.states[d] = r.input.lines->state(d);
+  const uint32_t lo = ranges_.begin(c_.rank());
+  state.states.resize(ranges_.end(c_.rank()) - lo);  // of own lines
+  for (uint32_t d = 0; d < state.states.size(); ++d) {
+    state.states[d] = r.input.lines->state(lo + d);
+  }
   const BatchStats& st = r.stats;
   state.counters = {st.records,          st.skipped,           st.keys,
                     st.key_runs_spilled, st.key_bytes_spilled, st.candidate_pairs,
@@ -227,12 +300,15 @@ Status Runner::Verify(batch::PairRuns* local) {
 
 Status Runner::LoadVerify() {
   VerifyState state;
-  NEARDUP_RETURN_IF_ERROR(Agree(c_, checkpoints_.LoadVerify(run_->input.n(), &state), 0));
+  const uint32_t lo = ranges_.begin(c_.rank());
+  NEARDUP_RETURN_IF_ERROR(
+      Agree(c_, checkpoints_.LoadVerify(ranges_.end(c_.rank()) - lo, &state), 0));
   edges_ = std::move(state.edges);
   run_->budget.Hold(edges_.capacity() * sizeof(batch::Edge));
   skips_ = std::move(state.skips);
   batch::LineTable& lines = *run_->input.lines;
-  for (uint32_t d = 0; d < state.states.size(); ++d) lines.set_state(d, state.states[d]);
+  for (uint32_t d = 0; d < state.states.size(); ++d) lines.set_state(lo + d, state.states[d]);
+  if (!ranged_) ShareStates(c_, ranges_, &lines);  // rank 0 writes every record
   BatchStats& st = run_->stats;
   const std::vector<uint64_t>& k = state.counters;
   st.records = k[0], st.skipped = k[1], st.keys = k[2], st.key_runs_spilled = k[3];
@@ -375,6 +451,8 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
                                                 const BatchOptions& options,
                                                 batch::BatchSignature* sig) {
   NEARDUP_RETURN_IF_ERROR(Open(files, options, sig));
+  ranged_ = !options.with_matches;
+  if (ranged_) NEARDUP_RETURN_IF_ERROR(Count());
   NEARDUP_RETURN_IF_ERROR(Learn());
   {
     batch::KeyRuns keys(run_->tmp.get(), "keys");

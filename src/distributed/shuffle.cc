@@ -16,7 +16,8 @@ struct KeyPayload {  // a key entry with its document's SimHash fingerprint
 
 template <typename Msg>
 Status ShuffleKeysAs(Comm& c, batch::KeyRuns* keys, batch::KeyRuns* owned, batch::LineTable* lines,
-                     const ShuffleLimits& limits, uint64_t* sent_away) {
+                     const ShuffleLimits& limits, std::vector<batch::KeyEntry>* id_entries,
+                     uint64_t* sent_away) {
   const int ranks = c.size();
   return ShuffleRuns<batch::KeyEntry, batch::KeyEntryLess, Msg>(
       c, keys, owned, limits,
@@ -28,6 +29,9 @@ Status ShuffleKeysAs(Comm& c, batch::KeyRuns* keys, batch::KeyRuns* owned, batch
       [&](const Msg& k) { return KeyOwner(k.key, ranks); },
       [&](const Msg& k) {
         if constexpr (std::is_same_v<Msg, KeyPayload>) lines->set_payload(k.doc, k.payload);
+        if (id_entries != nullptr && batch::SpaceOf(k.key) == batch::kIdSpace) {
+          id_entries->push_back({k.key, k.doc});
+        }
         return batch::KeyEntry{k.key, k.doc};
       },
       [](const batch::KeyEntry& e) { return e.key; }, sent_away);
@@ -79,10 +83,12 @@ Status ShuffleBytes(Comm& c, size_t record_bytes, size_t round_bytes,
 }
 
 Status ShuffleKeys(Comm& c, batch::KeyRuns* keys, batch::KeyRuns* owned, batch::LineTable* lines,
-                   const ShuffleLimits& limits, uint64_t* sent_away) {
+                   const ShuffleLimits& limits, std::vector<batch::KeyEntry>* id_entries,
+                   uint64_t* sent_away) {
   return lines->payload_enabled()
-             ? ShuffleKeysAs<KeyPayload>(c, keys, owned, lines, limits, sent_away)
-             : ShuffleKeysAs<batch::KeyEntry>(c, keys, owned, lines, limits, sent_away);
+             ? ShuffleKeysAs<KeyPayload>(c, keys, owned, lines, limits, id_entries, sent_away)
+             : ShuffleKeysAs<batch::KeyEntry>(c, keys, owned, lines, limits, id_entries,
+                                              sent_away);
 }
 
 Status ShufflePairs(Comm& c, const LineRanges& ranges, batch::PairRuns* local,

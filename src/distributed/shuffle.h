@@ -138,9 +138,11 @@ Status ShuffleRuns(Comm& c, batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, L
 
 // Key entries to the owner of their key (KeyOwner), with the document's
 // payload when `lines` has payloads (SimHash spaces filter by it; the
-// receiver stores it in its LineTable).
+// receiver stores it in its LineTable). The entries of the id space the
+// rank receives are also appended to *id_entries, when given (FetchIds).
 Status ShuffleKeys(Comm& c, batch::KeyRuns* keys, batch::KeyRuns* owned, batch::LineTable* lines,
-                   const ShuffleLimits& limits, uint64_t* sent_away);
+                   const ShuffleLimits& limits, std::vector<batch::KeyEntry>* id_entries,
+                   uint64_t* sent_away);
 
 // Pairs to the owner of their later document, which verifies them. Adds
 // to *borrowed (sorted, distinct) the earlier documents of the pairs it
