@@ -154,10 +154,12 @@ void PrintBatchStats(const std::string& cmd, const BatchStats& s, std::ostream& 
   if (s.ranks > 0) {
     std::snprintf(buf, sizeof buf,
                   "\n  %d ranks: shuffled %.1f MB of keys and %.1f MB of pairs between ranks, "
-                  "fetched %.1f MB of records to verify, components in %llu rounds",
+                  "fetched %.1f MB of records to verify, components in %llu rounds, line "
+                  "table %.1f MB (the largest rank's)",
                   s.ranks, s.shuffled_key_bytes / 1048576.0, s.shuffled_pair_bytes / 1048576.0,
                   s.fetched_text_bytes / 1048576.0,
-                  static_cast<unsigned long long>(s.component_rounds));
+                  static_cast<unsigned long long>(s.component_rounds),
+                  s.line_table_bytes / 1048576.0);
     out << buf;
   }
   out << "\n  phases:";

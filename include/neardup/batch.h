@@ -118,6 +118,9 @@ struct BatchStats {
   int ranks = 0;
   uint64_t shuffled_key_bytes = 0, shuffled_pair_bytes = 0, component_rounds = 0;
   uint64_t fetched_text_bytes = 0;  // records fetched from other ranks to verify
+  // The largest rank's line table (offsets and states of its own lines, the
+  // states and payloads it was sent of other ranks' lines).
+  uint64_t line_table_bytes = 0;
 };
 
 struct BatchMatch {

@@ -443,6 +443,7 @@ void Runner::SumStats() {
   st.shuffled_pair_bytes = SumAll(c_, pair_bytes_);
   st.component_rounds = MaxAll(c_, rounds_);
   st.fetched_text_bytes = SumAll(c_, fetched_);
+  st.line_table_bytes = MaxAll(c_, run_->input.lines->MemoryBytes());
   st.peak_rss_bytes = MaxAll(c_, batch::PeakRssBytes());
   st.peak_disk_bytes = MaxAll(c_, run_->tmp->DiskBytes());
 }
