@@ -2,9 +2,11 @@
 //
 // Line states across ranks. A line's state (record, blank, skipped) is set
 // by its owner while sketching, and a repeated id is skipped by the owner
-// of its id key; pairing and verification need every line's state on every
-// rank, and skip messages are reported by rank 0, in input order, as one
-// process reports them.
+// of its id key, which tells every rank (ShareSkips); the verify phase
+// learns the state of another rank's record with its form (fetch.h). Only
+// --with-matches, where rank 0 writes every record, shares every line's
+// state (ShareStates). Skip messages are reported by rank 0, in input
+// order, as one process reports them.
 //
 // Thread safety: one thread per rank.
 #ifndef NEARDUP_DISTRIBUTED_LINE_STATES_H_

@@ -7,8 +7,10 @@
 // docs/batch.md (star pairing, min_shared_keys, the canonical cap, keep
 // policies) hold unchanged and the output is byte-identical:
 //
-//   1. Ownership (ranges.h): each rank sketches the lines of its byte range
-//      of the input; every rank reads the line offsets of the whole input.
+//   1. Ownership (ranges.h): each rank counts, reads and sketches only the
+//      lines of its byte range of the input; an all-gather of the ranks'
+//      per-file line counts numbers them. With --with-matches every rank
+//      reads every line's offset (rank 0 writes every record).
 //   2. Keys go to the owner of their hash (shuffle.h); a bucket is then
 //      whole on one rank, which pairs it as one process would.
 //   3. Pairs (a, b) go to the owner of b, which fetches the records of a it
