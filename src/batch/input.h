@@ -238,9 +238,9 @@ class ChunkReader {
   bool ranged_ = false;
   LineSpan span_;
   std::vector<uint64_t> file_base_;
-  uint64_t read_at_ = 0;          // file offset of the next read
-  uint64_t stop_ = UINT64_MAX;    // reads end here (a span's end) or at EOF
-  uint64_t offset_ = 0;  // file offset of the carried bytes
+  uint64_t read_at_ = 0;        // file offset of the next read
+  uint64_t stop_ = UINT64_MAX;  // reads end here (a span's end) or at EOF
+  uint64_t offset_ = 0;         // file offset of the carried bytes
   uint64_t line_in_file_ = 1;
   std::string carry_;  // an incomplete last line
   bool eof_ = false;

@@ -202,7 +202,8 @@ TEST(InputTest, SpansReadTheLinesOfTheWholeInput) {
         }
       }
       uint64_t counted = 0;
-      for (size_t f = 0; f < counts->size(); ++f) counted += (*counts)[f], in_file[f] += (*counts)[f];
+      for (size_t f = 0; f < counts->size(); ++f)
+        counted += (*counts)[f], in_file[f] += (*counts)[f];
       ASSERT_EQ(n, counted) << "rank " << r << " of " << ranks;
       if (n > 0) {  // the rank's texts read back, the last one too
         InputTexts store;

@@ -120,10 +120,10 @@ Result<std::unique_ptr<BatchRun>> OpenRun(const std::vector<std::string>& names,
 Status LearnPhase(BatchRun* run, uint64_t own_begin, uint64_t own_end, const LineSpan* span) {
   const std::vector<uint64_t> file_base = run->input.FileStarts();
   LineTable scratch_lines;
-  auto owned = span != nullptr ? std::make_unique<ChunkReader>(&run->input.files, &scratch_lines,
-                                                               4 << 20, *span, file_base)
-                               : std::make_unique<ChunkReader>(&run->input.files, &scratch_lines,
-                                                               4 << 20);
+  auto owned = span != nullptr
+                   ? std::make_unique<ChunkReader>(&run->input.files, &scratch_lines, 4 << 20,
+                                                   *span, file_base)
+                   : std::make_unique<ChunkReader>(&run->input.files, &scratch_lines, 4 << 20);
   ChunkReader& reader = *owned;
   run->monitor->Phase(BatchPhase::kLearn, reader.total_bytes());
   Queue<std::unique_ptr<Chunk>> work(2 * static_cast<size_t>(run->threads));
@@ -172,8 +172,9 @@ Status LearnPhase(BatchRun* run, uint64_t own_begin, uint64_t own_end, const Lin
 
 Status SketchKeys(BatchRun* run, KeyRuns* keys, uint64_t own_begin, uint64_t own_end,
                   const LineSpan* span) {
-  const SketchInput in{&run->input, &run->key_filter, run->options.skip_invalid, own_begin,
-                       own_end,     run->forms.get(), span};
+  const SketchInput in{&run->input, &run->key_filter, run->options.skip_invalid,
+                       own_begin,   own_end,          run->forms.get(),
+                       span};
   SketchPhase phase(run->env(), in, &run->errors);
   SketchCounts c;
   NEARDUP_RETURN_IF_ERROR(phase.Run(keys, &c));

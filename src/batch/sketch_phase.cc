@@ -40,11 +40,10 @@ Status SketchPhase::Run(KeyRuns* keys, SketchCounts* counts) {
   runs_ = keys;
   RunInput& input = *in_.input;
   file_base_ = input.FileStarts();
-  reader_ = in_.span != nullptr
-                ? std::make_unique<ChunkReader>(&input.files, input.lines.get(), chunk_bytes_,
-                                                *in_.span, file_base_)
-                : std::make_unique<ChunkReader>(&input.files, input.lines.get(), chunk_bytes_,
-                                                input.corpus_files);
+  reader_ = in_.span != nullptr ? std::make_unique<ChunkReader>(&input.files, input.lines.get(),
+                                                                chunk_bytes_, *in_.span, file_base_)
+                                : std::make_unique<ChunkReader>(&input.files, input.lines.get(),
+                                                                chunk_bytes_, input.corpus_files);
   chunks_ = std::vector<Chunk>(pool_);
   for (Chunk& c : chunks_) free_q_.Push(&c);
   env_.monitor->Phase(BatchPhase::kSketch, reader_->total_bytes());

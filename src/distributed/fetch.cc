@@ -147,7 +147,8 @@ Result<std::unordered_map<uint32_t, std::string>> FetchIds(Comm& c, const LineRa
   std::sort(want.begin(), want.end());
   want.erase(std::unique(want.begin(), want.end()), want.end());
   std::vector<std::vector<uint8_t>> ask(c.size());
-  internal::AppendByOwner(want, [&](uint32_t d) { return ranges.Owner(d); }, &ask);
+  internal::AppendByOwner(
+      want, [&](uint32_t d) { return ranges.Owner(d); }, &ask);
   std::vector<size_t> from;
   const std::vector<uint32_t> asked = FromBytes<uint32_t>(c.Exchange(ask, &from));
   // Answers in the order asked; an owner that cannot parse one answers no

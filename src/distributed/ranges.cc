@@ -48,6 +48,34 @@ LineRanges::LineRanges(int ranks, uint64_t total_bytes, uint64_t lines,
   }
 }
 
+LineNumbering::LineNumbering(const std::vector<uint64_t>& counts, int ranks, size_t first_file,
+                             uint64_t first_line)
+    : corpus_(first_line) {
+  const size_t files = counts.size() / static_cast<size_t>(ranks);
+  file_first.assign(files, 0);
+  file_lines.assign(files, 0);
+  before.assign(counts.size(), 0);
+  uint64_t line = first_line;
+  for (size_t f = first_file; f < files; ++f) {
+    file_first[f] = line;
+    for (int r = 0; r < ranks; ++r) {
+      const size_t at = static_cast<size_t>(r) * files + f;
+      before[at] = file_lines[f];
+      file_lines[f] += counts[at];
+    }
+    line += file_lines[f];
+  }
+  total = line;
+  std::vector<uint32_t> bounds(static_cast<size_t>(ranks) + 1, 0);
+  line = first_line;
+  for (int r = 0; r < ranks; ++r) {
+    if (r > 0) bounds[r] = static_cast<uint32_t>(line);
+    for (size_t f = 0; f < files; ++f) line += counts[static_cast<size_t>(r) * files + f];
+  }
+  bounds[ranks] = static_cast<uint32_t>(line);
+  ranges = LineRanges(std::move(bounds));
+}
+
 int LineRanges::Owner(uint32_t line) const {
   return static_cast<int>(std::upper_bound(bounds_.begin(), bounds_.end(), line) -
                           bounds_.begin()) -

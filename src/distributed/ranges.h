@@ -52,6 +52,25 @@ class LineRanges {
   std::vector<uint32_t> bounds_;  // first line of each rank; bounds_[N] = lines
 };
 
+// Line ids from every rank's count of the lines starting in its bytes of
+// each file (`counts[r * files + f]`, all-gathered). The files before
+// `first_file` (an index's corpus) hold `first_line` lines, rank 0's. O(N x
+// files).
+struct LineNumbering {
+  LineNumbering(const std::vector<uint64_t>& counts, int ranks, size_t first_file,
+                uint64_t first_line);
+  LineRanges ranges;                 // rank 0 also owns [0, first_line)
+  uint64_t total = 0;                // lines in all
+  std::vector<uint64_t> file_first;  // per file: its first line (0 before first_file)
+  std::vector<uint64_t> file_lines;  // per file: its lines (0 before first_file)
+  std::vector<uint64_t> before;      // [r * files + f]: f's lines on ranks before r
+  // The first line of `rank`'s bytes (rank 0: after the corpus's).
+  uint64_t first(int rank) const { return rank == 0 ? corpus_ : ranges.begin(rank); }
+
+ private:
+  uint64_t corpus_ = 0;
+};
+
 }  // namespace neardup::distributed
 
 #endif  // NEARDUP_DISTRIBUTED_RANGES_H_

@@ -133,29 +133,19 @@ Status Runner::Count() {
   const size_t files = in.files.size();
   const std::vector<uint64_t> all = FromBytes<uint64_t>(c_.AllGather(AsBytes(*counts)));
   NEARDUP_CHECK(all.size() == files * static_cast<size_t>(c_.size()));
-  const auto count = [&](int r, size_t f) { return all[static_cast<size_t>(r) * files + f]; };
-  uint64_t line = in.corpus_lines;
+  const LineNumbering number(all, c_.size(), in.corpus_files, in.corpus_lines);
   for (size_t f = in.corpus_files; f < files; ++f) {
-    in.files[f].first_line = line;
-    in.files[f].lines = 0;
-    for (int r = 0; r < c_.size(); ++r) in.files[f].lines += count(r, f);
-    line += in.files[f].lines;
+    in.files[f].first_line = number.file_first[f];
+    in.files[f].lines = number.file_lines[f];
   }
-  std::vector<uint32_t> bounds(c_.size() + 1, 0);
-  line = in.corpus_lines;
-  for (int r = 0; r < c_.size(); ++r) {
-    if (r > 0) bounds[r] = static_cast<uint32_t>(line);  // rank 0 owns the corpus too
-    for (size_t f = 0; f < files; ++f) line += count(r, f);
-  }
-  bounds[c_.size()] = static_cast<uint32_t>(line);
-  in.total_lines = line;
-  span_ = {*begin, *end, c_.rank() == 0 ? in.corpus_lines : bounds[c_.rank()], 1};
+  in.total_lines = number.total;
+  span_ = {*begin, *end, number.first(c_.rank()), 1};
   if (*begin < *end) {
     size_t f = 0;
     while (base[f + 1] <= *begin) ++f;
-    for (int r = 0; r < c_.rank(); ++r) span_.first_line_in_file += count(r, f);
+    span_.first_line_in_file += number.before[static_cast<size_t>(c_.rank()) * files + f];
   }
-  ranges_ = LineRanges(std::move(bounds));
+  ranges_ = number.ranges;
   // The table holds this rank's lines only.
   run_->budget.TrackLines(in.lines.get(), run_->lines_estimate / static_cast<uint64_t>(c_.size()));
   return Status::OK();
@@ -169,8 +159,8 @@ Status Runner::Learn() {
   // Against an index, learned statistics come from the index (state.bin).
   if (!r.sig->wants_learning() || !r.options.against.empty()) return Status::OK();
   const ByteRange own = OwnBytes(r.input.FileStarts().back(), c_.rank(), c_.size());
-  NEARDUP_RETURN_IF_ERROR(Agree(
-      c_, batch::LearnPhase(&r, own.begin, own.end, ranged_ ? &span_ : nullptr), 0));
+  NEARDUP_RETURN_IF_ERROR(
+      Agree(c_, batch::LearnPhase(&r, own.begin, own.end, ranged_ ? &span_ : nullptr), 0));
   std::string mine;
   Status s = r.sig->SerializeState(&mine);  // on failure an empty table goes out
   std::vector<uint8_t> framed;
@@ -217,17 +207,17 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
     r.budget.Hold(r.lines_estimate / static_cast<uint64_t>(c_.size()) *
                   batch::FormStore::kBytesPerLine);
   }
-  NEARDUP_RETURN_IF_ERROR(Agree(
-      c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end, ranged_ ? &span_ : nullptr),
-      ErrLine()));
+  NEARDUP_RETURN_IF_ERROR(
+      Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end, ranged_ ? &span_ : nullptr),
+            ErrLine()));
   batch::RunInput& in = run_->input;
   Status read = in.OpenStore();
   const uint64_t want = ranged_ ? ranges_.end(c_.rank()) : 0;
   if (read.ok() && ranged_ && span_.begin < span_.end && in.lines->size() != want) {
-    read = Status::FailedPrecondition(
-        "the input changed while running: this rank read " +
-        std::to_string(in.lines->size() - span_.first_line) + " lines of its share, counted " +
-        std::to_string(want - span_.first_line) + " before");
+    read = Status::FailedPrecondition("the input changed while running: this rank read " +
+                                      std::to_string(in.lines->size() - span_.first_line) +
+                                      " lines of its share, counted " +
+                                      std::to_string(want - span_.first_line) + " before");
   }
   NEARDUP_RETURN_IF_ERROR(Agree(c_, read, 0));
   if (ranged_) return Status::OK();

@@ -87,8 +87,7 @@ Status ShuffleKeys(Comm& c, batch::KeyRuns* keys, batch::KeyRuns* owned, batch::
                    uint64_t* sent_away) {
   return lines->payload_enabled()
              ? ShuffleKeysAs<KeyPayload>(c, keys, owned, lines, limits, id_entries, sent_away)
-             : ShuffleKeysAs<batch::KeyEntry>(c, keys, owned, lines, limits, id_entries,
-                                              sent_away);
+             : ShuffleKeysAs<batch::KeyEntry>(c, keys, owned, lines, limits, id_entries, sent_away);
 }
 
 Status ShufflePairs(Comm& c, const LineRanges& ranges, batch::PairRuns* local,
