@@ -13,7 +13,7 @@ if(NEARDUP_HAVE_MPI AND NOT NEARDUP_ASAN AND NOT NEARDUP_TSAN)
   foreach(case identical_default identical_qbank_smallest_id identical_spilling
           identical_cap_and_clusters identical_simhash_files identical_with_matches
           identical_learned_idf identical_against errors
-          rank_dies resume)
+          rank_dies resume full_disk)
     add_test(NAME mpi.${case}
       COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_test.py
               $<TARGET_FILE:neardup_cli> ${CMAKE_SOURCE_DIR} ${case} ${corpus})

@@ -131,6 +131,8 @@ class Output {
   std::ostream& stream() { return *out_; }
   // The file being written (a temporary one until Close), "" for stdout.
   std::string write_path() const { return atomic_ ? atomic_->write_path() : ""; }
+  // What messages call it: the path given, or "<stdout>".
+  std::string name() const { return atomic_ ? path_ : "<stdout>"; }
   // Makes the file appear. Errors: IOError if any write failed (e.g. disk
   // full); the target is then left as it was.
   Status Close();

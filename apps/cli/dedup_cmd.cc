@@ -141,7 +141,8 @@ int RunDistributedDedup(const DedupFlags& f, const BatchOptions& bo, BatchProgre
       BatchDedup* share = run->get();
       const Status s = WriteDistributedOutput(
           out ? &out->stream() : nullptr, out ? out->write_path() : "", bo.tmp_dir,
-          [&](std::ostream& o) { return share ? Emit(f, share, o) : Status::OK(); });
+          [&](std::ostream& o) { return share ? Emit(f, share, o) : Status::OK(); },
+          out ? out->name() : "");
       if (!s.ok()) {
         code = *rank == 0 ? Fail("dedup", s) : kExitBadInput;
       } else if (*rank == 0 && out) {

@@ -79,12 +79,15 @@ Result<std::unique_ptr<BatchDedup>> RunDistributed(const std::vector<std::string
 // the other ranks write their shares into that file at their offsets when
 // every one of them can open it (a shared file system), else they send
 // them to rank 0 in rounds. `tmp_dir` holds each rank's rendered share
-// ("" = $TMPDIR, else /tmp). Rank 0 then flushes and commits its output.
+// ("" = $TMPDIR, else /tmp). `name` is what errors call the output on rank
+// 0 (its path as the user gave it; "" = `path`). Rank 0 then flushes and
+// commits its output.
 // Errors: the first failing rank's (rendering, IOError); the same on every
 // rank.
 Status WriteDistributedOutput(std::ostream* out, const std::string& path,
                               const std::string& tmp_dir,
-                              const std::function<Status(std::ostream&)>& render);
+                              const std::function<Status(std::ostream&)>& render,
+                              const std::string& name = "");
 
 // Ends MPI (once, at the end of the program; a no-op when not started).
 void FinalizeDistributed();

@@ -22,6 +22,11 @@ Status Errno(const std::string& what) {
   return Status::IOError(what + ": " + std::strerror(errno));
 }
 
+std::string NameOf(const OutputTarget& t) {
+  if (!t.name.empty()) return t.name;
+  return t.path.empty() ? "<output>" : t.path;
+}
+
 // A share rendered into a file of its own (ranks other than 0).
 struct Share {
   std::unique_ptr<batch::TempDir> dir;
@@ -51,7 +56,7 @@ Status RenderFirst(const OutputTarget& t, const std::function<Status(std::ostrea
   if (t.out == nullptr) return Status::OK();
   NEARDUP_RETURN_IF_ERROR(render(*t.out));
   t.out->flush();
-  if (t.out->fail()) return Status::IOError("<output>: write failed (disk full?)");
+  if (t.out->fail()) return Status::IOError(NameOf(t) + ": write failed (disk full?)");
   if (!t.path.empty()) {
     const std::streamoff at = t.out->tellp();
     if (at < 0) return Status::IOError(t.path + ": cannot tell the position");
@@ -84,7 +89,8 @@ Status CopyAt(const Share& share, int fd, uint64_t offset, const std::string& pa
   return s;
 }
 
-// Every rank but 0 writes its share into the file, at its offset.
+// Every rank but 0 writes its share into the file, at its offset (`path`:
+// the output's name in messages).
 Status WriteDirect(Comm& c, const std::string& path, int fd, const Share& share,
                    const std::vector<uint64_t>& sizes) {
   if (c.rank() == 0 || fd < 0) return Status::OK();
@@ -124,7 +130,7 @@ Status Stream(Comm& c, const OutputTarget& t, const Share& share,
   }
   if (c.rank() == 0 && t.out != nullptr) {
     t.out->flush();
-    if (t.out->fail()) s = Status::IOError("<output>: write failed (disk full?)");
+    if (t.out->fail()) s = Status::IOError(NameOf(t) + ": write failed (disk full?)");
   }
   return s;
 }
@@ -151,6 +157,8 @@ Status WriteInRankOrder(Comm& c, const OutputTarget& target,
     path.clear();
   }
   c.Broadcast(&path, 0);
+  std::string name = c.rank() == 0 ? NameOf(target) : "";  // for messages
+  c.Broadcast(&name, 0);
   int fd = -1;
   if (!path.empty() && c.rank() > 0 && size > 0) {
     fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
@@ -163,11 +171,11 @@ Status WriteInRankOrder(Comm& c, const OutputTarget& target,
       !path.empty() && c.AllReduce(fd >= 0 || c.rank() == 0 || size == 0, ReduceOp::kMin) == 1;
   *direct = can;
   if (can) {
-    s = WriteDirect(c, path, fd, share, sizes);
+    s = WriteDirect(c, name, fd, share, sizes);
   } else {
     s = Stream(c, target, share, sizes);
   }
-  if (fd >= 0 && close(fd) != 0 && s.ok()) s = Errno(path);
+  if (fd >= 0 && close(fd) != 0 && s.ok()) s = Errno(name);
   return Agree(c, s, 0);
 }
 

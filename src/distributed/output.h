@@ -35,6 +35,9 @@ struct OutputTarget {
   // Rank 0: the path of the file `out` writes ("" for a stream). The other
   // ranks write into it when they all can.
   std::string path;
+  // Rank 0: what errors call the output (the user's path; "" = `path`, or
+  // "<output>" for a stream).
+  std::string name;
   std::string tmp_dir;  // for the share's file ("" = $TMPDIR, else /tmp)
   uint64_t round_bytes = 8 << 20;
 };

@@ -34,11 +34,13 @@ namespace neardup {
 
 Status WriteDistributedOutput(std::ostream* out, const std::string& path,
                               const std::string& tmp_dir,
-                              const std::function<Status(std::ostream&)>& render) {
+                              const std::function<Status(std::ostream&)>& render,
+                              const std::string& name) {
   NEARDUP_ASSIGN_OR_RETURN(mpi::MpiComm c, mpi::MpiComm::Init());
   distributed::OutputTarget t;
   t.out = out;
   t.path = path;
+  t.name = name;
   t.tmp_dir = tmp_dir;
   bool direct = false;
   return distributed::WriteInRankOrder(c, t, render, &direct);

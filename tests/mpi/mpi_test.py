@@ -244,6 +244,38 @@ def test_resume(d):
     print("ok: resume from verify, from cluster; other options start over")
 
 
+def test_full_disk(d):
+    """A full disk under the output: a clear error naming it, the old output
+    untouched, no temporary file left (every rank writes its share into rank
+    0's temporary output, which is renamed only when all succeeded)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        print("skipped: needs root and unshare(1) for a private tmpfs")
+        return
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    if probe.returncode != 0:
+        print("skipped: unshare -m is not permitted here: " + probe.stderr.decode())
+        return
+    corpus = make_corpus(d, 3000)
+    mnt = os.path.join(d, "small")
+    os.mkdir(mnt)
+    script = ('mount -t tmpfs -o size="$6" tmpfs "$1" && printf "old output\\n" > "$1/out.jsonl" && '
+              '"$2" --oversubscribe --allow-run-as-root -np "$5" "$3" dedup --distributed "$4" '
+              '-j 1 -o "$1/out.jsonl"; rc=$?; '
+              'echo "rc=$rc files=$(ls -A "$1" | tr "\\n" " ")old=$(head -c 40 "$1/out.jsonl")" >&2')
+    # The output of 3,000 records takes about 180 KB. In 128 KB rank 0's
+    # share fits and another rank's pwrite fails; in 32 KB rank 0's fails.
+    for np, size, error in ((2, "128k", "No space left on device"),
+                            (3, "128k", "No space left on device"), (2, "32k", "disk full")):
+        p = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", mnt, MPIRUN, BIN, corpus,
+                            str(np), size], capture_output=True, text=True, env=ENV, timeout=120)
+        last = p.stderr.strip().splitlines()[-1]
+        assert re.match(r"rc=[1-9]", last), p.stderr[-2000:]
+        assert "files=out.jsonl old=old output" in last, p.stderr[-2000:]
+        message = "neardup dedup: %s/out.jsonl: " % mnt
+        assert message in p.stderr and error in p.stderr, p.stderr[-2000:]
+        print("ok np=%d, %s: %s" % (np, size, last))
+
+
 def main():
     if MPIRUN is None and CASE != "corpus":
         print("skipped: no mpirun (apt-get install openmpi-bin)")
