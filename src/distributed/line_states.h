@@ -4,8 +4,8 @@
 // by its owner while sketching, and a repeated id is skipped by the owner
 // of its id key, which tells every rank (ShareSkips); the verify phase
 // learns the state of another rank's record with its form (fetch.h). Only
-// --with-matches, where rank 0 writes every record, shares every line's
-// state (ShareStates). Skip messages are reported by rank 0, in input
+// --with-matches, where rank 0 writes every record, gathers every line's
+// state there (GatherStates). Skip messages are reported by rank 0, in input
 // order, as one process reports them.
 //
 // Thread safety: one thread per rank.
@@ -22,8 +22,9 @@
 
 namespace neardup::distributed {
 
-// Every rank's own lines' states into every rank's `lines`. Collective.
-void ShareStates(Comm& c, const LineRanges& ranges, batch::LineTable* lines);
+// Every rank's own lines' states into rank 0's `lines` (which holds every
+// line: --with-matches). Collective.
+void GatherStates(Comm& c, const LineRanges& ranges, batch::LineTable* lines);
 
 // The records skipped on any rank become kSkipped on every rank; their
 // messages (taken from `errors`) are gathered on rank 0 and returned there

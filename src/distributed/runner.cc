@@ -84,10 +84,10 @@ class Runner {
   Checkpoints checkpoints_;
   Stage resume_ = Stage::kNone;
   LineRanges ranges_;
-  // Without --with-matches each rank reads only its own lines (span_);
-  // with it every rank reads every line's offset, as rank 0 writes every
-  // record.
-  bool ranged_ = false;
+  // Each rank reads only its own lines (span_), but for rank 0 with
+  // --with-matches: it writes every record, so it reads every line's offset
+  // and gathers every line's state.
+  bool whole_ = false;
   batch::LineSpan span_;
   std::vector<batch::Edge> edges_;  // verified here (b owned here)
   std::vector<uint8_t> skips_;      // skip messages (rank 0)
@@ -146,8 +146,10 @@ Status Runner::Count() {
     span_.first_line_in_file += number.before[static_cast<size_t>(c_.rank()) * files + f];
   }
   ranges_ = number.ranges;
-  // The table holds this rank's lines only.
-  run_->budget.TrackLines(in.lines.get(), run_->lines_estimate / static_cast<uint64_t>(c_.size()));
+  // The table holds this rank's lines only (all of them for whole_).
+  run_->budget.TrackLines(
+      in.lines.get(),
+      whole_ ? run_->lines_estimate : run_->lines_estimate / static_cast<uint64_t>(c_.size()));
   return Status::OK();
 }
 
@@ -159,8 +161,7 @@ Status Runner::Learn() {
   // Against an index, learned statistics come from the index (state.bin).
   if (!r.sig->wants_learning() || !r.options.against.empty()) return Status::OK();
   const ByteRange own = OwnBytes(r.input.FileStarts().back(), c_.rank(), c_.size());
-  NEARDUP_RETURN_IF_ERROR(
-      Agree(c_, batch::LearnPhase(&r, own.begin, own.end, ranged_ ? &span_ : nullptr), 0));
+  NEARDUP_RETURN_IF_ERROR(Agree(c_, batch::LearnPhase(&r, own.begin, own.end, &span_), 0));
   std::string mine;
   Status s = r.sig->SerializeState(&mine);  // on failure an empty table goes out
   std::vector<uint8_t> framed;
@@ -208,30 +209,26 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
                   batch::FormStore::kBytesPerLine);
   }
   NEARDUP_RETURN_IF_ERROR(
-      Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end, ranged_ ? &span_ : nullptr),
+      Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end, whole_ ? nullptr : &span_),
             ErrLine()));
   batch::RunInput& in = run_->input;
   Status read = in.OpenStore();
-  const uint64_t want = ranged_ ? ranges_.end(c_.rank()) : 0;
-  if (read.ok() && ranged_ && span_.begin < span_.end && in.lines->size() != want) {
-    read = Status::FailedPrecondition("the input changed while running: this rank read " +
-                                      std::to_string(in.lines->size() - span_.first_line) +
-                                      " lines of its share, counted " +
-                                      std::to_string(want - span_.first_line) + " before");
+  // The lines read must be those counted (the input did not change).
+  const uint64_t first = whole_ ? in.corpus_lines : span_.first_line;
+  const uint64_t want = whole_ ? in.n() : ranges_.end(c_.rank());
+  if (read.ok() && (whole_ || span_.begin < span_.end) && in.lines->size() != want) {
+    read =
+        Status::FailedPrecondition("the input changed while running: this rank read " +
+                                   std::to_string(in.lines->size() - first) + " lines, counted " +
+                                   std::to_string(want - first) + " before");
   }
-  NEARDUP_RETURN_IF_ERROR(Agree(c_, read, 0));
-  if (ranged_) return Status::OK();
-  ranges_ = LineRanges(c_.size(), total, in.n(), [&](uint64_t line) {
-    const uint64_t at = file_base[in.store.FileOf(line)] + in.lines->offset(line);
-    return at < base ? 0 : at - base;  // corpus lines: rank 0's
-  });
-  return Status::OK();
+  return Agree(c_, read, 0);
 }
 
 // Keys to their owners, pairs there, pairs to the owner of b, verified.
 Status Runner::PairAndVerify(batch::KeyRuns* keys) {
   batch::BatchRun& r = *run_;
-  if (!ranged_) ShareStates(c_, ranges_, r.input.lines.get());  // rank 0 writes every record
+  if (r.options.with_matches) GatherStates(c_, ranges_, r.input.lines.get());
   DieForTest(c_, "sketch");
   batch::PairRuns local(r.tmp.get(), "pairs");
   {
@@ -298,7 +295,7 @@ Status Runner::LoadVerify() {
   skips_ = std::move(state.skips);
   batch::LineTable& lines = *run_->input.lines;
   for (uint32_t d = 0; d < state.states.size(); ++d) lines.set_state(lo + d, state.states[d]);
-  if (!ranged_) ShareStates(c_, ranges_, &lines);  // rank 0 writes every record
+  if (run_->options.with_matches) GatherStates(c_, ranges_, &lines);
   BatchStats& st = run_->stats;
   const std::vector<uint64_t>& k = state.counters;
   st.records = k[0], st.skipped = k[1], st.keys = k[2], st.key_runs_spilled = k[3];
@@ -442,8 +439,8 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
                                                 const BatchOptions& options,
                                                 batch::BatchSignature* sig) {
   NEARDUP_RETURN_IF_ERROR(Open(files, options, sig));
-  ranged_ = !options.with_matches;
-  if (ranged_) NEARDUP_RETURN_IF_ERROR(Count());
+  whole_ = options.with_matches && c_.rank() == 0;
+  NEARDUP_RETURN_IF_ERROR(Count());
   NEARDUP_RETURN_IF_ERROR(Learn());
   {
     batch::KeyRuns keys(run_->tmp.get(), "keys");

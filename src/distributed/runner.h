@@ -9,8 +9,8 @@
 //
 //   1. Ownership (ranges.h): each rank counts, reads and sketches only the
 //      lines of its byte range of the input; an all-gather of the ranks'
-//      per-file line counts numbers them. With --with-matches every rank
-//      reads every line's offset (rank 0 writes every record).
+//      per-file line counts numbers them. With --with-matches rank 0 reads
+//      every line's offset and gathers every state (it writes every record).
 //   2. Keys go to the owner of their hash (shuffle.h); a bucket is then
 //      whole on one rank, which pairs it as one process would.
 //   3. Pairs (a, b) go to the owner of b, which fetches the records of a it
