@@ -13,7 +13,6 @@ Usage: batch_cli_test.py NEARDUP_BINARY SOURCE_DIR CASE
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -104,12 +103,9 @@ def test_odd_input_lines():
 
 
 def test_full_disk_is_a_clear_error():
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        print("skipped: needs root and unshare(1) for a private tmpfs")
-        return
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
-    if probe.returncode != 0:
-        print("skipped: unshare -m is not permitted here: " + probe.stderr.decode())
+    reason = cli_helpers.no_private_tmpfs()
+    if reason:
+        print("skipped: " + reason)
         return
     with tempfile.TemporaryDirectory() as d:
         path = write(d, "c.jsonl", corpus(3000))

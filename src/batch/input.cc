@@ -189,6 +189,7 @@ void LineTable::Append(uint64_t offset) {
           std::unique_ptr<uint8_t, Segment::Unmap>(static_cast<uint8_t*>(p), Segment::Unmap{bytes});
     }
     segments_[n >> kShift] = std::move(s);
+    segments_allocated_.fetch_add(1, std::memory_order_relaxed);
   }
   Seg(n)->offsets[n & kMask] = offset;
   size_.store(n + 1, std::memory_order_release);
@@ -209,6 +210,12 @@ const LineTable::Remote& LineTable::RemoteOf(uint64_t line) const {
   return it->second;
 }
 
+LineTable::Remote& LineTable::RemoteAt(uint64_t line) {
+  const auto [it, inserted] = remote_.try_emplace(line);
+  if (inserted) remote_count_.fetch_add(1, std::memory_order_relaxed);
+  return it->second;
+}
+
 void LineTable::Segment::Unmap::operator()(uint8_t* p) const { munmap(p, bytes); }
 
 void LineTable::EnableKeyBytes(size_t width) {
@@ -226,13 +233,11 @@ void LineTable::ReleaseKeyBytes() {
 }
 
 size_t LineTable::MemoryBytes() const {
-  const uint64_t segs = (size() + kMask) >> kShift;
-  uint64_t allocated = 0;
-  for (uint64_t i = 0; i < segs; ++i) allocated += segments_[i] != nullptr ? 1 : 0;
+  const uint64_t allocated = segments_allocated_.load(std::memory_order_relaxed);
   // A side-table entry: the node (key, value, next pointer, hash) and its
   // bucket pointer.
   constexpr size_t kRemoteBytes = 48;
-  return allocated * (kMask + 1) * BytesPerLine() + remote_.size() * kRemoteBytes;
+  return allocated * (kMask + 1) * BytesPerLine() + remote_lines() * kRemoteBytes;
 }
 
 ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t chunk_bytes,

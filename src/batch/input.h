@@ -26,7 +26,9 @@
 // Memory: 9 bytes per line in the LineTable (17 with payloads), plus the
 // key-byte width when enabled; about 40 bytes per line in its side table.
 // Thread safety: LineTable appends from one thread; states/payloads of
-// allocated lines from any thread (distinct lines). InputTexts is read-only
+// allocated lines from any thread (distinct lines); the side table is
+// written from one thread while no other reads it; MemoryBytes() from any
+// thread. InputTexts is read-only
 // and thread-safe after Open().
 #ifndef NEARDUP_BATCH_INPUT_H_
 #define NEARDUP_BATCH_INPUT_H_
@@ -106,7 +108,7 @@ class LineTable {
     if (holds(line)) {
       Seg(line)->states[line & kMask] = st;
     } else {
-      remote_[line].state = st;
+      RemoteAt(line).state = st;
     }
   }
   uint64_t payload(uint64_t line) const {
@@ -118,11 +120,11 @@ class LineTable {
     if (holds(line)) {
       Seg(line)->payloads[line & kMask] = p;
     } else {
-      remote_[line].payload = p;
+      RemoteAt(line).payload = p;
     }
   }
   // Lines of other ranks in the side table.
-  size_t remote_lines() const { return remote_.size(); }
+  size_t remote_lines() const { return remote_count_.load(std::memory_order_relaxed); }
   // Key bytes: `width` (a multiple of 8, at most kMaxKeyBytes) bytes per
   // line; call before the first Append. Lines not written read as garbage.
   void EnableKeyBytes(size_t width);
@@ -162,13 +164,16 @@ class LineTable {
   };
   Segment* Seg(uint64_t line) const { return segments_[line >> kShift].get(); }
   const Remote& RemoteOf(uint64_t line) const;
+  Remote& RemoteAt(uint64_t line);  // inserted if new
   bool payloads_;
   size_t key_width_ = 0;
   std::unique_ptr<std::unique_ptr<Segment>[]> segments_;
   std::atomic<uint64_t> size_{0};
+  std::atomic<uint64_t> segments_allocated_{0};             // read by MemoryBytes() from any thread
   uint64_t gap_begin_ = UINT64_MAX, gap_end_ = UINT64_MAX;  // StartAt's skip
   uint64_t tail_offset_ = UINT64_MAX;
   std::unordered_map<uint64_t, Remote> remote_;  // other ranks' lines
+  std::atomic<uint64_t> remote_count_{0};        // its size, for MemoryBytes() on any thread
 };
 
 // A chunk of whole lines of one file.

@@ -29,25 +29,6 @@ ByteRange OwnBytes(uint64_t total_bytes, int rank, int ranks) {
   return b;
 }
 
-LineRanges::LineRanges(int ranks, uint64_t total_bytes, uint64_t lines,
-                       const std::function<uint64_t(uint64_t)>& global_start) {
-  const auto np = static_cast<uint64_t>(ranks);
-  bounds_.assign(np + 1, static_cast<uint32_t>(lines));
-  for (uint64_t r = 0; r < np; ++r) {
-    const uint64_t begin = Cut(total_bytes, r, np);
-    uint64_t a = 0, b = lines;  // the first line starting at or after `begin`
-    while (a < b) {
-      const uint64_t mid = a + (b - a) / 2;
-      if (global_start(mid) < begin) {
-        a = mid + 1;
-      } else {
-        b = mid;
-      }
-    }
-    bounds_[r] = static_cast<uint32_t>(a);
-  }
-}
-
 LineNumbering::LineNumbering(const std::vector<uint64_t>& counts, int ranks, size_t first_file,
                              uint64_t first_line)
     : corpus_(first_line) {

@@ -5,7 +5,8 @@
 //   Lines: rank r owns the lines that start in bytes [T*r/N, T*(r+1)/N) of
 //   the input files taken as one stream (T bytes, N ranks), so a rank's
 //   lines are a contiguous run of line ids [begin(r), end(r)) and no line is
-//   split. Document ids stay the global line numbers.
+//   split. Document ids stay the global line numbers, numbered from every
+//   rank's count of its own lines (LineNumbering).
 //   Keys: a bucket key belongs to rank Mix(key) mod N (all entries of a key
 //   meet on one rank).
 //
@@ -13,8 +14,8 @@
 #ifndef NEARDUP_DISTRIBUTED_RANGES_H_
 #define NEARDUP_DISTRIBUTED_RANGES_H_
 
+#include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 namespace neardup::distributed {
@@ -35,11 +36,8 @@ ByteRange OwnBytes(uint64_t total_bytes, int rank, int ranks);
 class LineRanges {
  public:
   LineRanges() = default;
-  // From the start of each of `lines` lines in the input stream
-  // (`global_start`, increasing) and its total size. O(N log lines).
-  LineRanges(int ranks, uint64_t total_bytes, uint64_t lines,
-             const std::function<uint64_t(uint64_t)>& global_start);
-  // Given bounds: rank r owns [bounds[r], bounds[r+1]).
+  // Given bounds: rank r owns [bounds[r], bounds[r+1]) (LineNumbering
+  // computes them from the ranks' line counts).
   explicit LineRanges(std::vector<uint32_t> bounds) : bounds_(std::move(bounds)) {}
 
   int ranks() const { return static_cast<int>(bounds_.size()) - 1; }

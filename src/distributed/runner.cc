@@ -178,8 +178,8 @@ Status Runner::Learn() {
   return Agree(c_, s, 0);
 }
 
-// Sketches this rank's byte range of the input (nothing when resuming: only
-// the line offsets are read), then knows every rank's lines. Against an
+// Sketches this rank's lines (Count; nothing when resuming: only their
+// offsets are read; rank 0 with --with-matches reads every line's). Against an
 // index the ranges split the new input only: the corpus lines come first
 // and belong to rank 0 (their keys are the index's, a share on each rank;
 // their texts are read where they are needed).

@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import cli_helpers  # noqa: E402  (tests/cli_helpers.py)
+
 BIN, SRC, CASE, CORPUS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 MPIRUN = shutil.which("mpirun")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -248,12 +251,9 @@ def test_full_disk(d):
     """A full disk under the output: a clear error naming it, the old output
     untouched, no temporary file left (every rank writes its share into rank
     0's temporary output, which is renamed only when all succeeded)."""
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        print("skipped: needs root and unshare(1) for a private tmpfs")
-        return
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
-    if probe.returncode != 0:
-        print("skipped: unshare -m is not permitted here: " + probe.stderr.decode())
+    reason = cli_helpers.no_private_tmpfs()
+    if reason:
+        print("skipped: " + reason)
         return
     corpus = make_corpus(d, 3000)
     mnt = os.path.join(d, "small")
