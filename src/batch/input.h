@@ -14,9 +14,10 @@
 //                lines (StartAt skips to them; segments are allocated as
 //                lines are appended) and, in a small side table, the state
 //                and payload of the other ranks' lines it was told about;
-//   ChunkReader  reads the files front to back with read(2) in chunks of
+//   ChunkReader  reads the files front to back with pread(2) in chunks of
 //                whole lines (a longer line grows its chunk), recording line
-//                offsets; chunks end with simdjson's padding;
+//                offsets; chunks end with simdjson's padding; or only a
+//                LineSpan of them (an MPI rank's lines);
 //   InputTexts   random access to a line by id: read with pread(2) into the
 //                caller's buffer (Read), or through the files memory-mapped
 //                (Get), with the mapped pages dropped from the process every
@@ -24,12 +25,11 @@
 //                them), so resident memory stays bounded.
 //
 // Memory: 9 bytes per line in the LineTable (17 with payloads), plus the
-// key-byte width when enabled; about 40 bytes per line in its side table.
+// key-byte width when enabled; about 48 bytes per line in its side table.
 // Thread safety: LineTable appends from one thread; states/payloads of
 // allocated lines from any thread (distinct lines); the side table is
 // written from one thread while no other reads it; MemoryBytes() from any
-// thread. InputTexts is read-only
-// and thread-safe after Open().
+// thread. InputTexts is read-only and thread-safe after Open().
 #ifndef NEARDUP_BATCH_INPUT_H_
 #define NEARDUP_BATCH_INPUT_H_
 
