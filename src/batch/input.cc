@@ -123,12 +123,17 @@ Status ScanBytes(const InputFile& f, uint64_t begin, uint64_t end, Fn fn) {
 
 }  // namespace
 
+size_t FileAtByte(const std::vector<uint64_t>& file_base, uint64_t pos) {
+  size_t f = 0;
+  while (file_base[f + 1] <= pos) ++f;
+  return f;
+}
+
 Result<uint64_t> LineStartAtOrAfter(const std::vector<InputFile>& files,
                                     const std::vector<uint64_t>& file_base, uint64_t pos) {
   const uint64_t total = file_base.back();
   if (pos >= total) return total;
-  size_t f = 0;
-  while (file_base[f + 1] <= pos) ++f;  // the file holding byte pos
+  const size_t f = FileAtByte(file_base, pos);
   const uint64_t base = file_base[f];
   if (pos == base) return pos;
   // A line starts at pos when byte pos - 1 is a '\n'; else after the next.
@@ -260,9 +265,7 @@ ChunkReader::ChunkReader(std::vector<InputFile>* files, LineTable* lines, size_t
       file_base_(file_base) {
   total_bytes_ = span.end - span.begin;
   if (span.begin >= span.end) return;
-  // The file holding the span's first byte (an empty file holds none).
-  file_ = 0;
-  while (file_base_[file_ + 1] <= span.begin) ++file_;
+  file_ = FileAtByte(file_base_, span.begin);
   lines_->StartAt(span.first_line);
 }
 

@@ -197,6 +197,10 @@ struct LineSpan {
   uint64_t first_line_in_file = 1;  // its 1-based number in its file
 };
 
+// The file holding byte `pos` (< the total) of the stream whose files start
+// at `file_base` (then the total): an empty file holds none. O(files).
+size_t FileAtByte(const std::vector<uint64_t>& file_base, uint64_t pos);
+
 // The first line start at or after stream position `pos` (`file_base`:
 // each file's start, then the total), or the total when none is. Reads
 // from pos - 1 to the next '\n'. Errors: IOError naming the file.

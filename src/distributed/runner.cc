@@ -141,8 +141,7 @@ Status Runner::Count() {
   in.total_lines = number.total;
   span_ = {*begin, *end, number.first(c_.rank()), 1};
   if (*begin < *end) {
-    size_t f = 0;
-    while (base[f + 1] <= *begin) ++f;
+    const size_t f = batch::FileAtByte(base, *begin);
     span_.first_line_in_file += number.before[static_cast<size_t>(c_.rank()) * files + f];
   }
   ranges_ = number.ranges;
