@@ -11,6 +11,7 @@
 #include "features/char_ngram.h"
 #include "index/lsh_index.h"
 #include "normalize/normalizer.h"
+#include "normalize/t2s.h"
 #include "pipeline/pipeline.h"
 #include "sketch/lsh.h"
 #include "sketch/minhash.h"
@@ -55,6 +56,21 @@ const Corpus& Chinese() {
 }
 const Corpus& English() {
   static const Corpus c = MakeCorpus(bench::EnglishDocs(3000));
+  return c;
+}
+// The Chinese corpus in Simplified characters (OpenCC's t2s of it): the
+// same text as mainland news would give the T2S stages, few keys in it.
+const Corpus& Simplified() {
+  static const Corpus c = [] {
+    auto t2s = normalize::T2SFolder::Shared().value();
+    std::vector<std::string> docs;
+    for (const std::string& d : Chinese().raw) {
+      std::string s;
+      t2s->Fold(d, &s);
+      docs.push_back(std::move(s));
+    }
+    return MakeCorpus(std::move(docs));
+  }();
   return c;
 }
 
@@ -206,9 +222,9 @@ BENCHMARK(BM_DefaultPipelineChinese)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kM
 BENCHMARK(BM_DefaultPipelineEnglish)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 
 // The default pipeline's normalization alone, by T2S mode (Arg 0: off; 1:
-// Taiwan, the default, two stages; 2: phrases; 3: characters only).
-void BM_DefaultNormalizeChinese(benchmark::State& state) {
-  const Corpus& c = Chinese();
+// Taiwan, the default, two stages; 2: phrases; 3: characters only), of
+// Traditional (the Tang corpus) and Simplified text.
+void DefaultNormalize(benchmark::State& state, const Corpus& c) {
   EngineOptions o;
   if (state.range(0) == 0) o.normalize.t2s = T2S::kOff;
   if (state.range(0) == 2) o.normalize.t2s = T2S::kPhrases;
@@ -221,6 +237,9 @@ void BM_DefaultNormalizeChinese(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * c.bytes);
 }
+void BM_DefaultNormalizeChinese(benchmark::State& s) { DefaultNormalize(s, Chinese()); }
+void BM_DefaultNormalizeSimplified(benchmark::State& s) { DefaultNormalize(s, Simplified()); }
+BENCHMARK(BM_DefaultNormalizeSimplified)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DefaultNormalizeChinese)
     ->Arg(0)
     ->Arg(1)

@@ -98,23 +98,47 @@ Status CharNgramExtractor::ExtractWithText(std::string_view text, std::vector<Fe
     if (strings != nullptr) strings->emplace_back(token);
   };
   const size_t n = static_cast<size_t>(options_.ngram);
-  std::string run;               // the current no-space run, white space removed
-  std::vector<uint32_t> starts;  // byte offset of each character in `run`
+  // The current no-space run, white space removed: a range of `text` while
+  // its characters lie end to end there (nearly always), else a copy.
+  std::string run;
+  size_t run_begin = 0, run_end = 0;
+  bool run_copied = false;
+  std::vector<uint32_t> starts;  // byte offset of each character in the run
   std::vector<std::string_view> words;
   size_t chunk_start = std::string_view::npos, chunk_end = 0;
 
+  auto run_view = [&]() -> std::string_view {
+    return run_copied ? std::string_view(run) : text.substr(run_begin, run_end - run_begin);
+  };
+  auto add_to_run = [&](size_t start, size_t end) {
+    if (starts.empty()) {
+      run_begin = start, run_end = end, run_copied = false;
+      starts.push_back(0);
+      return;
+    }
+    if (!run_copied && start == run_end) {
+      starts.push_back(static_cast<uint32_t>(run_end - run_begin));
+      run_end = end;
+      return;
+    }
+    if (!run_copied) run.assign(text.substr(run_begin, run_end - run_begin)), run_copied = true;
+    starts.push_back(static_cast<uint32_t>(run.size()));
+    run.append(text.data() + start, end - start);
+  };
   auto flush_run = [&]() {
     if (starts.empty()) return;
-    starts.push_back(static_cast<uint32_t>(run.size()));
+    const std::string_view r = run_view();
+    starts.push_back(static_cast<uint32_t>(r.size()));
     const size_t chars = starts.size() - 1;
     if (chars <= n) {
-      emit(run);
+      emit(r);
     } else {
       for (size_t i = 0; i + n <= chars; ++i) {
-        emit(std::string_view(run).substr(starts[i], starts[i + n] - starts[i]));
+        emit(r.substr(starts[i], starts[i + n] - starts[i]));
       }
     }
     run.clear();
+    run_copied = false;
     starts.clear();
   };
   auto end_chunk = [&]() {
@@ -131,8 +155,7 @@ Status CharNgramExtractor::ExtractWithText(std::string_view text, std::vector<Fe
     const CharClass cls = normalize::Classify(cp);
     if (cls == CharClass::kNoSpace) {
       end_chunk();
-      starts.push_back(static_cast<uint32_t>(run.size()));
-      run.append(text.data() + start, pos - start);
+      add_to_run(start, pos);
     } else if (cls == CharClass::kSpace) {
       end_chunk();
     } else {

@@ -72,20 +72,75 @@ inline Trivial TrivialAt(const unsigned char* p, size_t avail) {
   return {};
 }
 
-// Step 4 as a stream: separators, controls, white space.
+// Appends pieces of text to a string, joining pieces that lie end to end
+// in the current source into one append (most of a Chinese text is copied
+// unchanged one character at a time). A piece outside the source, such as a
+// byte in a local variable or ICU's reused buffer, is appended at once.
+class Pieces {
+ public:
+  explicit Pieces(std::string* out) : out_(out) {}
+  Pieces(const Pieces&) = delete;
+  Pieces& operator=(const Pieces&) = delete;
+  ~Pieces() { Flush(); }
+
+  // `s` must stay valid until the next Source() or Flush().
+  void Source(std::string_view s) {
+    Flush();
+    lo_ = reinterpret_cast<uintptr_t>(s.data());
+    hi_ = lo_ + s.size();
+  }
+  void Put(const char* p, size_t len) {
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    if (len_ != 0 && at == run_ + len_ && at + len <= hi_) {
+      len_ += len;
+      return;
+    }
+    Flush();
+    if (at >= lo_ && at + len <= hi_) {
+      run_ = at;
+      len_ = len;
+    } else {
+      out_->append(p, len);
+    }
+  }
+  void Byte(char c) {
+    Flush();
+    out_->push_back(c);
+  }
+  void Flush() {
+    if (len_ == 0) return;
+    out_->append(reinterpret_cast<const char*>(run_), len_);
+    len_ = 0;
+  }
+  bool empty() const { return len_ == 0 && out_->empty(); }
+
+ private:
+  std::string* out_;
+  uintptr_t lo_ = 0, hi_ = 0;  // the source
+  uintptr_t run_ = 0;          // pending: [run_, run_ + len_)
+  size_t len_ = 0;
+};
+
+// Step 4 as a stream: separators, controls, white space. Characters are
+// copied through Pieces with `source` (the text the pointers given point
+// into, besides single characters elsewhere) as its source.
 class Cleaner {
  public:
-  Cleaner(const NormalizerOptions& o, std::string* out) : o_(o), out_(out) { out_->clear(); }
+  Cleaner(const NormalizerOptions& o, std::string* out, std::string_view source)
+      : o_(o), out_(out), source_(source) {
+    out->clear();
+    out_.Source(source);
+  }
 
   // A character known to be a no-space letter (CJK ideograph).
   void Letter(const char* p, size_t len) {
     Flush();
-    out_->append(p, len);
+    out_.Put(p, len);
   }
   // Any valid UTF-8 character at s[start, end).
   void Char(int32_t cp, const char* p, size_t len) {
     if (o_.keep_sentence_breaks && IsSentenceBreak(cp)) {
-      if (!out_->empty()) pending_ = '\n';
+      if (!out_.empty()) pending_ = '\n';
       return;
     }
     switch (Classify(cp)) {
@@ -104,9 +159,11 @@ class Cleaner {
         break;
     }
     Flush();
-    out_->append(p, len);
+    out_.Put(p, len);
   }
+  // A whole text (ICU's output, or the folded text), valid while this runs.
   void Text(std::string_view s) {
+    out_.Source(s);
     size_t pos = 0;
     while (pos < s.size()) {
       // CJK Unified Ideographs (most of a Chinese text) are letters: no
@@ -121,33 +178,41 @@ class Cleaner {
       const int32_t cp = base::DecodeUtf8(s, &pos);
       if (cp >= 0) Char(cp, s.data() + start, pos - start);
     }
+    out_.Source(source_);
   }
+  // Writes what is pending; the output is complete after it.
+  void Finish() { out_.Flush(); }
 
  private:
   void Separate() {
-    if (!out_->empty() && pending_ == 0) pending_ = ' ';
+    if (!out_.empty() && pending_ == 0) pending_ = ' ';
   }
   void Flush() {
     if (pending_) {
-      out_->push_back(pending_);
+      out_.Byte(pending_);
       pending_ = 0;
     }
   }
   const NormalizerOptions& o_;
-  std::string* out_;
+  Pieces out_;
+  std::string_view source_;
   char pending_ = 0;  // separator owed before the next kept character
 };
 
 // Collects raw folded text (used when a TextFolder runs before clean-up).
 class Collector {
  public:
-  explicit Collector(std::string* out) : out_(out) {}
-  void Letter(const char* p, size_t len) { out_->append(p, len); }
-  void Char(int32_t, const char* p, size_t len) { out_->append(p, len); }
-  void Text(std::string_view s) { out_->append(s); }
+  Collector(std::string* out, std::string_view source) : out_(out) { out_.Source(source); }
+  void Letter(const char* p, size_t len) { out_.Put(p, len); }
+  void Char(int32_t, const char* p, size_t len) { out_.Put(p, len); }
+  void Text(std::string_view s) {
+    out_.Flush();
+    out_.Put(s.data(), s.size());  // outside the source: appended at once
+  }
+  void Finish() { out_.Flush(); }
 
  private:
-  std::string* out_;
+  Pieces out_;
 };
 
 // NFKC_Casefold of `in` streamed into `sink`. One trivial character is held
@@ -222,24 +287,32 @@ Status Normalizer::Normalize(std::string_view in, std::string* out) const {
       in = repaired;
     }
   }
-  Cleaner cleaner(options_, out);
+  Cleaner cleaner(options_, out, in);
   if (impl_->nfkc_cf == nullptr) {
     if (!options_.folder) {
       cleaner.Text(in);
+      cleaner.Finish();
       return Status::OK();
     }
     std::string converted;
     options_.folder->Fold(in, &converted);
     cleaner.Text(converted);
+    cleaner.Finish();
     return Status::OK();
   }
-  if (!options_.folder) return Fold(impl_->nfkc_cf, in, cleaner);
+  if (!options_.folder) {
+    const Status s = Fold(impl_->nfkc_cf, in, cleaner);
+    cleaner.Finish();
+    return s;
+  }
   std::string folded, converted;
   folded.reserve(in.size());
-  Collector collector(&folded);
+  Collector collector(&folded, in);
   NEARDUP_RETURN_IF_ERROR(Fold(impl_->nfkc_cf, in, collector));
+  collector.Finish();
   options_.folder->Fold(folded, &converted);
   cleaner.Text(converted);
+  cleaner.Finish();
   return Status::OK();
 }
 

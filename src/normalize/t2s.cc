@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "normalize/t2s.h"
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "base/status_macros.h"
@@ -12,21 +15,46 @@
 namespace neardup::normalize {
 namespace {
 
-constexpr int kPairBits = 20;  // 128 KiB of filter per stage
+constexpr int kPairBits = 17;  // 16 KiB of filter per stage: it stays in L1
 
 inline uint32_t PairSlot(uint32_t c1, uint32_t c2) {
   return static_cast<uint32_t>(((uint64_t{c1} << 21 | c2) * 0x9E3779B97F4A7C15ULL) >>
                                (64 - kPairBits));
 }
 
-// The BMP code point of the 1- or 3-byte character at in[pos], or -1.
-inline int32_t BmpAt(std::string_view in, size_t pos) {
-  const auto lead = static_cast<unsigned char>(in[pos]);
-  if (lead < 0x80) return lead;
-  if (lead < 0xE0 || lead >= 0xF0 || pos + 2 >= in.size()) return -1;
-  return static_cast<int32_t>(((lead & 0x0Fu) << 12) |
-                              ((static_cast<unsigned char>(in[pos + 1]) & 0x3Fu) << 6) |
-                              (static_cast<unsigned char>(in[pos + 2]) & 0x3Fu));
+constexpr uint32_t kBytes = 0x03FFFFFF;  // Stage::codes: length << 24 | bytes
+constexpr uint32_t kMulti = 1u << 30;
+constexpr uint32_t kEscape = 1u << 31;
+
+inline uint32_t CharLength(unsigned char lead) {
+  return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+
+// One-character keys that change their character, below which a stage has
+// them all ask the trie (kEscape): a text then stays in FoldStage's copying
+// of runs, where otherwise the first of them would hand it to FoldDense.
+constexpr size_t kSparseSingles = 256;
+
+// What the fast path knows of the 1- or 3-byte character at p (`width`
+// bytes; p[width..width+2] readable): its code, and whether the trie must
+// decide (a longer key may start here, per the pair filter, or kEscape).
+struct Probe {
+  uint32_t code;
+  bool walk;
+};
+template <uint32_t width>
+inline Probe ProbeAt(const unsigned char* p, const uint32_t* codes, const uint64_t* pairs) {
+  const uint32_t b0 = p[0], b1 = p[1], b2 = p[2];
+  const uint32_t cp = width == 1 ? b0 : (b0 & 0x0F) << 12 | (b1 & 0x3F) << 6 | (b2 & 0x3F);
+  const uint32_t code = codes[cp];
+  const uint32_t d0 = p[width], d1 = p[width + 1], d2 = p[width + 2];
+  const bool bmp2 = d0 < 0x80 || (d0 & 0xF0) == 0xE0;
+  const uint32_t cp2 = d0 < 0x80 ? d0 : (d0 & 0x0F) << 12 | (d1 & 0x3F) << 6 | (d2 & 0x3F);
+  const uint32_t slot = PairSlot(cp, cp2);
+  const uint32_t pair = static_cast<uint32_t>(pairs[slot >> 6] >> (slot & 63)) & 1;
+  const uint32_t multi = (code >> 30) & 1;
+  const uint32_t walk = (code >> 31) | (multi & (pair | static_cast<uint32_t>(!bmp2)));
+  return {code, walk != 0};
 }
 
 }  // namespace
@@ -61,7 +89,6 @@ size_t T2SFolder::num_entries() const {
 
 Result<T2SFolder::Stage> T2SFolder::LoadStage(const std::vector<std::string>& paths) {
   Stage st;
-  st.starts.assign(0x10000 / 64, 0);
   Stage* f = &st;
   std::unordered_map<std::u32string, int32_t> index;
   std::vector<std::u32string> keys;
@@ -72,21 +99,42 @@ Result<T2SFolder::Stage> T2SFolder::LoadStage(const std::vector<std::string>& pa
           NEARDUP_ASSIGN_OR_RETURN(std::u32string key, base::DecodeToCodePoints(key_utf8));
           if (index.count(key)) return Status::OK();  // earlier tables win
           index.emplace(key, static_cast<int32_t>(f->replacements.size()));
-          if (key[0] < 0x10000) st.starts[key[0] >> 6] |= 1ULL << (key[0] & 63);
           keys.push_back(std::move(key));
           values.push_back(static_cast<int32_t>(f->replacements.size()));
           f->replacements.emplace_back(value);
           return Status::OK();
         }));
   }
-  st.single.assign(0x10000, -1);
+  st.codes.assign(0x10000, 0);
   st.pairs.assign((size_t{1} << kPairBits) / 64, 0);
+  size_t changing = 0;
   for (size_t i = 0; i < keys.size(); ++i) {
     const std::u32string& key = keys[i];
-    if (key.size() == 1 && key[0] < 0x10000) st.single[key[0]] = values[i];
+    if (key[0] >= 0x10000) continue;  // the trie alone finds it
+    uint32_t& code = st.codes[key[0]];
     if (key.size() > 1) {
+      code |= kMulti;
       const uint32_t slot = PairSlot(key[0], key[1]);
       st.pairs[slot >> 6] |= 1ULL << (slot & 63);
+      continue;
+    }
+    const std::string& value = f->replacements[values[i]];
+    char utf8[4];
+    const int len = base::EncodeUtf8(key[0], utf8);
+    if (value == std::string_view(utf8, len)) continue;  // a key that changes nothing
+    ++changing;
+    if (value.empty() || value.size() > 3) {
+      code |= kEscape;
+      continue;
+    }
+    code |= static_cast<uint32_t>(value.size()) << 24;
+    for (size_t b = 0; b < value.size(); ++b) {
+      code |= uint32_t{static_cast<unsigned char>(value[b])} << (8 * b);
+    }
+  }
+  if (changing < kSparseSingles) {
+    for (uint32_t& code : st.codes) {
+      if ((code & kBytes) != 0) code = (code & kMulti) | kEscape;
     }
   }
   NEARDUP_ASSIGN_OR_RETURN(st.trie, base::CodeTrie::Build(std::move(keys), std::move(values)));
@@ -107,67 +155,136 @@ Result<std::shared_ptr<const T2SFolder>> T2SFolder::Shared(const std::string& di
 }
 
 void T2SFolder::Fold(std::string_view in, std::string* out) const {
-  if (stages_.size() == 1) return FoldStage(stages_[0], in, out);
+  // Each stage but the last writes to a buffer of its own; the next reads
+  // that, or the same text when the stage matched nothing.
   thread_local std::string a, b;
-  a.assign(in);
+  std::string_view text = in;
   for (size_t i = 0; i + 1 < stages_.size(); ++i) {
-    b.clear();
-    FoldStage(stages_[i], a, &b);
-    a.swap(b);
+    std::string& dst = text.data() == a.data() ? b : a;
+    dst.clear();
+    if (FoldStage(stages_[i], text, &dst)) text = dst;
   }
-  FoldStage(stages_.back(), a, out);
+  FoldStage(stages_.back(), text, out);
 }
 
-void T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* out) {
-  const auto& trie_ = stage.trie;
-  const auto& replacements_ = stage.replacements;
-  // The trie's labels are UTF-8 bytes, so the input is matched byte by byte;
-  // keys are whole characters, so every match ends on a character boundary.
-  // Unchanged text is copied in runs: [copied, pos) is pending.
-  out->reserve(out->size() + in.size());
+// The longest key at pos, from the trie: its index in replacements and its
+// end, or -1. The labels are UTF-8 bytes, so the input is matched byte by
+// byte; keys are whole characters, so every match ends on a character
+// boundary.
+std::pair<int32_t, size_t> T2SFolder::LongestKey(const Stage& stage, std::string_view in,
+                                                 size_t pos) {
+  int32_t state = base::CodeTrie::kRoot;
+  std::pair<int32_t, size_t> match{-1, 0};
+  for (size_t i = pos; i < in.size(); ++i) {
+    state = stage.trie.ChildByLabel(state, static_cast<unsigned char>(in[i]) + 1u);
+    if (state == base::CodeTrie::kNone) break;
+    if (const int32_t v = stage.trie.Value(state); v >= 0) match = {v, i + 1};
+  }
+  return match;
+}
+
+bool T2SFolder::FoldStage(const Stage& stage, std::string_view in, std::string* out) {
+  // Unchanged text is copied in runs: [copied, pos) is pending. Nothing is
+  // written before the first match. A character that its code replaces
+  // (not in a sparse stage, where those ask the trie) hands the rest of the
+  // text to FoldDense: Simplified text rarely has one, Traditional text
+  // has one in every few characters.
+  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
+  const uint32_t* codes = stage.codes.data();
+  const uint64_t* pairs = stage.pairs.data();
+  const size_t n = in.size();
   size_t pos = 0, copied = 0;
-  while (pos < in.size()) {
-    // Fast paths for a BMP character: one that starts no key stays in the
-    // run; one that no longer key can match here is replaced, or stays,
-    // without walking the trie.
-    const unsigned char lead = static_cast<unsigned char>(in[pos]);
-    if (const int32_t cp = BmpAt(in, pos); cp >= 0) {
-      const size_t next = pos + (lead < 0x80 ? 1 : 3);
-      if (!((stage.starts[cp >> 6] >> (cp & 63)) & 1)) {
-        pos = next;
-        continue;
+  bool changed = false;
+  while (pos < n) {
+    if (pos + 6 <= n) {
+      const unsigned char lead = p[pos];
+      Probe probe{0, true};
+      uint32_t width = 0;
+      if (lead >= 0xE0 && lead < 0xF0) {
+        probe = ProbeAt<3>(p + pos, codes, pairs), width = 3;
+      } else if (lead < 0x80) {
+        probe = ProbeAt<1>(p + pos, codes, pairs), width = 1;
       }
-      const int32_t c2 = next < in.size() ? BmpAt(in, next) : -1;
-      const uint32_t slot = c2 >= 0 ? PairSlot(cp, c2) : 0;
-      if (c2 >= 0 && !((stage.pairs[slot >> 6] >> (slot & 63)) & 1)) {
-        if (const int32_t single = stage.single[cp]; single >= 0) {
-          out->append(in.data() + copied, pos - copied);
-          out->append(replacements_[single]);
-          copied = next;
+      if (!probe.walk) {
+        if ((probe.code & kBytes) == 0) {
+          pos += width;
+          continue;
         }
-        pos = next;
-        continue;
+        out->append(in.data() + copied, pos - copied);
+        FoldDense(stage, in, out, pos);
+        return true;
       }
     }
-    int32_t state = base::CodeTrie::kRoot;
-    size_t match_end = 0;
-    int32_t match = -1;
-    for (size_t i = pos; i < in.size(); ++i) {
-      state = trie_.ChildByLabel(state, static_cast<unsigned char>(in[i]) + 1u);
-      if (state == base::CodeTrie::kNone) break;
-      const int32_t v = trie_.Value(state);
-      if (v >= 0) match = v, match_end = i + 1;
-    }
-    if (match >= 0) {
-      out->append(in.data() + copied, pos - copied);
-      out->append(replacements_[match]);
-      pos = copied = match_end;
+    const auto [match, end] = LongestKey(stage, in, pos);
+    if (match < 0) {
+      pos += std::min<size_t>(CharLength(p[pos]), n - pos);
       continue;
     }
-    // One character stays (its length from the lead byte; input is valid UTF-8).
-    pos += lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    if (!changed) out->reserve(out->size() + n + 16);
+    out->append(in.data() + copied, pos - copied);
+    out->append(stage.replacements[match]);
+    pos = copied = end;
+    changed = true;
   }
-  out->append(in.data() + copied, std::min(pos, in.size()) - copied);
+  out->append(in.data() + copied, n - copied);  // all of `in` if nothing matched
+  return changed;
+}
+
+void T2SFolder::FoldDense(const Stage& stage, std::string_view in, std::string* out, size_t pos) {
+  // From `pos` on, every character's code (its replacement, or itself) is
+  // written: about a quarter of Traditional characters are keys, in no
+  // order a branch predictor could learn, so a branch per replacement costs
+  // more. Written
+  // through local pointers: a store through char* may alias anything, so
+  // members read in the loop would be reloaded after each one.
+  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
+  const uint32_t* codes = stage.codes.data();
+  const uint64_t* pairs = stage.pairs.data();
+  const size_t n = in.size();
+  const size_t start = out->size();
+  out->resize(start + (n - pos) + 16);
+  char* w = out->data() + start;
+  char* end = out->data() + out->size();
+  auto room = [&](size_t k) {
+    if (static_cast<size_t>(end - w) >= k) return;
+    const size_t used = w - out->data();
+    out->resize(std::max(2 * out->size(), used + k));
+    w = out->data() + used;
+    end = out->data() + out->size();
+  };
+  while (pos < n) {
+    if (pos + 6 <= n && (p[pos] < 0x80 || (p[pos] & 0xF0) == 0xE0)) {
+      const uint32_t width = p[pos] < 0x80 ? 1 : 3;
+      const Probe probe =
+          width == 1 ? ProbeAt<1>(p + pos, codes, pairs) : ProbeAt<3>(p + pos, codes, pairs);
+      if (!probe.walk) {
+        const uint32_t self =
+            width << 24 | uint32_t{p[pos + 2]} << 16 | uint32_t{p[pos + 1]} << 8 | p[pos];
+        const uint32_t v = (probe.code & kBytes) != 0 ? probe.code : self;
+        room(3);
+        w[0] = static_cast<char>(v);
+        w[1] = static_cast<char>(v >> 8);
+        w[2] = static_cast<char>(v >> 16);
+        w += (v >> 24) & 3;
+        pos += width;
+        continue;
+      }
+    }
+    const auto [match, match_end] = LongestKey(stage, in, pos);
+    std::string_view piece;
+    if (match >= 0) {
+      piece = stage.replacements[match];
+      pos = match_end;
+    } else {  // one character stays (input is valid UTF-8)
+      const size_t k = std::min<size_t>(CharLength(p[pos]), n - pos);
+      piece = in.substr(pos, k);
+      pos += k;
+    }
+    room(piece.size());
+    std::memcpy(w, piece.data(), piece.size());
+    w += piece.size();
+  }
+  out->resize(w - out->data());
 }
 
 }  // namespace neardup::normalize

@@ -10,7 +10,11 @@
 // both tables takes the phrase table's value. Where a filter of the keys'
 // first two characters shows that no longer key can match, a character is
 // replaced from a per-code-point table without walking the trie (the same
-// longest match, fewer cache misses).
+// longest match). Unchanged text is copied in runs until the first character
+// the table replaces; from there every character's code (its replacement or
+// itself) is written without a branch that depends on the character, as
+// Traditional text has one to replace in every few. Keys that map a
+// character to itself are left out of the table (they change nothing).
 //
 // Ownership: immutable after Load(); Shared() instances live for the process.
 // Thread safety: Fold() is const and thread-safe. Complexity: O(n * L) for
@@ -21,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/code_trie.h"
@@ -55,9 +60,12 @@ class T2SFolder final : public TextFolder {
   struct Stage {
     base::CodeTrie trie;
     std::vector<std::string> replacements;
-    std::vector<uint64_t> starts;  // bit per BMP code point: some key starts with it
-    // Per BMP code point: the index of its replacement when it is a key, -1.
-    std::vector<int32_t> single;
+    // Per BMP code point (65,536): its replacement as a one-character key,
+    // length << 24 | UTF-8 bytes (the first in the low byte), when that has
+    // 1 to 3 bytes, else 0 in those bits; kMulti if a longer key starts with
+    // it; kEscape if its replacement is longer than 3 bytes (the trie finds
+    // it).
+    std::vector<uint32_t> codes;
     // A Bloom-style filter of the first two characters of every longer key:
     // bit PairSlot(c1, c2) is set for each; a clear bit means no key longer
     // than c1 starts with c1 c2, so the longest match at c1 is c1 alone.
@@ -65,7 +73,12 @@ class T2SFolder final : public TextFolder {
   };
   T2SFolder() = default;
   static Result<Stage> LoadStage(const std::vector<std::string>& paths);
-  static void FoldStage(const Stage& stage, std::string_view in, std::string* out);
+  // Appends the folded `in` to *out; returns whether anything may have
+  // changed (false: *out got `in` as it is).
+  static bool FoldStage(const Stage& stage, std::string_view in, std::string* out);
+  // FoldStage from in[pos] on, after the caller appended in[0, pos)'s fold.
+  static void FoldDense(const Stage& stage, std::string_view in, std::string* out, size_t pos);
+  static std::pair<int32_t, size_t> LongestKey(const Stage& stage, std::string_view in, size_t pos);
   std::vector<Stage> stages_;  // applied in order
 };
 

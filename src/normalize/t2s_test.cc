@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+#include <random>
 
 #include "base/file_util.h"
 #include "normalize/normalizer.h"
+#include "resources/tables.h"
 
 namespace neardup::normalize {
 namespace {
@@ -70,6 +73,78 @@ TEST_F(OpenccDataTest, TaiwanUsageStage) {
   EXPECT_EQ(Fold(**tw, "執行程式時的命令列引數"), "运行程序时的命令行参数");  // 執行 -> 运行 too
   EXPECT_EQ(Fold(*folder_, "執行程式時的命令列引數"), "执行程式时的命令列引数");
   EXPECT_EQ(Fold(**tw, "简体中文不变"), "简体中文不变");
+}
+
+// The definition, by brute force: at each position the longest key of the
+// stage's tables (earlier files win a repeated key; the first value) is
+// replaced, else one character is copied.
+class ReferenceStage {
+ public:
+  explicit ReferenceStage(const std::vector<std::string>& paths) {
+    for (const auto& path : paths) {
+      EXPECT_TRUE(resources::ForEachOpenccEntry(path, [&](std::string_view k, std::string_view v) {
+                    map_.emplace(std::string(k), std::string(v.substr(0, v.find(' '))));
+                    longest_ = std::max(longest_, k.size());
+                    return Status::OK();
+                  }).ok());
+    }
+  }
+  std::string Fold(std::string_view in) const {
+    std::string out;
+    for (size_t pos = 0; pos < in.size();) {
+      size_t best = 0;
+      for (size_t len = 1; len <= longest_ && pos + len <= in.size(); ++len) {
+        if (map_.count(std::string(in.substr(pos, len)))) best = len;
+      }
+      if (best > 0) {
+        out += map_.at(std::string(in.substr(pos, best)));
+        pos += best;
+        continue;
+      }
+      const auto lead = static_cast<unsigned char>(in[pos]);
+      const size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+      out.append(in.substr(pos, n));
+      pos += n;
+    }
+    return out;
+  }
+  const std::map<std::string, std::string>& map() const { return map_; }
+
+ private:
+  std::map<std::string, std::string> map_;
+  size_t longest_ = 0;
+};
+
+// Random texts over the tables' own keys (whole, and cut to their first
+// characters, so that a longer key starts but does not finish), their
+// replacements, ASCII, 2- and 4-byte characters: the folder's fast paths
+// give the brute-force longest match, for both stages of the Taiwan mode.
+TEST_F(OpenccDataTest, EqualsBruteForceLongestMatch) {
+  const std::string d = DefaultOpenccDir();
+  const ReferenceStage tw({d + "/TWVariantsRevPhrases.txt", d + "/TWPhrasesRev.txt"});
+  const ReferenceStage ts({d + "/TSPhrases.txt", d + "/TSCharacters.txt"});
+  std::vector<std::string> pieces = {
+      "a", "Z ", "\xc3\xa9", "\xce\xa9", "\U0001F600", "\xe3\x80\x82", "\n", "简", "体"};
+  for (const ReferenceStage* r : {&tw, &ts}) {
+    for (const auto& [k, v] : r->map()) {
+      pieces.push_back(k);
+      pieces.push_back(v);
+      // The key cut after its first character.
+      const auto lead = static_cast<unsigned char>(k[0]);
+      const size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+      if (n < k.size()) pieces.push_back(k.substr(0, n));
+    }
+  }
+  auto both = T2SFolder::Shared("", /*taiwan=*/true);
+  ASSERT_TRUE(both.ok());
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<size_t> pick(0, pieces.size() - 1), len(0, 40);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text;
+    for (size_t i = len(rng); i > 0; --i) text += pieces[pick(rng)];
+    ASSERT_EQ(Fold(*folder_, text), ts.Fold(text)) << text;
+    ASSERT_EQ(Fold(**both, text), ts.Fold(tw.Fold(text))) << text;
+  }
 }
 
 TEST_F(OpenccDataTest, NormalizerAppliesFolderAfterNfkc) {
