@@ -214,7 +214,7 @@ Result<IndexInfo> ReadIndexJson(const std::string& dir, const batch::BatchSignat
   }
   if (format != kFormat) return bad("unknown format (expected " + std::string(kFormat) + ")");
   if (j["identity"].get(identity) != simdjson::SUCCESS) return bad("no identity");
-  if (identity != sig.identity()) {
+  if (!sig.IdentityMatches(identity)) {
     return Status::FailedPrecondition(
         dir +
         ": the index was built with another pipeline; use the same options as `neardup "

@@ -284,8 +284,12 @@ double EngineSignature::threshold() const {
 
 std::string EngineSignature::identity() const { return PipelineIdentity(impl_->options); }
 
+bool EngineSignature::IdentityMatches(std::string_view recorded) const {
+  return pipeline::IdentityMatches(recorded, impl_->options);
+}
+
 std::string EngineSignature::IdentityHint(std::string_view recorded) const {
-  return pipeline::SchemeHint(recorded, impl_->options);
+  return pipeline::IdentityHint(recorded, impl_->options);
 }
 
 bool EngineSignature::wants_learning() const {

@@ -54,6 +54,7 @@ class EngineSignature : public BatchSignature {
   double threshold() const override;
   std::string identity() const override;
   std::string IdentityHint(std::string_view recorded) const override;
+  bool IdentityMatches(std::string_view recorded) const override;
   Result<PairEvidence> Explain(const DocText& a, const DocText& b,
                                SignatureScratch* scratch) const override;
   bool wants_learning() const override;

@@ -152,6 +152,9 @@ class BatchSignature {
   // A sentence on how to open an index whose recorded identity differs from
   // identity(), when the signature knows one; "" by default.
   virtual std::string IdentityHint(std::string_view /*recorded*/) const { return ""; }
+  // Whether an index that recorded `recorded` has this signature's keys:
+  // identity(), or an older spelling of the same options.
+  virtual bool IdentityMatches(std::string_view recorded) const { return recorded == identity(); }
 
   // Evidence of a pair: by default the first space in which both have a key
   // in common (Keys() recomputed), estimate = shared / max keys of that space.

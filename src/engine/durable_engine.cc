@@ -31,10 +31,10 @@ Status CheckStoreOptions(const store::DocStore& st, const EngineOptions& o, bool
   auto have = st.GetMeta("pipeline");
   *record = false;
   if (have.ok()) {
-    if (*have != want) {
+    if (!pipeline::IdentityMatches(*have, o)) {
       return Status::FailedPrecondition(
           "the store was written by the pipeline '" + *have + "' but this engine has '" + want +
-          "'; open it with the same profile and options." + pipeline::SchemeHint(*have, o));
+          "'; open it with the same profile and options." + pipeline::IdentityHint(*have, o));
     }
     return Status::OK();
   }

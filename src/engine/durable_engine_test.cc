@@ -14,6 +14,7 @@
 #include "engine/durable_access.h"
 #include "engine/durable_test_util.h"
 #include "engine/engine_internal.h"
+#include "store/doc_store.h"
 
 namespace neardup {
 namespace {
@@ -359,6 +360,49 @@ TEST(DurableEngineTest, StoreOfAnotherMinHashSchemeIsRefusedWithTheOptionToOpenI
   { auto d = OpenOrDie(sim); }
   sim.engine.minhash.scheme = MinHashScheme::kPermutations;
   EXPECT_TRUE(DurableEngine::Open(sim).ok());
+}
+
+// Stores written before the default LSH design dropped its last ten bands
+// (sketch::TrimBands) recorded default bands and rows ("0x0") for a design
+// of 30 x 4. The default refuses them and names --bands 30 --rows 4; with
+// those they open (the same sketches) and keep finding near-duplicates.
+TEST(DurableEngineTest, StoreOfTheUntrimmedDefaultDesignOpensWithItsBands) {
+  TempDir dir;
+  std::mt19937 rng(12);
+  const std::string story = Story(rng, 300);
+  auto old = Opts(dir.str());
+  old.engine.minhash.bands = 30;
+  old.engine.minhash.rows = 4;
+  {
+    auto d = OpenOrDie(old);
+    ASSERT_TRUE(d->Add({"a", story, 1000, ""}, OnConflict::kError).ok());
+  }
+  // What the default wrote then: today's default identity without its design.
+  std::string legacy = PipelineIdentity(Opts(dir.str()).engine);
+  const size_t at = legacy.find("/20x4");
+  ASSERT_NE(at, std::string::npos) << legacy;
+  legacy.erase(at, 5);
+  {
+    auto st = store::DocStore::Open(dir.str(), {});
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    store::DocStore::Batch b;
+    (*st)->Prepare(&b);
+    b.PutMeta("pipeline", legacy);
+    ASSERT_TRUE((*st)->Write(&b, true).ok());
+  }
+  auto refused = DurableEngine::Open(Opts(dir.str()));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("--bands 30 --rows 4"), std::string::npos)
+      << refused.status().ToString();
+  auto other = old;
+  other.engine.minhash.rows = 3;  // another explicit design is not the old default
+  EXPECT_EQ(DurableEngine::Open(other).status().code(), StatusCode::kFailedPrecondition);
+  auto d = OpenOrDie(old);
+  auto r = d->Add({"b", Edit(rng, story, 4), 2000, ""}, OnConflict::kError);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->add.duplicate);
+  EXPECT_EQ(r->add.cluster, "a");
 }
 
 // A store already open (its lock held) is an error, not a crash of the

@@ -13,7 +13,9 @@
 #include "neardup/env.h"
 #include "neardup/options.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/signals.h"
 #include "resources/data_dir.h"
+#include "sketch/lsh.h"
 
 namespace neardup {
 namespace {
@@ -47,7 +49,24 @@ const Clock& SystemClock() {
   return clock;
 }
 
-std::string PipelineIdentity(const EngineOptions& o) {
+namespace {
+
+// The LSH design the area optimizer alone chose for `o`'s candidate
+// threshold: every default design before TrimBands (2026-11-27).
+sketch::LshParams UntrimmedDesign(const EngineOptions& o) {
+  const double t =
+      o.minhash.candidate_threshold > 0 ? o.minhash.candidate_threshold : o.threshold - 0.1;
+  auto p = sketch::OptimalLshParams(std::clamp(t, 0.05, 0.95), o.minhash.num_perm, 0.2, 0.8);
+  return p.ok() ? *p : sketch::LshParams{};
+}
+
+bool UsesMinHash(const EngineOptions& o) {
+  return std::find(o.signals.begin(), o.signals.end(), SignalKind::kMinHash) != o.signals.end();
+}
+
+// With `legacy`, the identity stores written before TrimBands recorded: no
+// design after the options (they chose bands and rows by the optimizer).
+std::string Identity(const EngineOptions& o, bool legacy) {
   std::string s = "neardup-pipeline v" + std::to_string(kFormatVersion);
   auto add = [&s](std::string_view key, const std::string& value) {
     s += " " + std::string(key) + "=" + value;
@@ -80,9 +99,19 @@ std::string PipelineIdentity(const EngineOptions& o) {
       o.minhash.scheme != MinHashScheme::kPermutations) {
     scheme = ":" + std::string(Name(o.minhash.scheme));
   }
+  // Default bands and rows name the design they resolve to where it is not
+  // the optimizer's (TrimBands), so a store of the untrimmed design keeps
+  // its identity and is told apart (DesignHint).
+  std::string design;
+  if (!legacy && UsesMinHash(o) && o.minhash.bands == 0 && o.minhash.rows == 0) {
+    auto p = pipeline::ResolveLsh(o);
+    if (p.ok() && !(*p == UntrimmedDesign(o))) {
+      design = "/" + std::to_string(p->bands) + "x" + std::to_string(p->rows);
+    }
+  }
   add("minhash", std::to_string(o.minhash.num_perm) + ":" + std::to_string(o.minhash.bands) + "x" +
                      std::to_string(o.minhash.rows) + "@" + fmt(o.minhash.candidate_threshold) +
-                     scheme);
+                     scheme + design);
   add("verify", std::string(Name(o.verify.kind)) + ":" + std::to_string(o.verify.short_chars) +
                     ":" + fmt(o.verify.edit_weight));
   // Band keys salted with the exact part of a question (engine/pipeline.h).
@@ -107,21 +136,70 @@ std::string PipelineIdentity(const EngineOptions& o) {
   return s;
 }
 
+// `o` with default bands and rows, as stores before TrimBands recorded it,
+// when `o` asks for exactly the design the optimizer gave those; else "".
+std::string LegacyEquivalent(const EngineOptions& o) {
+  if (!UsesMinHash(o) || o.minhash.bands == 0 || o.minhash.rows == 0) return "";
+  const sketch::LshParams untrimmed = UntrimmedDesign(o);
+  if (!(sketch::LshParams{o.minhash.bands, o.minhash.rows} == untrimmed)) return "";
+  EngineOptions d = o;
+  d.minhash.bands = d.minhash.rows = 0;
+  return Identity(d, /*legacy=*/true);
+}
+
+}  // namespace
+
+std::string PipelineIdentity(const EngineOptions& o) { return Identity(o, /*legacy=*/false); }
+
 namespace pipeline {
 
-std::string SchemeHint(std::string_view recorded, const EngineOptions& o) {
+bool IdentityMatches(std::string_view recorded, const EngineOptions& o) {
+  if (recorded == PipelineIdentity(o)) return true;
+  const std::string legacy = LegacyEquivalent(o);
+  return !legacy.empty() && recorded == legacy;
+}
+
+namespace {
+
+// " --bands B --rows R" of the untrimmed design.
+std::string UntrimmedFlags(const EngineOptions& o) {
+  const sketch::LshParams p = UntrimmedDesign(o);
+  return " --bands " + std::to_string(p.bands) + " --rows " + std::to_string(p.rows);
+}
+
+// When `recorded` is `o` as written before TrimBands, the sentence that says
+// so and how to open it; otherwise "".
+std::string DesignHint(std::string_view recorded, const EngineOptions& o) {
+  if (!UsesMinHash(o) || o.minhash.bands != 0 || o.minhash.rows != 0) return "";
+  if (recorded != Identity(o, /*legacy=*/true)) return "";
+  const sketch::LshParams p = UntrimmedDesign(o);
+  const std::string b = std::to_string(p.bands), r = std::to_string(p.rows);
+  return " It was written with the LSH design of " + b + " bands x " + r +
+         " rows (the default before 2026-11-27, when the default dropped the bands that only "
+         "add memory): open it with --bands " +
+         b + " --rows " + r + " (Python: bands=" + b + ", rows=" + r + ").";
+}
+
+}  // namespace
+
+std::string IdentityHint(std::string_view recorded, const EngineOptions& o) {
+  if (std::string hint = DesignHint(recorded, o); !hint.empty()) return hint;
   for (MinHashScheme scheme :
        {MinHashScheme::kPermutations, MinHashScheme::kOnePermutation, MinHashScheme::kCirculant}) {
     if (scheme == o.minhash.scheme) continue;
     EngineOptions other = o;
     other.minhash.scheme = scheme;
-    if (PipelineIdentity(other) != recorded) continue;
+    const bool untrimmed = Identity(other, /*legacy=*/true) == recorded;
+    if (PipelineIdentity(other) != recorded && !untrimmed) continue;
     const std::string name(Name(scheme));
+    const std::string design =
+        untrimmed && PipelineIdentity(other) != recorded ? UntrimmedFlags(o) : std::string();
     return " It was written with the MinHash scheme '" + name + "'" +
            (scheme == MinHashScheme::kPermutations
                 ? " (the default before one-permutation hashing became it)"
                 : "") +
-           ": open it with --minhash-scheme " + name + " (Python: minhash_scheme='" + name + "').";
+           ": open it with --minhash-scheme " + name + design + " (Python: minhash_scheme='" +
+           name + "'" + (design.empty() ? "" : ", and bands and rows as those flags") + ").";
   }
   return "";
 }

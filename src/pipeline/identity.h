@@ -12,11 +12,18 @@
 
 namespace neardup::pipeline {
 
-// When `recorded` is the identity of `o` under another MinHash scheme, a
-// sentence naming that scheme and the option that opens it (stores written
-// before the one-permutation default used "permutations"); otherwise "".
+// Whether a store or index that recorded `recorded` fits an engine of `o`:
+// its identity, or, for explicit bands and rows equal to the design the
+// optimizer gave default options before sketch::TrimBands (2026-11-27), the
+// identity those default options had then (the same sketches).
+bool IdentityMatches(std::string_view recorded, const EngineOptions& o);
+
+// A sentence naming the options that open what `recorded` describes, when
+// it is `o` under another MinHash scheme (stores written before the
+// one-permutation default used "permutations") or `o` before TrimBands (the
+// bands and rows to give); otherwise "".
 // Thread-safe; reads the data files PipelineIdentity hashes.
-std::string SchemeHint(std::string_view recorded, const EngineOptions& o);
+std::string IdentityHint(std::string_view recorded, const EngineOptions& o);
 
 }  // namespace neardup::pipeline
 

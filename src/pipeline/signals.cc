@@ -123,8 +123,24 @@ Result<sketch::LshParams> ResolveLsh(const EngineOptions& o) {
     }
     return sketch::LshParams{bands, rows};
   }
+  // At the default threshold, verified, with the candidate threshold it
+  // implies (threshold - 0.1): the optimizer's rows, and no more bands than
+  // make a pair at the threshold + 0.1 a candidate 99.5% of the time (20 of
+  // 30 at 128 permutations). The band sweep on the leaderboard (docs/
+  // quality.md, "The LSH band design") found the others worth less than
+  // their memory (~4.9 bytes a band a document in a store) and false
+  // candidates. Other thresholds (not swept), a candidate threshold given
+  // (profiles, users) or no verification (the bands then decide) keep the
+  // optimizer's design.
   const double t = m.candidate_threshold > 0 ? m.candidate_threshold : o.threshold - 0.1;
-  return sketch::OptimalLshParams(std::clamp(t, 0.05, 0.95), m.num_perm, 0.2, 0.8);
+  NEARDUP_ASSIGN_OR_RETURN(
+      const sketch::LshParams p,
+      sketch::OptimalLshParams(std::clamp(t, 0.05, 0.95), m.num_perm, 0.2, 0.8));
+  if (m.candidate_threshold > 0 || o.verify.kind == VerifyKind::kNone ||
+      o.threshold != EngineOptions{}.threshold) {
+    return p;
+  }
+  return sketch::TrimBands(p, std::min(std::clamp(t, 0.05, 0.95) + 0.2, 0.99), 0.995);
 }
 
 Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "base/status_macros.h"
 #include "sketch/minhash.h"
 
 namespace neardup::sketch {
@@ -55,6 +56,18 @@ Result<LshParams> OptimalLshParams(double threshold, int num_perm, double fp_wei
     }
   }
   return best;
+}
+
+LshParams TrimBands(const LshParams& params, double s, double p) {
+  NEARDUP_CHECK(s > 0 && s < 1 && p > 0 && p < 1);
+  LshParams out = params;
+  for (int b = 1; b < params.bands; ++b) {
+    if (LshCollisionProbability(s, {b, params.rows}) >= p) {
+      out.bands = b;
+      break;
+    }
+  }
+  return out;
 }
 
 uint64_t LshBandKey(std::span<const uint32_t> signature, const LshParams& params, int band) {

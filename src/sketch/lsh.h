@@ -43,6 +43,12 @@ double LshBandEstimate(int equal_bands, const LshParams& params);
 Result<LshParams> OptimalLshParams(double threshold, int num_perm, double fp_weight = 0.5,
                                    double fn_weight = 0.5);
 
+// `params` with the fewest bands (at most params.bands) under which a pair
+// of similarity `s` is a candidate with probability >= `p`: bands past
+// those add memory, band lookups and false candidates, and recall only
+// between the threshold and s. Requires 0 < s < 1 and 0 < p < 1.
+LshParams TrimBands(const LshParams& params, double s, double p);
+
 // The band key of band `band` of `signature` (XXH3-64 of its rows, seeded by
 // the band number). Exposed for tests and external stores.
 uint64_t LshBandKey(std::span<const uint32_t> signature, const LshParams& params, int band);

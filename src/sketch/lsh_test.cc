@@ -78,3 +78,18 @@ TEST(LshTest, SaltedBandKeys) {
 
 }  // namespace
 }  // namespace neardup::sketch
+
+namespace neardup::sketch {
+namespace {
+
+// 1 - (1 - 0.7^4)^b >= 0.995 first at b = 20 (19: 0.9947); never more bands
+// than given, and all of them when even those miss the target.
+TEST(LshTest, TrimBandsKeepsTheFewestThatReachTheTarget) {
+  EXPECT_EQ(TrimBands({30, 4}, 0.7, 0.995), (LshParams{20, 4}));
+  EXPECT_LT(LshCollisionProbability(0.7, {19, 4}), 0.995);
+  EXPECT_EQ(TrimBands({12, 4}, 0.7, 0.995), (LshParams{12, 4}));
+  EXPECT_EQ(TrimBands({30, 4}, 0.99, 0.5), (LshParams{1, 4}));
+}
+
+}  // namespace
+}  // namespace neardup::sketch
