@@ -5,7 +5,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
 
 #include "base/status_macros.h"
