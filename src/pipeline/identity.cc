@@ -51,12 +51,10 @@ const Clock& SystemClock() {
 
 namespace {
 
-// The LSH design the area optimizer alone chose for `o`'s candidate
-// threshold: every default design before TrimBands (2026-11-27).
+// The LSH design the area optimizer alone chose for `o`: every default
+// design before TrimBands (2026-11-27).
 sketch::LshParams UntrimmedDesign(const EngineOptions& o) {
-  const double t =
-      o.minhash.candidate_threshold > 0 ? o.minhash.candidate_threshold : o.threshold - 0.1;
-  auto p = sketch::OptimalLshParams(std::clamp(t, 0.05, 0.95), o.minhash.num_perm, 0.2, 0.8);
+  auto p = pipeline::OptimizerLsh(o);
   return p.ok() ? *p : sketch::LshParams{};
 }
 
@@ -189,11 +187,10 @@ std::string IdentityHint(std::string_view recorded, const EngineOptions& o) {
     if (scheme == o.minhash.scheme) continue;
     EngineOptions other = o;
     other.minhash.scheme = scheme;
-    const bool untrimmed = Identity(other, /*legacy=*/true) == recorded;
-    if (PipelineIdentity(other) != recorded && !untrimmed) continue;
+    const bool current = PipelineIdentity(other) == recorded;
+    if (!current && Identity(other, /*legacy=*/true) != recorded) continue;
     const std::string name(Name(scheme));
-    const std::string design =
-        untrimmed && PipelineIdentity(other) != recorded ? UntrimmedFlags(o) : std::string();
+    const std::string design = current ? std::string() : UntrimmedFlags(o);
     return " It was written with the MinHash scheme '" + name + "'" +
            (scheme == MinHashScheme::kPermutations
                 ? " (the default before one-permutation hashing became it)"

@@ -108,6 +108,17 @@ PipelineNeeds NeedsOf(const EngineOptions& o) {
   return n;
 }
 
+namespace {
+
+// The similarity the bands aim at: given, or the threshold - 0.1.
+double CandidateThreshold(const EngineOptions& o) {
+  const double t =
+      o.minhash.candidate_threshold > 0 ? o.minhash.candidate_threshold : o.threshold - 0.1;
+  return std::clamp(t, 0.05, 0.95);
+}
+
+}  // namespace
+
 Result<sketch::LshParams> ResolveLsh(const EngineOptions& o) {
   const auto& m = o.minhash;
   if (m.num_perm < 1 || m.num_perm > 4096) {
@@ -132,15 +143,16 @@ Result<sketch::LshParams> ResolveLsh(const EngineOptions& o) {
   // candidates. Other thresholds (not swept), a candidate threshold given
   // (profiles, users) or no verification (the bands then decide) keep the
   // optimizer's design.
-  const double t = m.candidate_threshold > 0 ? m.candidate_threshold : o.threshold - 0.1;
-  NEARDUP_ASSIGN_OR_RETURN(
-      const sketch::LshParams p,
-      sketch::OptimalLshParams(std::clamp(t, 0.05, 0.95), m.num_perm, 0.2, 0.8));
+  NEARDUP_ASSIGN_OR_RETURN(const sketch::LshParams p, OptimizerLsh(o));
   if (m.candidate_threshold > 0 || o.verify.kind == VerifyKind::kNone ||
       o.threshold != EngineOptions{}.threshold) {
     return p;
   }
-  return sketch::TrimBands(p, std::min(std::clamp(t, 0.05, 0.95) + 0.2, 0.99), 0.995);
+  return sketch::TrimBands(p, std::min(CandidateThreshold(o) + 0.2, 0.99), 0.995);
+}
+
+Result<sketch::LshParams> OptimizerLsh(const EngineOptions& o) {
+  return sketch::OptimalLshParams(CandidateThreshold(o), o.minhash.num_perm, 0.2, 0.8);
 }
 
 Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) {

@@ -26,9 +26,15 @@ PipelineNeeds NeedsOf(const EngineOptions& o);
 
 // The LSH bands of options.minhash: explicit bands x rows, or the banding
 // that best separates candidate_threshold (default: threshold - 0.1) with
-// false negatives weighted 4:1 over false positives.
+// false negatives weighted 4:1 over false positives (OptimizerLsh), its bands
+// trimmed at the default threshold (sketch::TrimBands; signals.cc says when).
 // Errors: InvalidArgument for impossible settings.
 Result<sketch::LshParams> ResolveLsh(const EngineOptions& o);
+// The design of the area optimizer for o's candidate threshold, before
+// ResolveLsh trims its bands: every default design until 2026-11-27 (the
+// identity of stores written then depends on it). Errors: as
+// sketch::OptimalLshParams.
+Result<sketch::LshParams> OptimizerLsh(const EngineOptions& o);
 
 // The options' threshold and signal list are usable. Errors: InvalidArgument.
 Status CheckSignalOptions(const EngineOptions& o);
