@@ -63,6 +63,9 @@ class Stats(NamedTuple):
     id_bytes: int
     text_bytes: int
     threshold: float
+    verified_from_forms: int
+    verified_from_texts: int
+    verified_doubted: int
 
 class Explanation(NamedTuple):
     duplicate: bool

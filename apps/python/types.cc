@@ -73,7 +73,10 @@ const std::vector<TypeDoc>& TypeDocs() {
         {"forest_bytes", "memory of the cluster forest"},
         {"id_bytes", "memory of the id table"},
         {"text_bytes", "normalized texts kept for verification"},
-        {"threshold", "the similarity threshold in effect"}}},
+        {"threshold", "the similarity threshold in effect"},
+        {"verified_from_forms", "candidates verified from stored verification forms"},
+        {"verified_from_texts", "candidates verified from texts"},
+        {"verified_doubted", "of those, verdicts from cut hashes too close to the threshold"}}},
       {"Explanation",
        "Why two texts are or are not near-duplicates (explain).",
        {{"duplicate", "the verdict of the engine's rule"},
@@ -222,7 +225,8 @@ py::object ToPython(const ClusterSummary& s) {
 
 py::object ToPython(const EngineStats& s) {
   return Make("Stats", s.documents, s.clusters, s.added, s.duplicates, s.removed, s.index_bytes,
-              s.forest_bytes, s.id_bytes, s.text_bytes, s.threshold);
+              s.forest_bytes, s.id_bytes, s.text_bytes, s.threshold, s.verified_from_forms,
+              s.verified_from_texts, s.verified_doubted);
 }
 
 py::object ToPython(const Explanation& x) {

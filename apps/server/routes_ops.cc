@@ -82,6 +82,9 @@ void Stats(const RouteContext& ctx, const Req&, Res& res) {
          {"ttl_ms", s.ttl_ms},
          {"threshold", s.engine.threshold},
          {"text_bytes", s.engine.text_bytes},
+         {"verified_from_forms", s.engine.verified_from_forms},
+         {"verified_from_texts", s.engine.verified_from_texts},
+         {"verified_doubted", s.engine.verified_doubted},
          {"profile", ctx.engine.options().engine.profile},
          {"uptime_seconds", uptime}});
 }

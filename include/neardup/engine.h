@@ -120,6 +120,13 @@ struct EngineStats {
   size_t id_bytes = 0;     // the id table
   size_t text_bytes = 0;   // normalized texts kept for verification
   double threshold = 0.0;  // the similarity threshold in effect
+  // Candidates verified since creation: from stored verification forms (a
+  // durable engine's), and from texts. `verified_doubted` of the latter had
+  // a form whose cut shingle hashes left the verdict too close to the
+  // threshold to trust (src/verify/form.h); they were decided from the text.
+  uint64_t verified_from_forms = 0;
+  uint64_t verified_from_texts = 0;
+  uint64_t verified_doubted = 0;
 };
 
 // A cluster list page: after the previous page's last (key, id).

@@ -204,6 +204,10 @@ EngineStats Engine::Stats() const {
   s.id_bytes = impl_->ids.MemoryBytes();
   s.text_bytes = impl_->texts.MemoryBytes();
   s.threshold = impl_->options.threshold;
+  const signal::SignalSet::VerifyCounts v = impl_->signals->verify_counts();
+  s.verified_from_forms = v.from_forms;
+  s.verified_from_texts = v.from_texts;
+  s.verified_doubted = v.doubted;
   return s;
 }
 

@@ -176,7 +176,8 @@ struct Engine::Impl {
             p.processed.shingles,
             p.processed.key_salt,
             p.narrow,
-            p.processed.Expressions()};
+            p.processed.Expressions(),
+            p.narrow_width};
   }
 
   // `q` with verification limited to options.verify_per_cluster passes per

@@ -47,8 +47,10 @@ namespace engine {
 struct PreparedDocument {
   pipeline::Processed processed;
   signal::SignalSet::Sketches sketches;
-  // verify::Narrow(processed.shingles), made by MakeForm; empty until then.
+  // verify::Narrow(processed.shingles, narrow_width), made by MakeForm;
+  // empty until then.
   std::vector<uint64_t> narrow;
+  int narrow_width = 32;
   // PreVerify's verdicts on the candidates, valid while no slot has been
   // released since (`epoch`, the engine's count of released slots).
   signal::SignalSet::Verdicts verdicts;

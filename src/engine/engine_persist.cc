@@ -52,7 +52,10 @@ std::string EngineInternal::MakeForm(const Engine& e, PreparedDocument* p) {
   const verify::Verifier* v = e.impl_->signals->verifier();
   std::string form;
   if (v == nullptr) return form;
-  if (v->uses_shingles()) verify::Narrow(p->processed.shingles, &p->narrow);
+  if (v->uses_shingles()) {
+    p->narrow_width = verify::NarrowWidth(p->processed.shingles.size());
+    verify::Narrow(p->processed.shingles, &p->narrow, p->narrow_width);
+  }
   verify::MakeCompactForm(v, p->processed.normalized, &form, &p->processed.shingles,
                           v->uses_shingles() ? &p->narrow : nullptr, p->processed.Expressions());
   return form;

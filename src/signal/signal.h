@@ -67,11 +67,13 @@ struct SignalInput {
   std::span<const features::Feature> features;  // weighted (SimHash, I-Match)
   std::span<const uint64_t> shingles;           // ascending, distinct (MinHash, ...)
   uint64_t key_salt = 0;  // mixed into MinHash band keys (sketch::SaltedBandKey); 0 = none
-  // verify::Narrow(shingles) when the caller made it already, else empty.
+  // verify::Narrow(shingles, narrow_width) when the caller made it already,
+  // else empty.
   std::span<const uint64_t> narrow = {};
   // verify::Expressions() of the original text, when the pipeline made them
   // (short texts under the fact rule), for the verifier.
   std::optional<std::string_view> expressions = std::nullopt;
+  int narrow_width = 32;  // of `narrow`
 };
 
 // A signal's sketch of one document; which fields are used depends on the

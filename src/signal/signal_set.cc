@@ -20,13 +20,24 @@ bool GetU32(std::string_view* in, uint32_t* v) {
   return true;
 }
 
+// The order a limited verification tries candidates in: the signal's
+// estimate, then slot (deterministic).
+bool BestEstimateFirst(const Evidence& a, const Evidence& b) {
+  if (a.similarity != b.similarity) return a.similarity > b.similarity;
+  return a.slot < b.slot;
+}
+
+}  // namespace
+
 // Verifies one document against stored ones: from their verification
 // forms where the source has them (a narrow form against this document's
-// shingles cut to 32 bits, made once), else from their texts.
+// shingles cut as wide, made once a width), else from their texts. A
+// verdict from narrow shingles that the cut could have turned
+// (verify::NarrowVerdictIsSure) is reached again from the texts.
 class Verification {
  public:
-  Verification(const verify::Verifier* v, const TextSource* texts, const SignalInput& doc)
-      : verifier_(v), texts_(texts), doc_(doc) {}
+  Verification(const SignalSet& set, const TextSource* texts, const SignalInput& doc)
+      : set_(set), verifier_(set.verifier()), texts_(texts), doc_(doc) {}
 
   // nullopt: the slot has neither form nor text (removed meanwhile). A form
   // that does not parse (damage that `neardup store check` names) is passed
@@ -37,53 +48,78 @@ class Verification {
     const verify::Side mine{doc_.normalized, doc_.shingles, std::nullopt, doc_.expressions};
     Status s = texts_->GetForm(slot, &stored_);
     Status bad_form;
+    std::optional<verify::Verdict> unsure;
     if (s.ok()) {
       Result<verify::FormSide> f = verify::ReadForm(stored_, &theirs_);
-      if (f.ok()) return FromForm(mine, f->side, f->narrow);
-      bad_form = f.status();
+      if (f.ok()) {
+        const verify::Verdict v = FromForm(mine, *f);
+        if (Sure(v, *f)) {
+          set_.from_forms_.fetch_add(1, std::memory_order_relaxed);
+          return Found(v);
+        }
+        set_.doubted_.fetch_add(1, std::memory_order_relaxed);
+        unsure = v;
+      } else {
+        bad_form = f.status();
+      }
     } else if (!s.IsNotFound()) {
       return s;
     }
     s = texts_->Get(slot, &stored_);
     if (s.IsNotFound()) {
+      if (unsure) return unsure;  // removed meanwhile: the form's verdict
       if (!bad_form.ok()) return bad_form;
       return std::optional<verify::Verdict>();
     }
     NEARDUP_RETURN_IF_ERROR(s);
     verify::Side theirs{stored_};
     if (texts_->GetExpressions(slot, &expressions_)) theirs.expressions = expressions_;
+    set_.from_texts_.fetch_add(1, std::memory_order_relaxed);
     return Found(verifier_->Verify(mine, theirs));
   }
 
  private:
-  Result<std::optional<verify::Verdict>> FromForm(const verify::Side& mine,
-                                                  const verify::Side& theirs, bool narrow) {
-    if (!narrow) return Found(verifier_->Verify(mine, theirs));
-    if (!narrowed_ && doc_.narrow.empty()) verify::Narrow(doc_.shingles, &narrow_);
-    narrowed_ = true;
-    const std::span<const uint64_t> cut =
-        doc_.narrow.empty() ? std::span<const uint64_t>(narrow_) : doc_.narrow;
-    return Found(verifier_->Verify({doc_.normalized, cut, std::nullopt, doc_.expressions}, theirs));
+  verify::Verdict FromForm(const verify::Side& mine, const verify::FormSide& theirs) {
+    if (!theirs.narrow) return verifier_->Verify(mine, theirs.side);
+    const std::span<const uint64_t> cut = NarrowMine(theirs.width);
+    verify::Side narrow{doc_.normalized, cut, std::nullopt, doc_.expressions};
+    if (theirs.side.shingle_count) narrow.shingle_count = doc_.shingles.size();
+    return verifier_->Verify(narrow, theirs.side);
+  }
+  bool Sure(const verify::Verdict& v, const verify::FormSide& theirs) const {
+    if (!theirs.narrow) return true;
+    if (theirs.side.shingle_count) {
+      return verify::NarrowVerdictIsSure(verifier_->spec(), v, doc_.shingles.size(),
+                                         *theirs.side.shingle_count, theirs.width, true);
+    }
+    return verify::NarrowVerdictIsSure(verifier_->spec(), v, mine_size_,
+                                       theirs.side.shingles->size(), theirs.width, false);
+  }
+  // This document's shingles cut to `width` bits: the caller's when as wide.
+  std::span<const uint64_t> NarrowMine(int width) {
+    std::span<const uint64_t> cut;
+    if (width == doc_.narrow_width && !doc_.narrow.empty()) {
+      cut = doc_.narrow;
+    } else {
+      auto [it, fresh] = narrowed_.try_emplace(width);
+      if (fresh) verify::Narrow(doc_.shingles, &it->second, width);
+      cut = it->second;
+    }
+    mine_size_ = cut.size();
+    return cut;
   }
   static Result<std::optional<verify::Verdict>> Found(const verify::Verdict& v) {
     return std::optional<verify::Verdict>(v);
   }
+  const SignalSet& set_;
   const verify::Verifier* verifier_;
   const TextSource* texts_;
   const SignalInput& doc_;
   std::string stored_, expressions_;
-  std::vector<uint64_t> theirs_, narrow_;
-  bool narrowed_ = false;
+  std::vector<uint64_t> theirs_;
+  std::unordered_map<int, std::vector<uint64_t>> narrowed_;  // width -> this document's cut
+  size_t mine_size_ = 0;
 };
-
-// The order a limited verification tries candidates in: the signal's
-// estimate, then slot (deterministic).
-bool BestEstimateFirst(const Evidence& a, const Evidence& b) {
-  if (a.similarity != b.similarity) return a.similarity > b.similarity;
-  return a.slot < b.slot;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<SignalSet>> SignalSet::Create(std::vector<std::unique_ptr<Signal>> signals,
                                                      std::unique_ptr<verify::Verifier> verifier) {
@@ -129,7 +165,7 @@ Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
     }
   }
   const size_t first = out->size();
-  Verification verification{verifier_.get(), texts, doc};
+  Verification verification{*this, texts, doc};
   const bool limited = verifier_ && params.verified_per_group > 0 && params.group;
   std::unordered_map<uint32_t, size_t> passed;  // group -> candidates that passed
   if (limited) std::sort(found.begin(), found.end(), BestEstimateFirst);

@@ -21,6 +21,7 @@
 #ifndef NEARDUP_SIGNAL_SIGNAL_SET_H_
 #define NEARDUP_SIGNAL_SIGNAL_SET_H_
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +107,18 @@ class SignalSet {
   const verify::Verifier* verifier() const { return verifier_.get(); }
   size_t MemoryBytes() const;
 
+  // How Candidates() has verified, since creation: from verification forms,
+  // from texts (slots without a form, or a narrow form's verdict that cut
+  // hashes could have turned: verify::NarrowVerdictIsSure), and how many of
+  // the latter there were. Safe to read while Candidates() runs.
+  struct VerifyCounts {
+    uint64_t from_forms = 0, from_texts = 0, doubted = 0;
+  };
+  VerifyCounts verify_counts() const {
+    return {from_forms_.load(std::memory_order_relaxed),
+            from_texts_.load(std::memory_order_relaxed), doubted_.load(std::memory_order_relaxed)};
+  }
+
   // Sketches as bytes, for a store: one record per signal. Decode checks the
   // shape (Corruption otherwise).
   static std::string Encode(const Sketches& sketches);
@@ -114,6 +127,8 @@ class SignalSet {
  private:
   std::vector<std::unique_ptr<Signal>> signals_;
   std::unique_ptr<verify::Verifier> verifier_;
+  mutable std::atomic<uint64_t> from_forms_{0}, from_texts_{0}, doubted_{0};
+  friend class Verification;  // signal_set.cc: counts
 };
 
 }  // namespace neardup::signal

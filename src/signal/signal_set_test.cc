@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "features/char_ngram.h"
 #include "features/shingles.h"
 #include "normalize/normalizer.h"
+#include "verify/form.h"
 
 namespace neardup::signal {
 namespace {
@@ -131,6 +133,79 @@ TEST(SignalSetTest, VerifierDropsCandidatesThatFail) {
   ASSERT_TRUE(got[0].verified.has_value());
   EXPECT_GT(*got[0].verified, 0.95);
   EXPECT_LT(*got[0].verified, 1.0);
+}
+
+// Texts with compact verification forms cut to `width` bits; counts the
+// texts read.
+class FormTexts final : public TextSource {
+ public:
+  FormTexts(const verify::Verifier* v, int width) : verifier_(v), width_(width) {}
+  void Put(uint32_t slot, const std::string& normalized) {
+    texts_[slot] = normalized;
+    verify::MakeCompactFormForTest(verifier_, normalized, width_, &forms_[slot]);
+  }
+  Status Get(uint32_t slot, std::string* normalized) const override {
+    ++reads;
+    *normalized = texts_.at(slot);
+    return Status::OK();
+  }
+  Status GetForm(uint32_t slot, std::string* form) const override {
+    *form = forms_.at(slot);
+    return Status::OK();
+  }
+  mutable int reads = 0;
+
+ private:
+  const verify::Verifier* verifier_;
+  int width_;
+  std::map<uint32_t, std::string> texts_, forms_;
+};
+
+// Verdicts from narrow forms are the texts' verdicts: cut so narrow that
+// every set fills the 64 values, each is doubted and read from the text;
+// cut to 32 bits, none is.
+TEST(SignalSetTest, NarrowFormsDecideAsTheTexts) {
+  SignalOptions o;
+  o.simhash_max_distance = o.simhash_index_max_distance = 24;
+  auto set = Make(
+      {SignalKind::kSimHash}, o,
+      verify::Verifier::Create({.kind = verify::VerifierSpec::Kind::kJaccard, .threshold = 0.5})
+          .value());
+  std::vector<std::string> texts;
+  for (int i = 0; i <= 10; ++i) {  // the story with its end replaced, more and more
+    const size_t keep = kStory.size() * (10 - i) / 10;
+    texts.push_back(std::string(kStory.substr(0, keep)) +
+                    std::string(kOther.substr(std::min(keep, kOther.size()))));
+  }
+  for (size_t i = 0; i < texts.size(); ++i) Add(*set, static_cast<uint32_t>(i), texts[i]);
+  const Doc query = Prepare(kStory);
+  auto sk = set->Compute(query.input());
+  ASSERT_TRUE(sk.ok());
+  std::vector<Evidence> exact;
+  ASSERT_TRUE(set->Candidates(query.input(), *sk, {}, TextsOf(*set), &exact).ok());
+  ASSERT_GE(exact.size(), 3u);
+  ASSERT_LT(exact.size(), texts.size());  // some fail
+  for (const int width : {6, 32}) {
+    FormTexts forms(set->verifier(), width);
+    for (size_t i = 0; i < texts.size(); ++i) {
+      forms.Put(static_cast<uint32_t>(i), TextsOf(*set)->texts_[static_cast<uint32_t>(i)]);
+    }
+    std::vector<Evidence> got;
+    ASSERT_TRUE(set->Candidates(query.input(), *sk, {}, &forms, &got).ok());
+    ASSERT_EQ(got.size(), exact.size()) << width;
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].slot, exact[k].slot);
+      ASSERT_TRUE(got[k].verified.has_value());
+      if (width == 6) {
+        EXPECT_EQ(*got[k].verified, *exact[k].verified);
+      }
+    }
+    if (width == 6) {
+      EXPECT_GE(forms.reads, static_cast<int>(exact.size()));
+    } else {
+      EXPECT_EQ(forms.reads, 0);
+    }
+  }
 }
 
 TEST(SignalSetTest, SketchesRoundTripThroughBytes) {

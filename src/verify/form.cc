@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "base/hash_sort.h"
+#include "base/status_macros.h"
 #include "base/utf8.h"
 #include "verify/rice.h"
 #include "verify/varint.h"
@@ -13,19 +15,23 @@
 namespace neardup::verify {
 namespace {
 
-constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8;
+constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16;
 
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
           const std::vector<uint64_t>* shingles, bool narrow, const std::vector<uint64_t>* narrowed,
-          std::optional<std::string_view> expressions) {
+          std::optional<std::string_view> expressions, int width_for_test = 0) {
   out->clear();
   const size_t code_points = base::CodePointCount(normalized);
-  const bool with_shingles = verifier != nullptr && verifier->uses_shingles();
   const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
+  // A compact form with the text leaves the shingles out: the verifier
+  // shingles the (short) text, exactly.
+  const bool with_shingles =
+      verifier != nullptr && verifier->uses_shingles() && !(narrow && with_text);
   const bool with_expressions = with_text && expressions.has_value();
   narrow = narrow && with_shingles;
   out->push_back(static_cast<char>((with_shingles ? kShingles : 0) | (with_text ? kText : 0) |
-                                   (narrow ? kNarrow : 0) | (with_expressions ? kExpressions : 0)));
+                                   (narrow ? kNarrow | kWidth : 0) |
+                                   (with_expressions ? kExpressions : 0)));
   PutVarint(code_points, out);
   if (with_expressions) {
     PutVarint(expressions->size(), out);
@@ -39,13 +45,15 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
       shingles = &own;
     }
     if (narrow) {
+      const int width = width_for_test > 0 ? width_for_test : NarrowWidth(shingles->size());
       if (narrowed == nullptr) {
-        Narrow(*shingles, &cut);
+        Narrow(*shingles, &cut, width);
         narrowed = &cut;
       }
-      RiceEncode(*narrowed, out);
-      if (with_text) out->append(normalized);
-      return;
+      out->push_back(static_cast<char>(width));
+      PutVarint(shingles->size() - narrowed->size(), out);  // folded by the cut
+      RiceEncode(*narrowed, out, width);
+      return;  // no text: see with_shingles
     }
     PutVarint(shingles->size(), out);
     const size_t at = out->size();
@@ -75,12 +83,94 @@ void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std:
   Make(verifier, normalized, out, shingles, true, narrowed, expressions);
 }
 
-void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out) {
-  // Cut to the high half, where SortUniqueHashes buckets, then back down.
+void MakeCompactFormForTest(const Verifier* verifier, std::string_view normalized, int width,
+                            std::string* out) {
+  NEARDUP_CHECK(width >= 1 && width <= 32);
+  Make(verifier, normalized, out, nullptr, true, nullptr, std::nullopt, width);
+}
+
+int NarrowWidth(size_t shingles) {
+  return std::clamp(static_cast<int>(std::bit_width(shingles)) + 7, 16, 32);
+}
+
+void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width) {
+  NEARDUP_CHECK(width >= 1 && width <= 32);
+  // Cut to the top bits, where SortUniqueHashes buckets, then back down.
+  const int shift = 64 - width;
   out->resize(shingles.size());
-  for (size_t i = 0; i < shingles.size(); ++i) (*out)[i] = shingles[i] << 32;
+  for (size_t i = 0; i < shingles.size(); ++i) (*out)[i] = shingles[i] << shift;
   base::SortUniqueHashes(out);
-  for (uint64_t& h : *out) h >>= 32;
+  for (uint64_t& h : *out) h >>= shift;
+}
+
+namespace {
+
+// The smallest k with P(X > k) < 1e-7 for X ~ Poisson(lambda).
+double PoissonBound(double lambda) {
+  double pmf = std::exp(-lambda), cdf = pmf;
+  int k = 0;
+  while (1.0 - cdf >= 1e-7 && k < 100000) {
+    ++k;
+    pmf *= lambda / k;
+    cdf += pmf;
+  }
+  return k;
+}
+
+}  // namespace
+
+namespace {
+
+// The shared shingles of two sets of sizes a and b whose measure is m.
+double SharedAt(VerifierSpec::Kind kind, double m, double a, double b) {
+  switch (kind) {
+    case VerifierSpec::Kind::kContainment:
+      return m * std::min(a, b);
+    case VerifierSpec::Kind::kCosine:
+      return m * std::sqrt(a * b);
+    default:  // Jaccard: m = I / (a + b - I)
+      return m * (a + b) / (1.0 + m);
+  }
+}
+
+}  // namespace
+
+bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine, size_t theirs,
+                         int width, bool whole_counts) {
+  if (width >= 64) return true;
+  const double a = static_cast<double>(std::max<size_t>(mine, 1));
+  const double b = static_cast<double>(std::max<size_t>(theirs, 1));
+  const double cells = std::ldexp(1.0, width), t = spec.threshold;
+  const double lo = std::max(0.0, t - 0.1), hi = std::min(1.0, t + 0.1);
+  const double i_lo = std::min(SharedAt(spec.kind, lo, a, b), std::min(a, b));
+  const double i_hi = std::min(SharedAt(spec.kind, hi, a, b), std::min(a, b));
+  // Coincidences of cut hashes that move the shared count: a shingle of
+  // each side outside the other cut alike (one false shared shingle), two
+  // shared shingles cut alike (counted once); without the whole sets' sizes
+  // also two shingles of one side cut alike (a side counted one short).
+  const double own = whole_counts ? 0.0 : (a * a + b * b) / 2;
+  const double near = ((a - i_lo) * (b - i_lo) + i_hi * i_hi / 2 + own) / cells;
+  // Anywhere: false shared shingles (up to a * b / 2^w, for disjoint sets)
+  // raise a value, shared ones cut alike lower it.
+  const double up = (a * b + own) / cells,
+               down = (std::min(a, b) * std::min(a, b) / 2 + own) / cells;
+  double slope, slope_up, slope_down;  // how far one coincidence moves the measure, at most
+  switch (spec.kind) {
+    case VerifierSpec::Kind::kContainment:
+      slope = slope_up = slope_down = 1.0 / std::min(a, b);
+      break;
+    case VerifierSpec::Kind::kCosine:
+      slope = slope_up = slope_down = 1.0 / std::sqrt(a * b);
+      break;
+    default:  // d(I / (a + b - I)) / dI = (1 + J)^2 / (a + b)
+      slope = (1.0 + hi) * (1.0 + hi) / (a + b);
+      slope_up = (1.0 + t) * (1.0 + t) / (a + b);  // below t
+      slope_down = 4.0 / (a + b);
+      break;
+  }
+  // A pair further than 0.1 from t must not cross it either.
+  if (PoissonBound(up) * slope_up > 0.1 || PoissonBound(down) * slope_down > 0.1) return false;
+  return std::abs(v.similarity - t) > PoissonBound(near) * slope;
 }
 
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles) {
@@ -88,8 +178,9 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
   if (form.empty()) return bad;
   const auto flags = static_cast<uint8_t>(form.front());
   form.remove_prefix(1);
-  if ((flags & ~(kShingles | kText | kNarrow | kExpressions)) != 0) return bad;
+  if ((flags & ~(kShingles | kText | kNarrow | kExpressions | kWidth)) != 0) return bad;
   if ((flags & kNarrow) && !(flags & kShingles)) return bad;
+  if ((flags & kWidth) && !(flags & kNarrow)) return bad;
   if ((flags & kExpressions) && !(flags & kText)) return bad;
   uint64_t code_points = 0;
   if (!GetVarint(&form, &code_points)) return bad;
@@ -103,7 +194,19 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
   }
   out.narrow = (flags & kNarrow) != 0;
   if (out.narrow) {
-    if (!RiceDecode(&form, shingles)) return bad;
+    out.width = 32;  // forms from before kWidth
+    uint64_t folded = 0;
+    if (flags & kWidth) {
+      if (form.empty()) return bad;
+      out.width = static_cast<uint8_t>(form.front());
+      form.remove_prefix(1);
+      if (out.width < 1 || out.width > 32 || !GetVarint(&form, &folded)) return bad;
+    }
+    if (!RiceDecode(&form, shingles, out.width)) return bad;
+    if (flags & kWidth) {
+      if (folded > (uint64_t{1} << 40)) return bad;
+      out.side.shingle_count = shingles->size() + folded;
+    }
     out.side.shingles = std::span<const uint64_t>(*shingles);
   } else if (flags & kShingles) {
     uint64_t n = 0;

@@ -17,23 +17,35 @@
 // 64-bit hashes has gaps of about 2^64 / n, so delta coding would not shrink
 // it, and truncated hashes could change a Jaccard value.
 //
-// Layout: a flags byte (1: shingles, 2: text, 4: narrow, 8: expressions),
-// the code points as a varint, with expressions their length as a varint and
-// the bytes (numbers.h Expressions() of the original text: forms with the
-// text carry them when the caller gives them; forms written before they
-// were kept have none), then with shingles their count as a varint and the
-// hashes (8 bytes little-endian each, ascending), then with text the
-// normalized text to the end.
+// Layout: a flags byte (1: shingles, 2: text, 4: narrow, 8: expressions,
+// 16: narrow with a width), the code points as a varint, with expressions
+// their length as a varint and the bytes (numbers.h Expressions() of the original text: forms with
+// the text carry them when the caller gives them; forms written before they were kept have none),
+// then with shingles their count as a varint and the hashes (8 bytes little-endian each, ascending)
+// or, narrow, with flag 16 the width byte and n minus the cut set's size as a varint, then the
+// Rice-coded cut set; then with text the normalized text to the end.
 //
 // The compact form (MakeCompactForm, for the online store, where every
-// document keeps one) is narrow: the shingle hashes cut to their low 32
-// bits, sorted and distinct, Golomb-Rice coded (rice.h) in place of the
-// 8-byte hashes: about 3 bytes a shingle. Its shingle set is compared with
-// the other side's hashes cut the same way (Narrow), so a set measure counts
-// two different shingles as one when their low 32 bits agree: for two sets
-// of n shingles about n^2 / 2^32 such coincidences are expected (0.0001 for
-// articles of 700 characters), each moving a Jaccard value by about 1 / 2n.
-// form_test.cc checks the decisions against the texts'.
+// document keeps one) keeps the text of a text the verifier reads (short
+// texts under kSimilarity) in place of its shingles: the verifier shingles it
+// again, exactly. Otherwise its shingles are narrow: each hash cut to its low
+// w = NarrowWidth(n) bits (n shingles: w = bit width of n + 7, in [16, 32]),
+// sorted and distinct, Golomb-Rice coded (rice.h), with n itself: about 9.5
+// bits a shingle for an article (log2(2^w / n) + 1.5, 2^w / n in [128,
+// 256)), against 64 in the wide form. The other side's hashes are cut the
+// same way (Narrow) and the set measures take both sizes from the whole sets
+// (Side::shingle_count), so only the shared count can be off: a shingle of
+// each side outside the other cut alike adds one, two shared shingles cut
+// alike take one away. Near a Jaccard of 0.6 about 0.45 n^2 / 2^w such
+// coincidences are expected (1.7 for two articles of 700 shingles, w = 17),
+// each moving the value by about (1 + J)^2 / 2n (0.0018). A value from narrow
+// shingles is therefore an estimate, within about 0.01 of the exact one for
+// articles, up to about 0.03 (0.026 the most seen on the leaderboard's
+// sets), and the caller checks the decision with NarrowVerdictIsSure(): a
+// verdict closer to the threshold than the coincidences could move it is
+// decided from the texts instead, so the decisions are the exact ones
+// (form_test.cc, signal_set_test.cc, durable_forms_test.cc). Forms written
+// before the width byte (flag 16) are narrow at 32 bits, without n.
 //
 // Thread safety: free functions, no shared state.
 #ifndef NEARDUP_VERIFY_FORM_H_
@@ -60,9 +72,9 @@ void MakeForm(const Verifier* verifier, std::string_view normalized, std::string
               const std::vector<uint64_t>* shingles = nullptr,
               std::optional<std::string_view> expressions = std::nullopt);
 
-// As MakeForm, narrow (see above): for a store that keeps every document's
+// As MakeForm, compact (see above): for a store that keeps every document's
 // form. `narrowed`, when given, must be Narrow() of the verifier's shingles
-// (saves cutting and sorting them again).
+// at NarrowWidth() of their count (saves cutting and sorting them again).
 void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
                      const std::vector<uint64_t>* shingles = nullptr,
                      const std::vector<uint64_t>* narrowed = nullptr,
@@ -76,11 +88,32 @@ struct FormSide {
   Side side;
   bool has_text = false;
   bool narrow = false;
+  int width = 64;  // the bits of each shingle hash: < 64 when narrow
 };
 
-// The low 32 bits of each hash, ascending and distinct, into *out. O(n):
-// a radix pass on the cut hashes, which are uniform.
-void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out);
+// MakeCompactForm with the shingles cut to `width` bits whatever their
+// count, so tests can make coincidences common. `width` in [1, 32].
+void MakeCompactFormForTest(const Verifier* verifier, std::string_view normalized, int width,
+                            std::string* out);
+
+// The width a compact form cuts `shingles` hashes to (see above).
+int NarrowWidth(size_t shingles);
+
+// Whether a verdict reached on shingle sets cut to `width` bits is the one
+// the whole hashes give. `mine`, `theirs`: the sizes of the whole sets when
+// `whole_counts` (the measure took them from Side::shingle_count), else of
+// the cut ones. False when the similarity lies closer to the threshold than
+// the coincidences of cut hashes could move it with probability over 1e-7
+// (a Poisson bound on their count for a pair within 0.1 of the threshold,
+// times the measure's largest step there), or when a pair further away
+// could cross it. True for width >= 64. For the set kinds (and kSimilarity
+// over texts that are not both short, where it is Jaccard).
+bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine, size_t theirs,
+                         int width, bool whole_counts);
+
+// The low `width` bits (in [1, 32]) of each hash, ascending and distinct,
+// into *out. O(n): a radix pass on the cut hashes, which are uniform.
+void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width = 32);
 // Errors: Corruption for a form that does not parse.
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles);
 

@@ -14,9 +14,9 @@ namespace neardup::verify {
 namespace {
 
 // The k that minimizes the expected bits a value, k + 1 + mean gap / 2^k.
-int RiceParameter(size_t n) {
+int RiceParameter(size_t n, int width) {
   if (n == 0) return 0;
-  const double mean_gap = 4294967296.0 / static_cast<double>(n);
+  const double mean_gap = std::ldexp(1.0, width) / static_cast<double>(n);
   int best = 0;
   for (int k = 1; k < 32; ++k) {
     if (k + mean_gap / std::ldexp(1.0, k) < best + mean_gap / std::ldexp(1.0, best)) best = k;
@@ -93,15 +93,17 @@ class BitReader {
 
 }  // namespace
 
-void RiceEncode(std::span<const uint64_t> values, std::string* out) {
-  const int k = RiceParameter(values.size());
+void RiceEncode(std::span<const uint64_t> values, std::string* out, int width) {
+  NEARDUP_CHECK(width >= 1 && width <= 32);
+  const uint64_t max = (uint64_t{1} << width) - 1;
+  const int k = RiceParameter(values.size(), width);
   PutVarint(values.size(), out);
   out->push_back(static_cast<char>(k));
   std::string bits;
   BitWriter w(&bits);
   uint64_t prev = 0;
   for (size_t i = 0; i < values.size(); ++i) {
-    NEARDUP_CHECK(values[i] <= 0xFFFFFFFFull && (i == 0 || values[i] > prev));
+    NEARDUP_CHECK(values[i] <= max && (i == 0 || values[i] > prev));
     const uint64_t gap = values[i] - prev;
     prev = values[i];
     for (uint64_t q = gap >> k; q > 0; q -= std::min<uint64_t>(q, 32)) {
@@ -116,7 +118,9 @@ void RiceEncode(std::span<const uint64_t> values, std::string* out) {
   out->append(bits);
 }
 
-bool RiceDecode(std::string_view* in, std::vector<uint64_t>* values) {
+bool RiceDecode(std::string_view* in, std::vector<uint64_t>* values, int width) {
+  if (width < 1 || width > 32) return false;
+  const uint64_t max = (uint64_t{1} << width) - 1;
   uint64_t n = 0, len = 0;
   if (!GetVarint(in, &n) || in->empty()) return false;
   const int k = static_cast<uint8_t>(in->front());
@@ -129,9 +133,9 @@ bool RiceDecode(std::string_view* in, std::vector<uint64_t>* values) {
   uint64_t prev = 0;
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t q = 0, low = 0;
-    if (!r.Unary(&q) || q > 0xFFFFFFFFull || !r.Bits(k, &low)) return false;
+    if (!r.Unary(&q) || q > max || !r.Bits(k, &low)) return false;
     const uint64_t gap = (q << k) | low;
-    if ((i > 0 && gap == 0) || gap > 0xFFFFFFFFull - prev) return false;
+    if ((i > 0 && gap == 0) || gap > max - prev) return false;
     prev += gap;
     (*values)[i] = prev;
   }

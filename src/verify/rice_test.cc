@@ -40,6 +40,35 @@ TEST(RiceTest, RoundTripsSetsOfEverySize) {
   }
 }
 
+// Narrow forms code sets of `width` < 32 bits: n values of 17 bits take
+// about log2(2^17 / n) + 1.5 bits each; a value past the width is refused.
+TEST(RiceTest, RoundTripsNarrowSets) {
+  std::mt19937_64 rng(9);
+  for (const int width : {17, 12, 1}) {
+    SCOPED_TRACE(width);
+    std::vector<uint64_t> set;
+    for (int i = 0; i < 700; ++i) set.push_back(rng() & ((uint64_t{1} << width) - 1));
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    std::string coded;
+    RiceEncode(set, &coded, width);
+    std::string_view in(coded);
+    std::vector<uint64_t> back;
+    ASSERT_TRUE(RiceDecode(&in, &back, width));
+    EXPECT_EQ(back, set);
+    if (width == 17) {
+      const double m = static_cast<double>(set.size());
+      EXPECT_LT(static_cast<double>(coded.size()), m * (std::log2(131072.0 / m) + 1.7) / 8 + 8);
+    }
+  }
+  std::string coded;
+  RiceEncode(std::vector<uint64_t>{5, 4000}, &coded, 12);
+  std::string_view in(coded);
+  std::vector<uint64_t> back;
+  EXPECT_FALSE(RiceDecode(&in, &back, 11));  // 4000 >= 2^11
+  EXPECT_FALSE(RiceDecode(&in, &back, 33));
+}
+
 TEST(RiceTest, RoundTripsTheExtremes) {
   for (const std::vector<uint64_t>& set : {std::vector<uint64_t>{0},
                                            {0xFFFFFFFFull},

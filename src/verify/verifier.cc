@@ -24,6 +24,26 @@ std::span<const uint64_t> ShinglesOf(const features::Shingler& sh, const Side& s
   return *scratch;
 }
 
+// |x n y| / |x u y|, with the sides' sizes from their whole sets where cut.
+double Jaccard(std::span<const uint64_t> x, std::span<const uint64_t> y, const Side& a,
+               const Side& b) {
+  if (!a.shingle_count && !b.shingle_count) return SortedSetJaccard(x, y);
+  const size_t na = a.shingle_count.value_or(x.size()), nb = b.shingle_count.value_or(y.size());
+  if (na == 0 && nb == 0) return 1.0;
+  const size_t common = std::min({SortedIntersectionSize(x, y), na, nb});
+  return static_cast<double>(common) / static_cast<double>(na + nb - common);
+}
+
+double Containment(std::span<const uint64_t> x, std::span<const uint64_t> y, const Side& a,
+                   const Side& b) {
+  if (!a.shingle_count && !b.shingle_count) return SortedSetContainment(x, y);
+  const size_t na = a.shingle_count.value_or(x.size()), nb = b.shingle_count.value_or(y.size());
+  if (na == 0 && nb == 0) return 1.0;
+  if (na == 0 || nb == 0) return 0.0;
+  const size_t common = std::min({SortedIntersectionSize(x, y), na, nb});
+  return static_cast<double>(common) / static_cast<double>(std::min(na, nb));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Verifier>> Verifier::Create(const VerifierSpec& spec) {
@@ -70,15 +90,16 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
   const std::span<const uint64_t> y = ShinglesOf(*shingler_, b, &sb);
   switch (spec_.kind) {
     case Kind::kContainment:
-      return SortedSetContainment(x, y);
+      return Containment(x, y, a, b);
     case Kind::kCosine: {
-      if (x.empty() && y.empty()) return 1.0;
-      if (x.empty() || y.empty()) return 0.0;
-      const double common = static_cast<double>(SortedIntersectionSize(x, y));
-      return common / std::sqrt(static_cast<double>(x.size()) * static_cast<double>(y.size()));
+      const size_t na = a.shingle_count.value_or(x.size()), nb = b.shingle_count.value_or(y.size());
+      if (na == 0 && nb == 0) return 1.0;
+      if (na == 0 || nb == 0) return 0.0;
+      const double common = static_cast<double>(std::min({SortedIntersectionSize(x, y), na, nb}));
+      return common / std::sqrt(static_cast<double>(na) * static_cast<double>(nb));
     }
     case Kind::kSimilarity: {
-      const double j = SortedSetJaccard(x, y);
+      const double j = Jaccard(x, y, a, b);
       const size_t la = a.code_points ? *a.code_points : base::CodePointCount(a.normalized);
       const size_t lb = b.code_points ? *b.code_points : base::CodePointCount(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
@@ -93,7 +114,7 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
       return std::max(j, std::max(0.0, 1.0 - spec_.edit_weight * (1.0 - e)));
     }
     default:
-      return SortedSetJaccard(x, y);
+      return Jaccard(x, y, a, b);
   }
 }
 

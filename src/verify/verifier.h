@@ -79,6 +79,9 @@ struct Side {
   // Expressions(original text) (numbers.h), read by the short-text fact
   // rule; none: unknown (the rule skips expressions for the pair).
   std::optional<std::string_view> expressions = std::nullopt;
+  // The size of the whole shingle set when `shingles` holds it cut short
+  // (verify/form.h Narrow): the set measures take the sides' sizes from it.
+  std::optional<size_t> shingle_count = std::nullopt;
 };
 
 struct Verdict {
