@@ -106,7 +106,7 @@ void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int 
 namespace {
 
 // The smallest k with P(X > k) < 1e-7 for X ~ Poisson(lambda).
-double PoissonBound(double lambda) {
+int PoissonBound(double lambda) {
   double pmf = std::exp(-lambda), cdf = pmf;
   int k = 0;
   while (1.0 - cdf >= 1e-7 && k < 100000) {
@@ -116,10 +116,6 @@ double PoissonBound(double lambda) {
   }
   return k;
 }
-
-}  // namespace
-
-namespace {
 
 // The shared shingles of two sets of sizes a and b whose measure is m.
 double SharedAt(VerifierSpec::Kind kind, double m, double a, double b) {
