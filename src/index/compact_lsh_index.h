@@ -88,8 +88,11 @@ class CompactLshIndex {
   size_t MemoryBytes() const;
   CompactLshStats Stats() const;
 
- private:
+  // The 32 bits the index keeps of a band key. A key below 2^32 folds to
+  // itself, so folded keys, widened, index and query as their whole keys.
   static uint32_t Fold(uint64_t key) { return static_cast<uint32_t>(key ^ (key >> 32)); }
+
+ private:
   bool Present(uint32_t slot) const { return run_of_.Get(slot) != 0; }
   void NewBuffer();
   void Flush();  // buffer -> run, then merges

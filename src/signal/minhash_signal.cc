@@ -8,7 +8,9 @@
 // band); the signature itself is not kept: candidates are verified on
 // texts, and without a verifier any equal band decides (as text-dedup,
 // datatrove and NeMo Curator do). Batch keys are the same band keys. The
-// online buckets are index::CompactLshIndex (sorted compressed runs).
+// online buckets are index::CompactLshIndex (sorted compressed runs), which
+// keeps 32 bits of each key; the sketch holds those.
+#include <span>
 #include <vector>
 
 #include "index/compact_lsh_index.h"
@@ -24,13 +26,19 @@ class MinHashSignal final : public Signal {
   MinHashSignal(sketch::MinHasher h, sketch::LshParams p, int min_bands)
       : hasher_(std::move(h)), params_(p), min_bands_(min_bands), index_(p.bands) {}
   SignalKind kind() const override { return SignalKind::kMinHash; }
+  // The sketch is the band keys folded to the 32 bits the index keeps
+  // (index::CompactLshIndex::Fold): 4 bytes a band in a node row.
   Result<SignalSketch> Compute(const SignalInput& doc) const override {
     SignalSketch s{{}, {}, !doc.shingles.empty()};
-    BandKeys(doc, &s.u64);
+    thread_local std::vector<uint64_t> keys;
+    BandKeys(doc, &keys);
+    s.u32.resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) s.u32[i] = index::CompactLshIndex::Fold(keys[i]);
     return s;
   }
   Status Insert(uint32_t slot, const SignalSketch& s) override {
-    return InsertUnlessSkipped(slot, s, &skipped_, &index_);
+    NEARDUP_RETURN_IF_ERROR(skipped_.Add(slot, s.indexable));
+    return s.indexable ? index_.Insert(slot, IndexKeys(s)) : Status::OK();
   }
   Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
   void BeginBulkInsert() override { index_.BeginBulk(); }
@@ -40,7 +48,7 @@ class MinHashSignal final : public Signal {
     if (!s.indexable) return Status::OK();
     thread_local std::vector<index::CompactLshIndex::Hit> hits;
     hits.clear();
-    NEARDUP_RETURN_IF_ERROR(index_.Query(s.u64, &hits));
+    NEARDUP_RETURN_IF_ERROR(index_.Query(IndexKeys(s), &hits));
     for (const auto& h : hits) {
       const auto bands = static_cast<int>(h.bands);
       if (bands >= min_bands_)
@@ -74,6 +82,15 @@ class MinHashSignal final : public Signal {
   }
 
  private:
+  // The keys to give the index: the folded keys widened (each folds to
+  // itself), or the whole keys of a sketch stored before they were folded
+  // (store format 2), which the index folds the same.
+  static std::span<const uint64_t> IndexKeys(const SignalSketch& s) {
+    if (s.u32.empty()) return s.u64;
+    thread_local std::vector<uint64_t> wide;
+    wide.assign(s.u32.begin(), s.u32.end());
+    return wide;
+  }
   // The salted band keys of a document.
   void BandKeys(const SignalInput& doc, std::vector<uint64_t>* out) const {
     thread_local std::vector<uint32_t> sig;

@@ -212,6 +212,39 @@ TEST(SignalTest, EvidenceCarriesDistances) {
   EXPECT_DOUBLE_EQ(c[0].similarity, 1.0 - c[0].distance / 64.0);
 }
 
+// MinHash sketches hold the band keys folded to the index's 32 bits; a
+// sketch stored before (store format 2: whole 64-bit keys) indexes and
+// queries the same.
+TEST(SignalTest, MinHashFoldedAndWholeKeysIndexAlike) {
+  SignalOptions o;
+  o.minhash_lsh = {20, 4};
+  auto sig = CreateSignal(SignalKind::kMinHash, o);
+  ASSERT_TRUE(sig.ok());
+  const auto story = PrepareText(kSignalStory);
+  auto folded = (*sig)->Compute(story.input());
+  ASSERT_TRUE(folded.ok());
+  ASSERT_EQ(folded->u32.size(), 20u);
+  EXPECT_TRUE(folded->u64.empty());
+  SignalSketch whole{{}, {}, true};  // keys that fold to the same 32 bits
+  for (size_t i = 0; i < folded->u32.size(); ++i) {
+    const uint64_t high = static_cast<uint32_t>(0x9E3779B9u * (i + 1));
+    whole.u64.push_back(high << 32 | (folded->u32[i] ^ high));
+  }
+  ASSERT_TRUE((*sig)->Insert(1, whole).ok());
+  ASSERT_TRUE((*sig)->Insert(2, *folded).ok());
+  for (const SignalSketch* q : {&*folded, &whole}) {
+    std::vector<Candidate> found;
+    ASSERT_TRUE((*sig)->Query(*q, {}, &found).ok());
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[0].similarity, 1.0);
+    EXPECT_EQ(found[1].similarity, 1.0);
+  }
+  const auto other = PrepareText(kUnrelated);
+  std::vector<Candidate> found;
+  ASSERT_TRUE((*sig)->Query((*sig)->Compute(other.input()).value(), {}, &found).ok());
+  EXPECT_TRUE(found.empty());
+}
+
 TEST(SignalTest, BadOptions) {
   EXPECT_FALSE(CreateSignal(SignalKind::kIMatch, {}).ok());  // no lexicon
   SignalOptions o;

@@ -161,7 +161,8 @@ Status DocStore::OpenExisting() {
   writable_ = write_now;
   if (write_now) NEARDUP_RETURN_IF_ERROR(commit_record_.Open(dir_));
   auto format = GetMeta("format");
-  if (format.ok() && *format != kFormat) {
+  const bool v2 = format.ok() && *format == kFormatV2;
+  if (format.ok() && *format != kFormat && !v2) {
     return Status::FailedPrecondition("store " + dir_ + " has format '" + *format +
                                       "', expected '" + kFormat + "'");
   }
@@ -178,7 +179,12 @@ Status DocStore::OpenExisting() {
     NEARDUP_RETURN_IF_ERROR(CountNodes(&n));
     NEARDUP_RETURN_IF_ERROR(VerifyNodeCount(n));
   }
-  return OpenForWriting();
+  NEARDUP_RETURN_IF_ERROR(OpenForWriting());
+  if (!v2) return Status::OK();
+  Batch b;  // rows written from here on may be format 3's
+  Prepare(&b);
+  b.PutMeta("format", kFormat);
+  return Write(&b, true);
 }
 
 Status DocStore::OpenDb(bool read_only, bool create) {

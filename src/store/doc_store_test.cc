@@ -87,6 +87,39 @@ TEST(DocStoreTest, RowsRoundTripAndScanInArrivalOrder) {
   std::filesystem::remove_all(dir);
 }
 
+// A format-2 store opens, and becomes format 3 when opened for writing; a
+// read-only open leaves it as it is. An unknown format is refused.
+TEST(DocStoreTest, FormatTwoOpensAndIsMarkedThreeWhenWritten) {
+  const std::string dir = Dir("format");
+  auto set_format = [&](std::string_view format) {
+    auto st = DocStore::Open(dir, {});
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    DocStore::Batch b;
+    (*st)->Prepare(&b);
+    b.PutMeta("format", format);
+    ASSERT_TRUE((*st)->Write(&b, true).ok());
+  };
+  set_format("neardup-store-2");
+  {
+    StoreOptions ro;
+    ro.read_only = true;
+    auto st = DocStore::Open(dir, ro);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    EXPECT_EQ(*(*st)->GetMeta("format"), "neardup-store-2");
+  }
+  {
+    auto st = DocStore::Open(dir, {});
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    EXPECT_EQ(*(*st)->GetMeta("format"), "neardup-store-3");
+  }
+  set_format("neardup-store-9");
+  auto st = DocStore::Open(dir, {});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.status().code(), StatusCode::kFailedPrecondition) << st.status().ToString();
+  EXPECT_NE(st.status().message().find("neardup-store-9"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DocStoreTest, OpeningAMissingStoreWithoutCreateFails) {
   StoreOptions o;
   o.create_if_missing = false;

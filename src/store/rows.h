@@ -14,8 +14,13 @@
 
 namespace neardup::store {
 
-inline constexpr char kFormat[] = "neardup-store-2";  // 2: node rows carry sketches
-inline constexpr char kNodeCountKey[] = "nodes";      // default family: node rows held
+// 2: node rows carry sketches. 3: sketches may hold folded 32-bit band keys
+// and verification forms cut hashes to a width (verify/form.h), which a
+// format-2 reader would misread; a format-2 store opens and becomes 3 when
+// first opened for writing.
+inline constexpr char kFormat[] = "neardup-store-3";
+inline constexpr char kFormatV2[] = "neardup-store-2";
+inline constexpr char kNodeCountKey[] = "nodes";  // default family: node rows held
 
 std::string SeqKey(uint64_t seq);  // big-endian: keys sort by seq
 uint64_t DecodeSeqKey(std::string_view k);
