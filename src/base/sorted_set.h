@@ -28,22 +28,30 @@ size_t SortedIntersectionSize(std::span<const T> x, std::span<const T> y) {
   return common;
 }
 
-// Jaccard similarity |x ∩ y| / |x ∪ y| of ascending, duplicate-free sets.
-// Two empty sets are identical: 1. One empty set: 0.
-template <typename T>
-double SortedSetJaccard(std::span<const T> x, std::span<const T> y) {
-  if (x.empty() && y.empty()) return 1.0;
-  const size_t common = SortedIntersectionSize(x, y);
-  return static_cast<double>(common) / static_cast<double>(x.size() + y.size() - common);
+// Jaccard similarity from the sizes of two sets and of their intersection
+// (common <= min(nx, ny)). Two empty sets are identical: 1. One empty set: 0.
+inline double JaccardOfSizes(size_t common, size_t nx, size_t ny) {
+  if (nx == 0 && ny == 0) return 1.0;
+  return static_cast<double>(common) / static_cast<double>(nx + ny - common);
 }
 
-// Containment |x ∩ y| / min(|x|, |y|); 1 for two empty sets, 0 for one.
+// Containment common / min(nx, ny); 1 for two empty sets, 0 for one.
+inline double ContainmentOfSizes(size_t common, size_t nx, size_t ny) {
+  if (nx == 0 && ny == 0) return 1.0;
+  if (nx == 0 || ny == 0) return 0.0;
+  return static_cast<double>(common) / static_cast<double>(std::min(nx, ny));
+}
+
+// Jaccard similarity |x ∩ y| / |x ∪ y| of ascending, duplicate-free sets.
+template <typename T>
+double SortedSetJaccard(std::span<const T> x, std::span<const T> y) {
+  return JaccardOfSizes(SortedIntersectionSize(x, y), x.size(), y.size());
+}
+
+// Containment |x ∩ y| / min(|x|, |y|).
 template <typename T>
 double SortedSetContainment(std::span<const T> x, std::span<const T> y) {
-  if (x.empty() && y.empty()) return 1.0;
-  if (x.empty() || y.empty()) return 0.0;
-  return static_cast<double>(SortedIntersectionSize(x, y)) /
-         static_cast<double>(std::min(x.size(), y.size()));
+  return ContainmentOfSizes(SortedIntersectionSize(x, y), x.size(), y.size());
 }
 
 }  // namespace neardup

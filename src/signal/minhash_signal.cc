@@ -37,8 +37,7 @@ class MinHashSignal final : public Signal {
     return s;
   }
   Status Insert(uint32_t slot, const SignalSketch& s) override {
-    NEARDUP_RETURN_IF_ERROR(skipped_.Add(slot, s.indexable));
-    return s.indexable ? index_.Insert(slot, IndexKeys(s)) : Status::OK();
+    return InsertUnlessSkipped(slot, s, &skipped_, &index_, IndexKeys(s));
   }
   Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
   void BeginBulkInsert() override { index_.BeginBulk(); }

@@ -6,6 +6,7 @@
 #define NEARDUP_SIGNAL_SIGNAL_INTERNAL_H_
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -56,12 +57,18 @@ uint64_t Mix(uint64_t seed, uint64_t v);
 // Every subset of `m` of the positions 0..n-1, as bit masks, in increasing order.
 std::vector<uint32_t> Subsets(int n, int m);
 
-// Inserts a sketch into `index` unless it is not indexable (then noted in
-// `skipped`). Errors: AlreadyExists; the index's.
+// Inserts a sketch into `index` under `keys` (its u64 by default) unless it
+// is not indexable (then noted in `skipped`). Errors: AlreadyExists; the
+// index's.
+template <typename Index>
+Status InsertUnlessSkipped(uint32_t slot, const SignalSketch& s, Skipped* skipped, Index* index,
+                           std::span<const uint64_t> keys) {
+  NEARDUP_RETURN_IF_ERROR(skipped->Add(slot, s.indexable));
+  return s.indexable ? index->Insert(slot, keys) : Status::OK();
+}
 template <typename Index>
 Status InsertUnlessSkipped(uint32_t slot, const SignalSketch& s, Skipped* skipped, Index* index) {
-  NEARDUP_RETURN_IF_ERROR(skipped->Add(slot, s.indexable));
-  return s.indexable ? index->Insert(slot, s.u64) : Status::OK();
+  return InsertUnlessSkipped(slot, s, skipped, index, s.u64);
 }
 
 // Its twin: removes `slot` from `skipped` when it was noted there, else from

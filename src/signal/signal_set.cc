@@ -52,8 +52,10 @@ class Verification {
     if (s.ok()) {
       Result<verify::FormSide> f = verify::ReadForm(stored_, &theirs_);
       if (f.ok()) {
-        const verify::Verdict v = FromForm(mine, *f);
-        if (Sure(v, *f)) {
+        const std::span<const uint64_t> cut =
+            f->narrow ? NarrowMine(f->width) : std::span<const uint64_t>();
+        const verify::Verdict v = FromForm(mine, *f, cut);
+        if (Sure(v, *f, cut.size())) {
           set_.from_forms_.fetch_add(1, std::memory_order_relaxed);
           return Found(v);
         }
@@ -79,34 +81,29 @@ class Verification {
   }
 
  private:
-  verify::Verdict FromForm(const verify::Side& mine, const verify::FormSide& theirs) {
+  // `cut`: this document's shingles cut as the form's (NarrowMine) when it
+  // is narrow.
+  verify::Verdict FromForm(const verify::Side& mine, const verify::FormSide& theirs,
+                           std::span<const uint64_t> cut) const {
     if (!theirs.narrow) return verifier_->Verify(mine, theirs.side);
-    const std::span<const uint64_t> cut = NarrowMine(theirs.width);
     verify::Side narrow{doc_.normalized, cut, std::nullopt, doc_.expressions};
     if (theirs.side.shingle_count) narrow.shingle_count = doc_.shingles.size();
     return verifier_->Verify(narrow, theirs.side);
   }
-  bool Sure(const verify::Verdict& v, const verify::FormSide& theirs) const {
+  bool Sure(const verify::Verdict& v, const verify::FormSide& theirs, size_t cut_size) const {
     if (!theirs.narrow) return true;
-    if (theirs.side.shingle_count) {
-      return verify::NarrowVerdictIsSure(verifier_->spec(), v, doc_.shingles.size(),
-                                         *theirs.side.shingle_count, theirs.width, true);
-    }
-    return verify::NarrowVerdictIsSure(verifier_->spec(), v, mine_size_,
-                                       theirs.side.shingles->size(), theirs.width, false);
+    // The sizes the measure took: the whole sets' where the form keeps its own.
+    const bool whole = theirs.side.shingle_count.has_value();
+    return verify::NarrowVerdictIsSure(
+        verifier_->spec(), v, whole ? doc_.shingles.size() : cut_size,
+        whole ? *theirs.side.shingle_count : theirs.side.shingles->size(), theirs.width, whole);
   }
   // This document's shingles cut to `width` bits: the caller's when as wide.
   std::span<const uint64_t> NarrowMine(int width) {
-    std::span<const uint64_t> cut;
-    if (width == doc_.narrow_width && !doc_.narrow.empty()) {
-      cut = doc_.narrow;
-    } else {
-      auto [it, fresh] = narrowed_.try_emplace(width);
-      if (fresh) verify::Narrow(doc_.shingles, &it->second, width);
-      cut = it->second;
-    }
-    mine_size_ = cut.size();
-    return cut;
+    if (width == doc_.narrow_width && !doc_.narrow.empty()) return doc_.narrow;
+    auto [it, fresh] = narrowed_.try_emplace(width);
+    if (fresh) verify::Narrow(doc_.shingles, &it->second, width);
+    return it->second;
   }
   static Result<std::optional<verify::Verdict>> Found(const verify::Verdict& v) {
     return std::optional<verify::Verdict>(v);
@@ -118,7 +115,6 @@ class Verification {
   std::string stored_, expressions_;
   std::vector<uint64_t> theirs_;
   std::unordered_map<int, std::vector<uint64_t>> narrowed_;  // width -> this document's cut
-  size_t mine_size_ = 0;
 };
 
 Result<std::unique_ptr<SignalSet>> SignalSet::Create(std::vector<std::unique_ptr<Signal>> signals,

@@ -24,24 +24,16 @@ std::span<const uint64_t> ShinglesOf(const features::Shingler& sh, const Side& s
   return *scratch;
 }
 
-// |x n y| / |x u y|, with the sides' sizes from their whole sets where cut.
-double Jaccard(std::span<const uint64_t> x, std::span<const uint64_t> y, const Side& a,
-               const Side& b) {
-  if (!a.shingle_count && !b.shingle_count) return SortedSetJaccard(x, y);
-  const size_t na = a.shingle_count.value_or(x.size()), nb = b.shingle_count.value_or(y.size());
-  if (na == 0 && nb == 0) return 1.0;
-  const size_t common = std::min({SortedIntersectionSize(x, y), na, nb});
-  return static_cast<double>(common) / static_cast<double>(na + nb - common);
-}
+// The sizes of two shingle sets (from their whole sets where a side's is
+// cut: Side::shingle_count) and of their intersection.
+struct SetSizes {
+  size_t common, a, b;
+};
 
-double Containment(std::span<const uint64_t> x, std::span<const uint64_t> y, const Side& a,
-                   const Side& b) {
-  if (!a.shingle_count && !b.shingle_count) return SortedSetContainment(x, y);
+SetSizes SizesOf(std::span<const uint64_t> x, std::span<const uint64_t> y, const Side& a,
+                 const Side& b) {
   const size_t na = a.shingle_count.value_or(x.size()), nb = b.shingle_count.value_or(y.size());
-  if (na == 0 && nb == 0) return 1.0;
-  if (na == 0 || nb == 0) return 0.0;
-  const size_t common = std::min({SortedIntersectionSize(x, y), na, nb});
-  return static_cast<double>(common) / static_cast<double>(std::min(na, nb));
+  return {std::min({SortedIntersectionSize(x, y), na, nb}), na, nb};
 }
 
 }  // namespace
@@ -88,18 +80,18 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
   thread_local std::vector<uint64_t> sa, sb;
   const std::span<const uint64_t> x = ShinglesOf(*shingler_, a, &sa);
   const std::span<const uint64_t> y = ShinglesOf(*shingler_, b, &sb);
+  const SetSizes n = SizesOf(x, y, a, b);
   switch (spec_.kind) {
     case Kind::kContainment:
-      return Containment(x, y, a, b);
+      return ContainmentOfSizes(n.common, n.a, n.b);
     case Kind::kCosine: {
-      const size_t na = a.shingle_count.value_or(x.size()), nb = b.shingle_count.value_or(y.size());
-      if (na == 0 && nb == 0) return 1.0;
-      if (na == 0 || nb == 0) return 0.0;
-      const double common = static_cast<double>(std::min({SortedIntersectionSize(x, y), na, nb}));
-      return common / std::sqrt(static_cast<double>(na) * static_cast<double>(nb));
+      if (n.a == 0 && n.b == 0) return 1.0;
+      if (n.a == 0 || n.b == 0) return 0.0;
+      return static_cast<double>(n.common) /
+             std::sqrt(static_cast<double>(n.a) * static_cast<double>(n.b));
     }
     case Kind::kSimilarity: {
-      const double j = Jaccard(x, y, a, b);
+      const double j = JaccardOfSizes(n.common, n.a, n.b);
       const size_t la = a.code_points ? *a.code_points : base::CodePointCount(a.normalized);
       const size_t lb = b.code_points ? *b.code_points : base::CodePointCount(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
@@ -114,7 +106,7 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
       return std::max(j, std::max(0.0, 1.0 - spec_.edit_weight * (1.0 - e)));
     }
     default:
-      return Jaccard(x, y, a, b);
+      return JaccardOfSizes(n.common, n.a, n.b);
   }
 }
 
