@@ -17,13 +17,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "base/queue.h"
 #include "batch/temp_dir.h"
 #include "neardup/batch.h"
 
@@ -73,51 +73,9 @@ class Monitor {
   std::thread sampler_;
 };
 
-// A blocking FIFO; Pop() returns nullopt once closed and drained.
+// The blocking FIFO of the batch phases (base/queue.h).
 template <typename T>
-class Queue {
- public:
-  explicit Queue(size_t capacity = SIZE_MAX) : capacity_(capacity) {}
-  void Push(T v) {
-    std::unique_lock<std::mutex> lock(mu_);
-    not_full_.wait(lock, [&] { return q_.size() < capacity_ || closed_; });
-    q_.push_back(std::move(v));
-    not_empty_.notify_one();
-  }
-  std::optional<T> Pop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    not_empty_.wait(lock, [&] { return !q_.empty() || closed_; });
-    if (q_.empty()) return std::nullopt;
-    T v = std::move(q_.front());
-    q_.pop_front();
-    not_full_.notify_one();
-    return v;
-  }
-  // Pop with a timeout: nullopt on timeout or when closed and drained.
-  std::optional<T> PopFor(std::chrono::milliseconds d, bool* closed) {
-    std::unique_lock<std::mutex> lock(mu_);
-    not_empty_.wait_for(lock, d, [&] { return !q_.empty() || closed_; });
-    *closed = closed_ && q_.empty();
-    if (q_.empty()) return std::nullopt;
-    T v = std::move(q_.front());
-    q_.pop_front();
-    not_full_.notify_one();
-    return v;
-  }
-  void Close() {
-    std::lock_guard<std::mutex> lock(mu_);
-    closed_ = true;
-    not_empty_.notify_all();
-    not_full_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable not_empty_, not_full_;
-  std::deque<T> q_;
-  size_t capacity_;
-  bool closed_ = false;
-};
+using Queue = base::Queue<T>;
 
 }  // namespace neardup::batch
 

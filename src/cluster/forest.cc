@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <thread>
+#include <vector>
 
 #include "base/headroom.h"
+#include "base/parallel.h"
 #include "base/status_macros.h"
 #include "neardup/status.h"
 
@@ -118,6 +121,11 @@ void Forest::OrderBy(const RootNames* names) {
   RebuildOrders();
 }
 
+void Forest::Reserve(size_t slots) {
+  nodes_.reserve(base::WithHeadroom(slots));
+  cluster_of_.reserve(base::WithHeadroom(slots));
+}
+
 void Forest::PauseOrders() {
   by_size_.reset();
   by_time_.reset();
@@ -133,8 +141,31 @@ void Forest::RebuildOrders() {
     sizes.emplace_back(c.size, c.root);
     times.emplace_back(nodes_[c.root].time, c.root);
   }
-  by_size_->Rebuild(std::move(sizes));
-  by_time_->Rebuild(std::move(times));
+  // The two orders are independent and only read the roots' names: a large
+  // forest builds the time order on a second thread (a restart's last
+  // serial step).
+  base::FirstException error;
+  std::vector<std::thread> helper;
+  auto by_time = [&] {
+    try {
+      by_time_->Rebuild(std::move(times));
+    } catch (...) {
+      error.Capture();
+    }
+  };
+  constexpr size_t kThreadFrom = 1 << 16;  // clusters
+  const bool beside = live_clusters_ >= kThreadFrom && base::TryAddThread(&helper, by_time);
+  try {
+    by_size_->Rebuild(std::move(sizes));
+  } catch (...) {
+    error.Capture();
+  }
+  if (beside) {
+    helper[0].join();
+  } else {
+    by_time();
+  }
+  error.RethrowIfAny();
 }
 
 void Forest::AddRoot(Slot doc, uint64_t fingerprint, int64_t time) {

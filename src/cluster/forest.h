@@ -80,6 +80,9 @@ class Forest {
   // O(log clusters) tree updates with name comparisons) until ShrinkToFit(),
   // which builds them once. The orders read null meanwhile.
   void PauseOrders();
+  // Reserves the per-slot arrays for `slots` slots plus ShrinkToFit's
+  // headroom, so that a restore of that many never copies them.
+  void Reserve(size_t slots);
   // The orders, null until OrderBy and while paused.
   const RootOrder* by_size() const { return by_size_.get(); }
   const RootOrder* by_time() const { return by_time_.get(); }

@@ -7,6 +7,8 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace neardup::cluster {
 namespace {
@@ -28,6 +30,52 @@ TEST(ForestTest, FirstAddsAfterShrinkToFitCopyNothing) {
   const size_t bytes = f.MemoryBytes();
   for (Slot s = kN; s < kN + kN / 16; ++s) f.AddRoot(s, s, 2);
   EXPECT_EQ(f.MemoryBytes(), bytes);
+}
+
+// A restore pauses the orders and ShrinkToFit builds them, the time order
+// on a second thread for a forest this large: the same orders as kept live.
+TEST(ForestTest, OrdersBuiltAfterAPauseEqualTheOrdersKeptLive) {
+  struct Names : RootNames {
+    std::string_view Name(Slot root) const override { return names[root]; }
+    std::vector<std::string> names;
+  } names;
+  constexpr Slot kN = 90000;  // 70k clusters: past the threshold for the thread
+  for (Slot s = 0; s < kN; ++s) names.names.push_back("r" + std::to_string(s));  // ids are unique
+  auto fill = [](Forest* f) {
+    std::mt19937 rng(3);
+    std::vector<Slot> roots;
+    for (Slot s = 0; s < kN; ++s) {
+      const int64_t time = static_cast<int64_t>(rng() % 1000);  // ties broken by name
+      if (s % 9 < 2 && !roots.empty()) {
+        f->AddMember(s, roots[rng() % roots.size()], time);
+      } else {
+        f->AddRoot(s, s, time);
+        roots.push_back(s);
+      }
+    }
+  };
+  auto scan = [](const RootOrder* order) {
+    std::vector<std::pair<int64_t, Slot>> out;
+    order->Scan(false, std::nullopt, [&](int64_t key, Slot root) {
+      out.emplace_back(key, root);
+      return true;
+    });
+    return out;
+  };
+  Forest live, paused;
+  live.OrderBy(&names);
+  paused.OrderBy(&names);
+  paused.PauseOrders();
+  fill(&live);
+  fill(&paused);
+  EXPECT_EQ(paused.by_size(), nullptr);
+  paused.ShrinkToFit();
+  ASSERT_NE(paused.by_size(), nullptr);
+  ASSERT_GT(live.clusters(), size_t{1} << 16);
+  const auto by_size = scan(live.by_size()), by_time = scan(live.by_time());
+  EXPECT_EQ(by_size.size(), live.clusters());
+  EXPECT_EQ(scan(paused.by_size()), by_size);
+  EXPECT_EQ(scan(paused.by_time()), by_time);
 }
 
 TEST(ForestTest, NoNeighboursStartsACluster) {

@@ -4,6 +4,7 @@
 // meta. Contract in include/neardup/durable_engine.h.
 #include "neardup/durable_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -13,6 +14,7 @@
 #include "engine/durable_access.h"
 #include "engine/durable_impl.h"
 #include "engine/engine_impl.h"
+#include "engine/restore_nodes.h"
 #include "pipeline/identity.h"
 
 namespace neardup {
@@ -59,20 +61,18 @@ Status InStore(const std::string& dir, Status s) {
 // Rebuilds `engine` from the store: nodes in arrival order with their
 // sketches, then refreshed times, then ghost roots, then counters.
 Status Recover(store::DocStore& st, Engine& engine, DurableImpl& impl) {
-  NodeRecord rec;
-  uint64_t n = 0;
-  EngineInternal::BeginRestore(engine);
-  const Status scanned = st.ScanNodes([&](const store::NodeRow& row) {
-    rec.id = row.id;
-    rec.cluster = row.root.empty() ? row.id : row.root;
-    rec.fingerprint = row.fingerprint;
-    rec.time = row.time;
-    ++n;
-    Status s = EngineInternal::Restore(engine, rec, row.sketches);
-    return s.ok() ? s : Status::Corruption("recovering '" + row.id + "': " + s.message());
-  });
+  uint64_t c[5] = {0, 0, 0, 0, 0};
+  if (auto v = st.GetMeta("counters"); v.ok()) {
+    if (!engine::DecodeCounters(*v, c)) return Status::Corruption("bad counters '" + *v + "'");
+  } else if (!v.status().IsNotFound()) {
+    return v.status();
+  }
+  // Sizes the arrays for the rows to come: RocksDB's estimate, which no
+  // more documents can have been stored than were ever added bounds.
+  EngineInternal::BeginRestore(engine, std::min(st.EstimatedDocuments(), c[0]));
+  const Result<uint64_t> n = engine::RestoreNodes(st, engine);
   EngineInternal::EndRestore(engine);
-  NEARDUP_RETURN_IF_ERROR(scanned);
+  NEARDUP_RETURN_IF_ERROR(n.status());
   std::vector<std::string> ghosts;
   NEARDUP_RETURN_IF_ERROR(st.ScanTimes([&](const store::TimeRow& row) {
     if (row.ghost) ghosts.push_back(row.id);
@@ -84,17 +84,11 @@ Status Recover(store::DocStore& st, Engine& engine, DurableImpl& impl) {
     Status s = EngineInternal::MarkGhost(engine, g);
     if (!s.ok()) return Status::Corruption("ghost root '" + g + "': " + s.message());
   }
-  uint64_t c[5] = {0, 0, 0, 0, 0};
-  if (auto v = st.GetMeta("counters"); v.ok()) {
-    if (!engine::DecodeCounters(*v, c)) return Status::Corruption("bad counters '" + *v + "'");
-  } else if (!v.status().IsNotFound()) {
-    return v.status();
-  }
   EngineInternal::RestoreCounters(engine, c[0], c[1], c[2]);
   EngineInternal::ShrinkToFit(engine);
   impl.expired_trees = c[3];
   impl.expired_documents = c[4];
-  impl.restored_documents = n;
+  impl.restored_documents = *n;
   NEARDUP_ASSIGN_OR_RETURN(impl.next_seq, st.NextSeq());
   return Status::OK();
 }

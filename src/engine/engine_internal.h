@@ -98,11 +98,19 @@ class EngineInternal {
   // have been restored before it. Errors: AlreadyExists, NotFound (unknown
   // root), InvalidArgument, Corruption (sketches of another shape).
   static Status Restore(Engine& e, const NodeRecord& record, std::string_view sketches);
+  // The same with the sketches already decoded by DecodeSketches().
+  static Status Restore(Engine& e, const NodeRecord& record, signal::SignalSet::Sketches sketches);
+  // Decodes stored sketches (SignalSet::Decode). Takes no lock and touches
+  // no state, so a reader thread may decode while Restore() runs.
+  // Errors: Corruption.
+  static Result<signal::SignalSet::Sketches> DecodeSketches(const Engine& e,
+                                                            std::string_view sketches);
   // Around a run of Restore() calls: the indexes build at the end, at once
   // (SignalSet::BeginBulkInsert). Call EndRestore before anything else. The
   // cluster orders (list pages) stay paused until ShrinkToFit builds them:
-  // call it before the engine serves.
-  static void BeginRestore(Engine& e);
+  // call it before the engine serves. `expected`, a hint (0: none), sizes
+  // the per-document arrays and tables for that many documents up front.
+  static void BeginRestore(Engine& e, size_t expected = 0);
   static void EndRestore(Engine& e);
   static Status MarkGhost(Engine& e, std::string_view id);  // Remove() that does not count
   static void RestoreCounters(Engine& e, uint64_t added, uint64_t duplicates, uint64_t removed);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <mutex>
 #include <shared_mutex>
+#include <utility>
 
 #include "base/headroom.h"
 #include "engine/engine_impl.h"
@@ -72,6 +73,17 @@ Result<NodeRecord> EngineInternal::Record(const Engine& e, std::string_view id) 
 }
 
 Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view sketch_bytes) {
+  NEARDUP_ASSIGN_OR_RETURN(signal::SignalSet::Sketches sketches, DecodeSketches(e, sketch_bytes));
+  return Restore(e, r, std::move(sketches));
+}
+
+Result<signal::SignalSet::Sketches> EngineInternal::DecodeSketches(const Engine& e,
+                                                                   std::string_view sketches) {
+  return e.impl_->signals->Decode(sketches);
+}
+
+Status EngineInternal::Restore(Engine& e, const NodeRecord& r,
+                               signal::SignalSet::Sketches sketches) {
   if (r.id.empty()) return Status::InvalidArgument("restored id must not be empty");
   Engine::Impl& m = *e.impl_;
   base::WriterLock lock(m.mu);
@@ -83,7 +95,7 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view 
     }
   }
   PreparedDocument p;
-  NEARDUP_ASSIGN_OR_RETURN(p.sketches, m.signals->Decode(sketch_bytes));
+  p.sketches = std::move(sketches);
   p.processed.fingerprint = r.fingerprint;
   const Slot slot = m.AllocateSlot();
   // One probe finds an id restored twice and binds a new one; first: the
@@ -101,9 +113,13 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view 
   return Status::OK();
 }
 
-void EngineInternal::BeginRestore(Engine& e) {
-  base::WriterLock lock(e.impl_->mu);
-  e.impl_->signals->BeginBulkInsert();
+void EngineInternal::BeginRestore(Engine& e, size_t expected) {
+  Engine::Impl& m = *e.impl_;
+  base::WriterLock lock(m.mu);
+  m.signals->BeginBulkInsert(expected);
+  m.forest.Reserve(expected);
+  m.ids.Reserve(expected);
+  m.fingerprints.reserve(base::WithHeadroom(expected));
   e.impl_->forest.PauseOrders();  // ShrinkToFit, at the end of the restore, builds them
 }
 

@@ -79,8 +79,7 @@ void IdTable::Erase(Slot slot) {
 }
 
 void IdTable::Rehash(size_t want) {
-  size_t buckets = 16;
-  while (buckets < want) buckets <<= 1;
+  const size_t buckets = Buckets(want);
   table_.assign(buckets, kNone);
   tombs_ = 0;
   const size_t mask = buckets - 1;
@@ -108,6 +107,12 @@ void IdTable::CompactArena() {
   garbage_ = 0;
 }
 
+size_t IdTable::Buckets(size_t want) {
+  size_t buckets = 16;
+  while (buckets < want) buckets <<= 1;
+  return buckets;
+}
+
 void IdTable::ShrinkToFit() {
   if (garbage_ > 0) CompactArena();
   // Headroom, not a tight fit: the first insert would copy or rehash it all.
@@ -116,7 +121,15 @@ void IdTable::ShrinkToFit() {
   while (used > 0 && offsets_[used - 1] == kUnbound) --used;
   offsets_.resize(used);
   base::TrimWithHeadroom(&offsets_);
-  Rehash(base::WithHeadroom(size_) * 10 / 7 + 16);
+  const size_t want = base::WithHeadroom(size_) * 10 / 7 + 16;
+  // A table already of that size (a restore that reserved) keeps its cells.
+  if (tombs_ > 0 || Buckets(want) != table_.size()) Rehash(want);
+}
+
+void IdTable::Reserve(size_t ids) {
+  offsets_.reserve(base::WithHeadroom(ids));
+  const size_t want = base::WithHeadroom(ids) * 10 / 7 + 16;
+  if (Buckets(want) > table_.size()) Rehash(want);
 }
 
 size_t IdTable::MemoryBytes() const {

@@ -43,6 +43,9 @@ class IdTable {
   // Compacts the arena and sizes the table to the current contents plus an
   // eighth of headroom (base/headroom.h).
   void ShrinkToFit();
+  // Sizes the table and the slot offsets for `ids` ids (ShrinkToFit's size
+  // for them), so that binding that many rehashes and copies nothing.
+  void Reserve(size_t ids);
 
  private:
   static constexpr uint64_t kUnbound = ~0ULL;
@@ -50,6 +53,8 @@ class IdTable {
 
   static uint64_t Hash(std::string_view id);
   size_t Probe(std::string_view id, uint64_t h) const;  // index of id's entry or of an empty one
+  // The power of two (at least 16) a table for `want` cells takes.
+  static size_t Buckets(size_t want);
   void Rehash(size_t buckets);
   void CompactArena();
 

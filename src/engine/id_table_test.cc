@@ -45,6 +45,24 @@ TEST(IdTableTest, TryInsertRefusesABoundIdAndChangesNothing) {
 
 // Random operations against std::unordered_map, through growth, tombstones
 // and arena compaction.
+// A restore reserves for the ids to come: binding them rehashes nothing,
+// and ShrinkToFit keeps a table already of its size unless it has tombs.
+TEST(IdTableTest, ReservedTableBindsWithoutRehashAndShrinksOnlyWhenItMust) {
+  IdTable t;
+  t.Reserve(5000);
+  const size_t reserved = t.MemoryBytes();
+  for (IdTable::Slot s = 0; s < 5000; ++s) t.Insert(s, "id" + std::to_string(s));
+  // Only the arena of id bytes grew: the table and the offsets did not.
+  EXPECT_LE(t.MemoryBytes(), reserved + 16 * 5000);
+  t.ShrinkToFit();
+  for (IdTable::Slot s = 0; s < 5000; ++s) ASSERT_EQ(t.Find("id" + std::to_string(s)), s);
+  for (IdTable::Slot s = 0; s < 5000; s += 2) t.Erase(s);  // tombs: the table must be rebuilt
+  t.ShrinkToFit();
+  for (IdTable::Slot s = 0; s < 5000; ++s) {
+    ASSERT_EQ(t.Find("id" + std::to_string(s)), s % 2 ? s : IdTable::kNone) << s;
+  }
+}
+
 TEST(IdTableTest, MatchesReferenceMap) {
   IdTable t;
   std::unordered_map<std::string, uint32_t> ref;

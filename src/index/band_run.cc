@@ -32,23 +32,24 @@ void RadixPass(std::vector<BandEntry>* in, std::vector<BandEntry>* out, Digit di
 // Sorts by (key, slot): std::sort for small inputs, else an LSD radix sort
 // (slot then key, 16 bits a pass; the slot passes are skipped when the
 // entries come in slot order, as a bulk load's do). A restore sorts every
-// band of every document once: O(n) a band instead of O(n log n).
-void SortEntries(std::vector<BandEntry>* entries) {
+// band of every document once: O(n) a band instead of O(n log n). `scratch`
+// is the passes' buffer, kept by the caller across bands so that it is
+// allocated and zero-filled once a thread, not once a band.
+void SortEntries(std::vector<BandEntry>* entries, std::vector<BandEntry>* scratch) {
   if (std::is_sorted(entries->begin(), entries->end())) return;
   if (entries->size() < (size_t{1} << 16)) {
     std::sort(entries->begin(), entries->end());
     return;
   }
-  std::vector<BandEntry> scratch;
   const bool by_slot =
       std::is_sorted(entries->begin(), entries->end(),
                      [](const BandEntry& a, const BandEntry& b) { return a.slot < b.slot; });
   if (!by_slot) {
-    RadixPass(entries, &scratch, [](const BandEntry& e) { return e.slot & 0xFFFF; });
-    RadixPass(entries, &scratch, [](const BandEntry& e) { return e.slot >> 16; });
+    RadixPass(entries, scratch, [](const BandEntry& e) { return e.slot & 0xFFFF; });
+    RadixPass(entries, scratch, [](const BandEntry& e) { return e.slot >> 16; });
   }
-  RadixPass(entries, &scratch, [](const BandEntry& e) { return e.key & 0xFFFF; });
-  RadixPass(entries, &scratch, [](const BandEntry& e) { return e.key >> 16; });
+  RadixPass(entries, scratch, [](const BandEntry& e) { return e.key & 0xFFFF; });
+  RadixPass(entries, scratch, [](const BandEntry& e) { return e.key >> 16; });
 }
 
 }  // namespace
@@ -70,33 +71,39 @@ std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t l
   run->width_ = run->low_bits_ + run->slot_bits_;
   run->dir_.resize(static_cast<size_t>(bands));
   run->data_.resize(static_cast<size_t>(bands));
-  SortEntries(&entries);
-  run->Pack(0, entries);
+  // Each thread's pair of buffers: the entries and the radix passes' other half.
+  struct Buffers {
+    std::vector<BandEntry> entries, radix;
+  };
+  Buffers mine;
+  mine.entries.swap(entries);
+  SortEntries(&mine.entries, &mine.radix);
+  run->Pack(0, mine.entries);
   // Bands 1.. go to whichever thread is free; each packs its own band.
   std::atomic<int> next{1};
-  auto work = [&run, &source, &next, bands, n](std::vector<BandEntry>* scratch) {
+  auto work = [&run, &source, &next, bands, n](Buffers* buf) {
     for (int b = next++; b < bands; b = next++) {
-      scratch->clear();
-      source(b, scratch);
-      NEARDUP_CHECK(scratch->size() == n);
-      SortEntries(scratch);
-      run->Pack(b, *scratch);
+      buf->entries.clear();
+      source(b, &buf->entries);
+      NEARDUP_CHECK(buf->entries.size() == n);
+      SortEntries(&buf->entries, &buf->radix);
+      run->Pack(b, buf->entries);
     }
   };
   std::vector<std::thread> helpers;
-  std::vector<std::vector<BandEntry>> scratches(static_cast<size_t>(std::max(0, threads - 1)));
+  std::vector<Buffers> theirs(static_cast<size_t>(std::max(0, threads - 1)));
   base::FirstException error;
-  auto guarded = [&](std::vector<BandEntry>* scratch) {
+  auto guarded = [&](Buffers* buf) {
     try {
-      work(scratch);
+      work(buf);
     } catch (...) {
       error.Capture();
     }
   };
-  for (auto& s : scratches) {  // a helper that cannot start leaves its bands to the others
-    if (!base::TryAddThread(&helpers, [&guarded, &s] { guarded(&s); })) break;
+  for (auto& b : theirs) {  // a helper that cannot start leaves its bands to the others
+    if (!base::TryAddThread(&helpers, [&guarded, &b] { guarded(&b); })) break;
   }
-  guarded(&entries);
+  guarded(&mine);
   for (auto& t : helpers) t.join();
   error.RethrowIfAny();
   return run;

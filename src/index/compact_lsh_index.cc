@@ -66,10 +66,13 @@ int CompactLshIndex::BuildThreads(size_t documents) const {
   return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 4));
 }
 
-void CompactLshIndex::BeginBulk() {
+void CompactLshIndex::BeginBulk(size_t expected) {
   if (bulk_) return;
   Flush();  // the mutable tier is empty and its id is the bulk run's
   bulk_ = true;
+  // Only address space until written; EndBulk's NewBuffer releases it.
+  buffer_slots_.reserve(expected);
+  buffer_keys_.reserve(expected * static_cast<size_t>(bands_));
 }
 
 void CompactLshIndex::EndBulk() {

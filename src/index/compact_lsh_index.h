@@ -79,8 +79,9 @@ class CompactLshIndex {
   // Bulk loading (a restore): between BeginBulk and EndBulk, Insert only
   // files a slot's keys, and EndBulk builds them into one run at once
   // (O(bands n log n) instead of the tiers' merges). Remove ends a bulk
-  // load first; Query must not run during one (checked).
-  void BeginBulk();
+  // load first; Query must not run during one (checked). `expected`, a hint
+  // (0: none), reserves room for that many documents' keys.
+  void BeginBulk(size_t expected = 0);
   void EndBulk();
 
   int bands() const { return bands_; }

@@ -53,6 +53,21 @@ void ExactIndex::Grow() {
   }
 }
 
+void ExactIndex::Reserve(size_t keys) {
+  if (keys_ == 0) {  // nothing to rehash: size the empty table at once
+    size_t cells = table_.size();
+    int shift = shift_;
+    while (2 * keys > cells) {
+      cells *= 2;
+      --shift;
+    }
+    table_.assign(cells, kNone);
+    shift_ = shift;
+    return;
+  }
+  while (2 * keys > table_.size()) Grow();
+}
+
 bool ExactIndex::Insert(uint32_t slot, const Key128& key) {
   if (slot >= kAbsent || Contains(slot)) return false;
   const size_t c = slot >> kChunkBits;

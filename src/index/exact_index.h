@@ -44,6 +44,9 @@ class ExactIndex {
   // Appends the slots filed under `key` to *out, oldest first.
   void Find(const Key128& key, std::vector<uint32_t>* out) const;
   bool Contains(uint32_t slot) const;
+  // Sizes the table for `keys` distinct keys now, so that inserting them
+  // does not rehash on the way (a restore). O(table) when empty.
+  void Reserve(size_t keys);
 
   size_t size() const { return size_; }  // slots filed
   size_t keys() const { return keys_; }  // distinct keys

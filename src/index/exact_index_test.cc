@@ -48,6 +48,21 @@ Key128 RandomKey(std::mt19937_64& rng, int distinct) {
   return {k / 3 * 0x9E3779B97F4A7C15ull, k};
 }
 
+TEST(ExactIndexTest, ReserveOnAnEmptyOrAFilledIndexKeepsEveryKey) {
+  for (const uint32_t before : {0u, 300u}) {
+    ExactIndex idx;
+    auto key = [](uint32_t s) { return Key128{s / 3 * 0x9E3779B97F4A7C15ull, s / 3}; };
+    for (uint32_t s = 0; s < before; ++s) ASSERT_TRUE(idx.Insert(s, key(s)));
+    idx.Reserve(20000);
+    for (uint32_t s = before; s < 19998; ++s) ASSERT_TRUE(idx.Insert(s, key(s)));
+    for (uint32_t s = 0; s < 19998; s += 3) {
+      std::vector<uint32_t> found;
+      idx.Find(key(s), &found);
+      ASSERT_EQ(found, (std::vector<uint32_t>{s, s + 1, s + 2})) << before << " " << s;
+    }
+  }
+}
+
 TEST(ExactIndexTest, MatchesOracleUnderRandomInsertsAndRemoves) {
   for (int distinct : {5, 300, 20000}) {
     std::mt19937_64 rng(distinct);

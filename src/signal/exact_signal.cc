@@ -37,6 +37,7 @@ class ExactSignal final : public Signal {
     for (uint32_t slot : slots) out->push_back({slot, 1.0, 0});
     return Status::OK();
   }
+  void BeginBulkInsert(size_t expected) override { index_.Reserve(expected); }
   size_t MemoryBytes() const override { return index_.MemoryBytes(); }
 
   KeySpaceSpec key_space() const override { return {.max_keys = 1, .slots = 1}; }

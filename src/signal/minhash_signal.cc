@@ -40,7 +40,7 @@ class MinHashSignal final : public Signal {
     return InsertUnlessSkipped(slot, s, &skipped_, &index_, IndexKeys(s));
   }
   Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
-  void BeginBulkInsert() override { index_.BeginBulk(); }
+  void BeginBulkInsert(size_t expected) override { index_.BeginBulk(expected); }
   void EndBulkInsert() override { index_.EndBulk(); }
   Status Query(const SignalSketch& s, const QueryParams&,
                std::vector<Candidate>* out) const override {

@@ -164,7 +164,8 @@ class Signal {
   virtual Status Remove(uint32_t slot) = 0;
   // Between these two, Insert() may hold documents back and index them all
   // at the end, faster (a restore); no Query() in between. Remove() ends it.
-  virtual void BeginBulkInsert() {}
+  // `expected` hints how many documents will come (0: unknown).
+  virtual void BeginBulkInsert(size_t expected) { (void)expected; }
   virtual void EndBulkInsert() {}
   // Appends the candidates of `sketch`, best first. Errors: InvalidArgument
   // for a bad sketch or a k above the index's.

@@ -208,8 +208,8 @@ Status SignalSet::Insert(uint32_t slot, const Sketches& sketches) {
   return Status::OK();
 }
 
-void SignalSet::BeginBulkInsert() {
-  for (const auto& s : signals_) s->BeginBulkInsert();
+void SignalSet::BeginBulkInsert(size_t expected) {
+  for (const auto& s : signals_) s->BeginBulkInsert(expected);
 }
 
 void SignalSet::EndBulkInsert() {

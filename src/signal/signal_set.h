@@ -93,7 +93,7 @@ class SignalSet {
                     Verdicts* verdicts = nullptr) const;
 
   // Signal::BeginBulkInsert / EndBulkInsert on every signal.
-  void BeginBulkInsert();
+  void BeginBulkInsert(size_t expected = 0);
   void EndBulkInsert();
 
   // Errors: AlreadyExists, or a signal's error (nothing is inserted then).

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// RestoreNodes: the node rows of a store restored into an engine, in the
+// store's (arrival) order, with their stored sketches (EngineInternal::
+// Restore). A reader thread scans the rows and decodes their sketches a
+// batch at a time while the calling thread restores the batch before, so a
+// restart's RocksDB scan and decoding run beside the engine's inserts on a
+// second core. When that thread cannot start (the process is at its thread
+// limit), the calling thread does both, as fast as before.
+//
+// Call between EngineInternal::BeginRestore and EndRestore, before the
+// engine serves. Thread safety: the engine must not be used meanwhile.
+// Complexity: one pass over the rows; at most kBatches batches in flight.
+// Errors: Corruption naming the first row that cannot be restored (rows
+// before it stay restored), or the store's scan error.
+#ifndef NEARDUP_ENGINE_RESTORE_NODES_H_
+#define NEARDUP_ENGINE_RESTORE_NODES_H_
+
+#include <cstdint>
+
+#include "neardup/engine.h"
+#include "neardup/status.h"
+#include "store/doc_store.h"
+
+namespace neardup::engine {
+
+// Returns the number of rows restored.
+Result<uint64_t> RestoreNodes(const store::DocStore& st, Engine& engine);
+
+}  // namespace neardup::engine
+
+#endif  // NEARDUP_ENGINE_RESTORE_NODES_H_

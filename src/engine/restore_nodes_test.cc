@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+// RestoreNodes (a restart's node scan on a reader thread): a store of
+// several batches restores exactly, and a damaged row in the middle of a
+// batch is named without the reader thread hanging or restoring past it.
+#include "engine/restore_nodes.h"
+
+#include <string>
+#include <vector>
+
+#include "engine/durable_access.h"
+#include "engine/durable_test_util.h"
+
+namespace neardup {
+namespace {
+
+using engine::EngineOf;
+using engine::EngineInternal;
+using testing_util::Edit;
+using testing_util::OpenOrDie;
+using testing_util::Opts;
+using testing_util::Snapshot;
+using testing_util::Story;
+using testing_util::TempDir;
+
+// More rows than two of the reader's batches (1,024 rows each).
+constexpr int kDocs = 2600;
+
+// Adds kDocs documents, a third of them edits of 60 stories, and removes
+// some (roots among them turn ghosts); returns the ids.
+std::vector<std::string> Fill(DurableEngine& d) {
+  std::mt19937 rng(5);
+  std::vector<std::string> bases, ids;
+  for (int i = 0; i < 60; ++i) bases.push_back(Story(rng, 80));
+  std::vector<IncomingDocument> docs;
+  for (int i = 0; i < kDocs; ++i) {
+    std::string text = i % 3 == 0 ? Edit(rng, bases[rng() % bases.size()], 1) : Story(rng, 80);
+    docs.push_back({"d" + std::to_string(i), std::move(text), 1000 + i, ""});
+    ids.push_back(docs.back().id);
+  }
+  for (size_t at = 0; at < docs.size(); at += 200) {
+    const size_t n = std::min<size_t>(200, docs.size() - at);
+    for (const auto& r : d.AddBatch({docs.data() + at, n}, OnConflict::kError)) {
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+    }
+  }
+  for (int i = 0; i < kDocs; i += 37) EXPECT_TRUE(d.Remove(ids[i]).ok());
+  return ids;
+}
+
+TEST(RestoreNodesTest, ManyBatchesRestoreExactly) {
+  TempDir dir;
+  std::vector<std::string> ids;
+  std::string before;
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    ids = Fill(*d);
+    before = Snapshot(EngineOf(*d), ids);
+    ASSERT_TRUE(d->Close().ok());
+  }
+  auto d = OpenOrDie(Opts(dir.str()));
+  EXPECT_EQ(Snapshot(EngineOf(*d), ids), before);
+  // Every row came back: the live documents and the ghost roots.
+  size_t ghosts = 0;
+  for (size_t at = before.find(",ghost,"); at != std::string::npos;
+       at = before.find(",ghost,", at + 1)) {
+    ++ghosts;
+  }
+  EXPECT_GT(ghosts, 0u);
+  EXPECT_GT(d->Stats().restored_documents, 2u * 1024);
+  EXPECT_EQ(d->Stats().restored_documents, d->Stats().engine.documents + ghosts);
+}
+
+TEST(RestoreNodesTest, DamagedRowInABatchIsNamedAndRowsAfterItAreNotRestored) {
+  TempDir dir;
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    (void)Fill(*d);
+    ASSERT_TRUE(d->Close().ok());
+  }
+  constexpr int kBad = 1500;  // inside the second batch
+  {
+    store::StoreOptions so;
+    auto st = store::DocStore::Open(dir.str(), so);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    store::NodeRow bad;
+    ASSERT_TRUE((*st)->ScanNodes([&](const store::NodeRow& row) {
+                        if (row.id == "d" + std::to_string(kBad)) bad = row;
+                        return Status::OK();
+                      }).ok());
+    ASSERT_EQ(bad.id, "d" + std::to_string(kBad));
+    bad.sketches = "not a sketch";
+    store::DocStore::Batch b;
+    (*st)->Prepare(&b);
+    b.PutNode(bad);
+    ASSERT_TRUE((*st)->Write(&b, true).ok());
+
+    auto made = Engine::Create(Opts(dir.str()).engine);
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    Engine& engine = **made;
+    EngineInternal::BeginRestore(engine, 10);  // a hint far too small is fine
+    const Result<uint64_t> n = engine::RestoreNodes(**st, engine);
+    EngineInternal::EndRestore(engine);
+    ASSERT_FALSE(n.ok());
+    EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(n.status().message().find("'d1500'"), std::string::npos) << n.status().ToString();
+    // The rows before it are in; it and the rows after it are not.
+    EXPECT_TRUE(EngineInternal::Record(engine, "d1499").ok());
+    EXPECT_FALSE(EngineInternal::Record(engine, "d1500").ok());
+    EXPECT_FALSE(EngineInternal::Record(engine, "d1501").ok());
+  }
+  auto refused = DurableEngine::Open(Opts(dir.str()));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(refused.status().message().find("'d1500'"), std::string::npos)
+      << refused.status().ToString();
+}
+
+}  // namespace
+}  // namespace neardup
