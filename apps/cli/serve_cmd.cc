@@ -42,6 +42,7 @@ struct ServeFlags {
   size_t max_doc = 1u << 20;
   size_t max_batch = 1000;
   int threads = 64;
+  int compute_threads = 0;
   size_t max_connections = 1024;
   std::string header_timeout = "10s";
   std::string request_timeout = "60s";
@@ -157,6 +158,7 @@ int Serve(const ServeFlags& f) {
   so.host = listen->first;
   so.port = listen->second;
   so.connection.threads = f.threads;
+  so.connection.compute_threads = f.compute_threads;
   so.connection.max_connections = f.max_connections;
   so.connection.max_header_bytes = f.max_header;
   for (auto [flag, value, out] :
@@ -176,6 +178,13 @@ int Serve(const ServeFlags& f) {
                 kExitUsage);
   }
   if (Status s = base::CheckThreads(f.threads, "--threads"); !s.ok()) return fail(s, kExitUsage);
+  if (f.compute_threads < 0) {
+    return fail(Status::InvalidArgument("--compute-threads must be 0 (one a core) or positive"),
+                kExitUsage);
+  }
+  if (Status s = base::CheckThreads(f.compute_threads, "--compute-threads"); !s.ok()) {
+    return fail(s, kExitUsage);
+  }
   if (f.token_file.empty() && !IsLoopbackHost(so.host) && !f.insecure) {
     return fail(Status::InvalidArgument(
                     "--listen " + f.listen +
@@ -290,7 +299,12 @@ void SetupServe(CLI::App* app, int* exit_code) {
   cmd->add_option("--max-batch", flags->max_batch, "Most documents per batch request")
       ->capture_default_str();
   cmd->add_option("--threads", flags->threads,
-                  "Request threads (requests processed at once; idle connections hold none)")
+                  "Threads for requests that wait on a write's commit (adds, batches, "
+                  "deletes, expiry): that many are processed at once; idle connections hold none")
+      ->capture_default_str();
+  cmd->add_option("--compute-threads", flags->compute_threads,
+                  "Threads for the other requests (queries, reads), which only use the CPU; "
+                  "0: one a core")
       ->capture_default_str();
   cmd->add_option("--max-connections", flags->max_connections,
                   "Open connections beyond which new ones get 503")

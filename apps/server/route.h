@@ -12,6 +12,9 @@
 // a later one's paths must come first), and every other method on a listed
 // pattern answers 405 with an Allow header.
 //
+// A handler that can wait on anything but the CPU (a write's commit) says
+// so in its row (`waits`), so that it does not hold a compute thread.
+//
 // Thread safety: handlers run concurrently on worker threads; the context
 // is shared and read-only apart from the engine, which is itself
 // thread-safe.
@@ -44,6 +47,9 @@ struct Route {
   std::string_view pattern;  // a path with at most one {id} (router.h)
   std::string_view name;     // the `route` label of the request metrics
   RouteHandler handler;
+  // The handler may wait on other work (a durable write waits for its group
+  // commit): it runs on the transport's large pool, not the compute pool.
+  bool waits = false;
 };
 
 // The route groups (routes_*.cc) and all of API v1 in matching order.

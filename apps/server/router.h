@@ -38,6 +38,7 @@ struct RouterEntry {
   std::string pattern;  // a path, with at most one "{id}"
   std::string name;     // the `route` label of the request metrics
   Handler handler;
+  bool waits = false;  // Route::waits
 };
 
 struct RouteMatch {

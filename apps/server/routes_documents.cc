@@ -121,12 +121,12 @@ void SimilarDocuments(const RouteContext& ctx, const Req& req, Res& res) {
 
 std::vector<Route> DocumentRoutes() {
   return {
-      {"POST", "/v1/documents", "add", AddDocument},
-      {"POST", "/v1/documents:batch", "batch", AddBatch},
+      {"POST", "/v1/documents", "add", AddDocument, true},
+      {"POST", "/v1/documents:batch", "batch", AddBatch, true},
       // Before kId, which also matches ".../similar".
       {"GET", kSimilar, "similar", SimilarDocuments},
       {"GET", kId, "get", GetDocument},
-      {"DELETE", kId, "delete", DeleteDocument},
+      {"DELETE", kId, "delete", DeleteDocument, true},
   };
 }
 

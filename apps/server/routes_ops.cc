@@ -131,7 +131,7 @@ void Metrics(const RouteContext& ctx, const Req&, Res& res) {
 
 std::vector<Route> OperationRoutes() {
   return {
-      {"POST", "/v1/expire", "expire", Expire},
+      {"POST", "/v1/expire", "expire", Expire, true},
       {"GET", "/v1/stats", "stats", Stats},
       {"GET", "/healthz", "healthz", Healthz},
       {"GET", "/metrics", "metrics", Metrics},

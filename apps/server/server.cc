@@ -33,7 +33,8 @@ TransportHooks HooksOf(HttpService::Impl* impl) {
         return impl->Admit(head, framing, local);
       },
       [impl](Request& req) { return impl->Handle(req); },
-      [impl](const Refusal& r) { return impl->Render(r); }};
+      [impl](const Refusal& r) { return impl->Render(r); },
+      [impl](const Request& req) { return impl->Waits(req); }};
 }
 
 }  // namespace
@@ -48,15 +49,20 @@ HttpService::Impl::Impl(DurableEngine* engine, ServerOptions options)
 void HttpService::Impl::Register(const std::vector<Route>& routes) {
   for (const Route& r : routes) {
     RouteHandler handler = r.handler;
-    router.Add(
-        {std::string(r.method), std::string(r.pattern), std::string(r.name),
-         [this, handler](const Request& req, Response& res) { handler(context, req, res); }});
+    router.Add({std::string(r.method), std::string(r.pattern), std::string(r.name),
+                [this, handler](const Request& req, Response& res) { handler(context, req, res); },
+                r.waits});
   }
 }
 
 std::optional<Refusal> HttpService::Impl::Admit(const Request& head, const RequestReader& framing,
                                                 const LocalAddress& local) {
   return policy.Check(head, framing.content_length(), framing.chunked(), local);
+}
+
+bool HttpService::Impl::Waits(const Request& req) const {
+  const RouteMatch m = router.Match(req.method, req.target);
+  return m.kind == RouteMatch::Kind::kFound && m.entry->waits;
 }
 
 Response HttpService::Impl::Render(const Refusal& r) {

@@ -32,6 +32,8 @@ struct HttpService::Impl {
   Response Handle(Request& req);
   // The answer of a refusal: the JSON error and the security headers.
   Response Render(const Refusal& refusal);
+  // The transport's question: may the request's handler wait (Route::waits)?
+  bool Waits(const Request& req) const;
 
   DurableEngine* engine;
   ServerOptions options;

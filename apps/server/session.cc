@@ -193,21 +193,23 @@ void Session::Dispatch() {
   Request req = reader_.TakeRequest();
   head_request_ = req.method == "HEAD";
   version_ = req.version;
-  t_->Submit([self = shared_from_this(), req = std::move(req)]() mutable {
-    Response res;
-    try {
-      res = self->t_->hooks.handle(req);
-    } catch (...) {
-      res = self->t_->hooks.render({500, "internal", "unexpected error", {}});
-    }
-    // The answer goes back to the event thread with the last reference this
-    // worker holds: a session must never be destroyed on a worker, since
-    // its destructor updates the transport's event-thread state.
-    auto& ioc = self->t_->ioc;
-    asio::post(ioc, [self = std::move(self), res = std::move(res)]() mutable {
-      self->Deliver(std::move(res));
-    });
-  });
+  const bool waits = !t_->hooks.waits || t_->hooks.waits(req);
+  t_->Submit(waits ? t_->waiting : t_->compute,
+             [self = shared_from_this(), req = std::move(req)]() mutable {
+               Response res;
+               try {
+                 res = self->t_->hooks.handle(req);
+               } catch (...) {
+                 res = self->t_->hooks.render({500, "internal", "unexpected error", {}});
+               }
+               // The answer goes back to the event thread with the last reference this
+               // worker holds: a session must never be destroyed on a worker, since
+               // its destructor updates the transport's event-thread state.
+               auto& ioc = self->t_->ioc;
+               asio::post(ioc, [self = std::move(self), res = std::move(res)]() mutable {
+                 self->Deliver(std::move(res));
+               });
+             });
 }
 
 void Session::Deliver(Response res) {

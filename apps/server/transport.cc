@@ -10,6 +10,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
 
+#include "base/parallel.h"
 #include "server/transport_impl.h"
 
 namespace neardup::server {
@@ -112,26 +113,43 @@ void HttpTransport::Impl::SessionGone(Session* s, bool was_admitted) {
   if (draining && sessions.empty()) ioc.stop();
 }
 
-void HttpTransport::Impl::Submit(std::function<void()> job) {
+void HttpTransport::Impl::Submit(Lane& lane, std::function<void()> job) {
   {
-    std::lock_guard lock(mu);
-    jobs.push_back(std::move(job));
+    std::lock_guard lock(lane.mu);
+    lane.jobs.push_back(std::move(job));
   }
-  cv.notify_one();
+  lane.cv.notify_one();
 }
 
-void HttpTransport::Impl::WorkerLoop() {
+void HttpTransport::Impl::WorkerLoop(Lane& lane) {
   for (;;) {
     std::function<void()> job;
     {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return !jobs.empty() || workers_exit; });
-      if (jobs.empty()) return;
-      job = std::move(jobs.front());
-      jobs.pop_front();
+      std::unique_lock lock(lane.mu);
+      lane.cv.wait(lock, [&] { return !lane.jobs.empty() || lane.exit; });
+      if (lane.jobs.empty()) return;
+      job = std::move(lane.jobs.front());
+      lane.jobs.pop_front();
     }
     job();
   }
+}
+
+bool HttpTransport::Impl::StartWorkers(Lane& lane, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (!base::TryAddThread(&lane.workers, [&lane] { WorkerLoop(lane); })) break;
+  }
+  return !lane.workers.empty();
+}
+
+void HttpTransport::Impl::StopWorkers(Lane& lane) {
+  {
+    std::lock_guard lock(lane.mu);
+    lane.exit = true;
+  }
+  lane.cv.notify_all();
+  for (auto& t : lane.workers) t.join();
+  lane.workers.clear();
 }
 
 HttpTransport::HttpTransport(ConnectionOptions options, TransportHooks hooks,
@@ -176,8 +194,14 @@ Status HttpTransport::Run() {
   Impl& m = *impl_;
   if (!m.acceptor.is_open()) return Status::IOError("Run() before a successful Bind()");
   m.spare_fd = OpenSpare();
-  for (int i = 0; i < std::max(1, m.o.threads); ++i) {
-    m.workers.emplace_back([&m] { m.WorkerLoop(); });
+  const bool started = Impl::StartWorkers(m.waiting, std::max(1, m.o.threads)) &&
+                       Impl::StartWorkers(m.compute, base::ResolveThreads(m.o.compute_threads));
+  if (!started) {
+    Impl::StopWorkers(m.waiting);
+    Impl::StopWorkers(m.compute);
+    if (m.spare_fd >= 0) ::close(m.spare_fd);
+    m.spare_fd = -1;
+    return Status::ResourceExhausted("cannot start the request threads");
   }
   m.Accept();
   if (m.stop_requested) m.BeginStop();
@@ -187,13 +211,8 @@ Status HttpTransport::Run() {
   } catch (const std::exception& e) {
     status = Status::IOError(std::string("event loop failed: ") + e.what());
   }
-  {
-    std::lock_guard lock(m.mu);
-    m.workers_exit = true;
-  }
-  m.cv.notify_all();
-  for (auto& t : m.workers) t.join();
-  m.workers.clear();
+  Impl::StopWorkers(m.waiting);
+  Impl::StopWorkers(m.compute);
   if (m.spare_fd >= 0) ::close(m.spare_fd);
   m.spare_fd = -1;
   return status;

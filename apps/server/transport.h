@@ -9,7 +9,12 @@
 // The event thread accepts, reads, parses, enforces every limit and timer
 // and writes the answers; a worker runs only a request whose head and body
 // have arrived whole, so a slow or stalled client costs a connection slot,
-// its buffered bytes and one timer, never a thread. Per connection: the
+// its buffered bytes and one timer, never a thread. Two pools: requests
+// whose handlers may wait on other work (a durable write waits for its
+// group commit) run on `threads` workers, enough to fill a commit; the rest
+// (queries, reads) are CPU-bound and run on `compute_threads`, one a core
+// by default, so that they do not pay for waking and switching among
+// dozens of threads. Per connection: the
 // head must arrive within header_timeout of its first byte, the whole
 // request within request_timeout (408 otherwise); an idle keep-alive
 // connection closes after idle_timeout; a response write may make no
@@ -46,7 +51,8 @@
 namespace neardup::server {
 
 struct ConnectionOptions {
-  int threads = 64;               // workers: requests processed at once
+  int threads = 64;               // workers for requests that may wait (TransportHooks::waits)
+  int compute_threads = 0;        // workers for the others; 0: one a hardware thread
   size_t max_connections = 1024;  // open connections beyond which new ones get 503
   int header_timeout_ms = 10000;
   int request_timeout_ms = 60000;
@@ -78,6 +84,10 @@ struct TransportHooks {
   std::function<Response(Request& request)> handle;
   // Any thread: the answer of a refusal (the error body and headers).
   std::function<Response(const Refusal& refusal)> render;
+  // Event thread, with a whole request: whether its handler may wait on
+  // other work (then it runs on the `threads` pool, else on the compute
+  // pool). Must be quick. Null: every request may wait.
+  std::function<bool(const Request& request)> waits;
 };
 
 class HttpTransport {

@@ -102,8 +102,19 @@ struct HttpTransport::Impl {
   void ShedWithReserve();
   void BeginStop();
   void SessionGone(Session* s, bool admitted);
-  void Submit(std::function<void()> job);
-  void WorkerLoop();
+  // A pool of workers and its queue of jobs.
+  struct Lane {
+    std::mutex mu;  // guards jobs and exit (base/mutex.h is not in this tree yet)
+    std::condition_variable cv;
+    std::deque<std::function<void()>> jobs;
+    bool exit = false;
+    std::vector<std::thread> workers;
+  };
+  void Submit(Lane& lane, std::function<void()> job);
+  static void WorkerLoop(Lane& lane);
+  // Starts `n` workers on the lane; false if not even one could start.
+  static bool StartWorkers(Lane& lane, int n);
+  static void StopWorkers(Lane& lane);
 
   ConnectionOptions o;
   TransportHooks hooks;
@@ -121,11 +132,8 @@ struct HttpTransport::Impl {
   int port = 0;
   std::atomic<bool> stop_requested{false};
 
-  std::mutex mu;  // guards jobs and workers_exit (base/mutex.h is not in this tree yet)
-  std::condition_variable cv;
-  std::deque<std::function<void()>> jobs;
-  bool workers_exit = false;
-  std::vector<std::thread> workers;
+  Lane waiting;  // requests that may wait (hooks.waits)
+  Lane compute;  // the others
 
   asio::io_context ioc{1};
   tcp::acceptor acceptor{ioc};

@@ -38,8 +38,8 @@ void Decode(const Engine& e, const store::NodeRow& row, Decoded* d) {
 }
 
 Status RestoreOne(Engine& e, Decoded* d) {
-  Status s = d->decoded.ok() ? EngineInternal::Restore(e, d->record, std::move(d->sketches))
-                             : d->decoded;
+  Status s =
+      d->decoded.ok() ? EngineInternal::Restore(e, d->record, std::move(d->sketches)) : d->decoded;
   return s.ok() ? s : Status::Corruption("recovering '" + d->record.id + "': " + s.message());
 }
 

@@ -13,8 +13,8 @@
 namespace neardup {
 namespace {
 
-using engine::EngineOf;
 using engine::EngineInternal;
+using engine::EngineOf;
 using testing_util::Edit;
 using testing_util::OpenOrDie;
 using testing_util::Opts;
@@ -83,10 +83,12 @@ TEST(RestoreNodesTest, DamagedRowInABatchIsNamedAndRowsAfterItAreNotRestored) {
     auto st = store::DocStore::Open(dir.str(), so);
     ASSERT_TRUE(st.ok()) << st.status().ToString();
     store::NodeRow bad;
-    ASSERT_TRUE((*st)->ScanNodes([&](const store::NodeRow& row) {
-                        if (row.id == "d" + std::to_string(kBad)) bad = row;
-                        return Status::OK();
-                      }).ok());
+    ASSERT_TRUE((*st)
+                    ->ScanNodes([&](const store::NodeRow& row) {
+                      if (row.id == "d" + std::to_string(kBad)) bad = row;
+                      return Status::OK();
+                    })
+                    .ok());
     ASSERT_EQ(bad.id, "d" + std::to_string(kBad));
     bad.sketches = "not a sketch";
     store::DocStore::Batch b;
