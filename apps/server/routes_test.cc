@@ -17,8 +17,8 @@ TEST(RoutesTest, OnlyTheWritesWaitOnOtherWork) {
   for (const Route& r : ApiRoutes()) {
     (r.waits ? waits : compute).insert(std::string(r.method) + " " + std::string(r.name));
   }
-  EXPECT_EQ(waits, (std::set<std::string>{"POST add", "POST batch", "DELETE delete",
-                                          "POST expire"}));
+  EXPECT_EQ(waits,
+            (std::set<std::string>{"POST add", "POST batch", "DELETE delete", "POST expire"}));
   EXPECT_TRUE(compute.count("POST query"));
   EXPECT_TRUE(compute.count("GET get"));
   EXPECT_TRUE(compute.count("GET similar"));
