@@ -120,7 +120,7 @@ void EngineInternal::BeginRestore(Engine& e, size_t expected) {
   m.forest.Reserve(expected);
   m.ids.Reserve(expected);
   m.fingerprints.reserve(base::WithHeadroom(expected));
-  e.impl_->forest.PauseOrders();  // ShrinkToFit, at the end of the restore, builds them
+  m.forest.PauseOrders();  // ShrinkToFit, at the end of the restore, builds them
 }
 
 void EngineInternal::EndRestore(Engine& e) {
