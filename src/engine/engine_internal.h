@@ -98,13 +98,15 @@ class EngineInternal {
   // have been restored before it. Errors: AlreadyExists, NotFound (unknown
   // root), InvalidArgument, Corruption (sketches of another shape).
   static Status Restore(Engine& e, const NodeRecord& record, std::string_view sketches);
-  // The same with the sketches already decoded by DecodeSketches().
-  static Status Restore(Engine& e, const NodeRecord& record, signal::SignalSet::Sketches sketches);
-  // Decodes stored sketches (SignalSet::Decode). Takes no lock and touches
-  // no state, so a reader thread may decode while Restore() runs.
-  // Errors: Corruption.
-  static Result<signal::SignalSet::Sketches> DecodeSketches(const Engine& e,
-                                                            std::string_view sketches);
+  // The same with the sketches already decoded by DecodeSketches(). They
+  // are borrowed: *sketches is as it was on return, its memory kept for
+  // the caller's next row.
+  static Status Restore(Engine& e, const NodeRecord& record, signal::SignalSet::Sketches* sketches);
+  // Decodes stored sketches into *out (SignalSet::DecodeInto, reusing its
+  // memory). Takes no lock and touches no state, so a reader thread may
+  // decode while Restore() runs. Errors: Corruption.
+  static Status DecodeSketches(const Engine& e, std::string_view sketches,
+                               signal::SignalSet::Sketches* out);
   // Around a run of Restore() calls: the indexes build at the end, at once
   // (SignalSet::BeginBulkInsert). Call EndRestore before anything else. The
   // cluster orders (list pages) stay paused until ShrinkToFit builds them:

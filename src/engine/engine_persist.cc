@@ -73,17 +73,18 @@ Result<NodeRecord> EngineInternal::Record(const Engine& e, std::string_view id) 
 }
 
 Status EngineInternal::Restore(Engine& e, const NodeRecord& r, std::string_view sketch_bytes) {
-  NEARDUP_ASSIGN_OR_RETURN(signal::SignalSet::Sketches sketches, DecodeSketches(e, sketch_bytes));
-  return Restore(e, r, std::move(sketches));
+  signal::SignalSet::Sketches sketches;
+  NEARDUP_RETURN_IF_ERROR(DecodeSketches(e, sketch_bytes, &sketches));
+  return Restore(e, r, &sketches);
 }
 
-Result<signal::SignalSet::Sketches> EngineInternal::DecodeSketches(const Engine& e,
-                                                                   std::string_view sketches) {
-  return e.impl_->signals->Decode(sketches);
+Status EngineInternal::DecodeSketches(const Engine& e, std::string_view sketches,
+                                      signal::SignalSet::Sketches* out) {
+  return e.impl_->signals->DecodeInto(sketches, out);
 }
 
 Status EngineInternal::Restore(Engine& e, const NodeRecord& r,
-                               signal::SignalSet::Sketches sketches) {
+                               signal::SignalSet::Sketches* sketches) {
   if (r.id.empty()) return Status::InvalidArgument("restored id must not be empty");
   Engine::Impl& m = *e.impl_;
   base::WriterLock lock(m.mu);
@@ -95,7 +96,6 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r,
     }
   }
   PreparedDocument p;
-  p.sketches = std::move(sketches);
   p.processed.fingerprint = r.fingerprint;
   const Slot slot = m.AllocateSlot();
   // One probe finds an id restored twice and binds a new one; first: the
@@ -104,7 +104,9 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r,
     m.free_slots.push_back(slot);
     return Status::AlreadyExists("restored document '" + r.id + "' already exists");
   }
+  p.sketches.swap(*sketches);  // borrowed for Index, then handed back
   m.Index(slot, p);
+  p.sketches.swap(*sketches);
   if (root == kNoSlot) {
     m.forest.AddRoot(slot, r.fingerprint, r.time);
   } else {

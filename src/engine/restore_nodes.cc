@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/restore_nodes.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -15,8 +19,7 @@
 namespace neardup::engine {
 namespace {
 
-constexpr size_t kBatchRows = 1024;
-constexpr size_t kBatches = 4;  // decoded batches waiting: ~4k rows
+constexpr size_t kBatches = 4;  // decoded batches waiting
 
 // A node row as Restore takes it: its record and its decoded sketches, or
 // why they could not be decoded.
@@ -25,21 +28,26 @@ struct Decoded {
   Status decoded;
   signal::SignalSet::Sketches sketches;
 };
-using Batch = std::vector<Decoded>;
+// Rows [0, used) of `rows` are this batch's. A batch goes back to the
+// reader once restored, so that its strings and vectors keep their memory:
+// a restore allocates a few batches, not a few blocks a row (and frees none
+// on the other thread).
+struct Batch {
+  explicit Batch(size_t n) : rows(n) {}
+  std::vector<Decoded> rows;
+  size_t used = 0;
+};
 
 void Decode(const Engine& e, const store::NodeRow& row, Decoded* d) {
   d->record.id = row.id;
   d->record.cluster = row.root.empty() ? row.id : row.root;
   d->record.fingerprint = row.fingerprint;
   d->record.time = row.time;
-  auto sketches = EngineInternal::DecodeSketches(e, row.sketches);
-  d->decoded = sketches.status();
-  if (sketches.ok()) d->sketches = std::move(*sketches);
+  d->decoded = EngineInternal::DecodeSketches(e, row.sketches, &d->sketches);
 }
 
 Status RestoreOne(Engine& e, Decoded* d) {
-  Status s =
-      d->decoded.ok() ? EngineInternal::Restore(e, d->record, std::move(d->sketches)) : d->decoded;
+  Status s = d->decoded.ok() ? EngineInternal::Restore(e, d->record, &d->sketches) : d->decoded;
   return s.ok() ? s : Status::Corruption("recovering '" + d->record.id + "': " + s.message());
 }
 
@@ -58,27 +66,34 @@ Result<uint64_t> RestoreInline(const store::DocStore& st, Engine& e) {
 
 }  // namespace
 
-Result<uint64_t> RestoreNodes(const store::DocStore& st, Engine& engine) {
-  base::Queue<Batch> full(kBatches);
+Result<uint64_t> RestoreNodes(const store::DocStore& st, Engine& engine, size_t batch_rows) {
+  batch_rows = std::max<size_t>(batch_rows, 1);
+  base::Queue<std::unique_ptr<Batch>> full(kBatches), spent;
   std::atomic<bool> stop{false};
   Status scanned;
   base::FirstException error;
   auto read = [&] {
     try {
-      Batch batch;
-      batch.reserve(kBatchRows);
+      // A restored batch if one is back, else a new one.
+      auto next = [&spent, batch_rows] {
+        bool closed = false;
+        std::optional<std::unique_ptr<Batch>> b =
+            spent.PopFor(std::chrono::milliseconds(0), &closed);
+        std::unique_ptr<Batch> out = b ? std::move(*b) : std::make_unique<Batch>(batch_rows);
+        out->used = 0;
+        return out;
+      };
+      std::unique_ptr<Batch> batch = next();
       scanned = st.ScanNodes([&](const store::NodeRow& row) {
         if (stop.load(std::memory_order_relaxed)) return Status::Internal("restore stopped");
-        batch.emplace_back();
-        Decode(engine, row, &batch.back());
-        if (batch.size() == kBatchRows) {
+        Decode(engine, row, &batch->rows[batch->used++]);
+        if (batch->used == batch_rows) {
           full.Push(std::move(batch));
-          batch = Batch();
-          batch.reserve(kBatchRows);
+          batch = next();
         }
         return Status::OK();
       });
-      if (!batch.empty()) full.Push(std::move(batch));
+      if (batch->used > 0) full.Push(std::move(batch));
     } catch (...) {
       error.Capture();
     }
@@ -92,7 +107,7 @@ Result<uint64_t> RestoreNodes(const store::DocStore& st, Engine& engine) {
   // std::bad_alloc), the reader stops at its next row and is joined.
   struct Join {
     std::atomic<bool>* stop;
-    base::Queue<Batch>* full;
+    base::Queue<std::unique_ptr<Batch>>* full;
     std::thread* reader;
     ~Join() {
       stop->store(true);
@@ -102,13 +117,14 @@ Result<uint64_t> RestoreNodes(const store::DocStore& st, Engine& engine) {
   } join{&stop, &full, &reader};
   uint64_t n = 0;
   Status restored;
-  while (std::optional<Batch> batch = full.Pop()) {
-    for (Decoded& d : *batch) {
-      restored = RestoreOne(engine, &d);
-      if (!restored.ok()) break;
-      ++n;
+  while (std::optional<std::unique_ptr<Batch>> batch = full.Pop()) {
+    Batch& b = **batch;
+    for (size_t i = 0; i < b.used && restored.ok(); ++i) {
+      restored = RestoreOne(engine, &b.rows[i]);
+      n += restored.ok();
     }
     if (!restored.ok()) break;
+    spent.Push(std::move(*batch));
   }
   stop.store(true);
   full.Close();

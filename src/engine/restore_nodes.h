@@ -5,8 +5,10 @@
 // Restore). A reader thread scans the rows and decodes their sketches a
 // batch at a time while the calling thread restores the batch before, so a
 // restart's RocksDB scan and decoding run beside the engine's inserts on a
-// second core. When that thread cannot start (the process is at its thread
-// limit), the calling thread does both, as fast as before.
+// second core. A restored batch goes back to the reader, which decodes the
+// next rows into its strings and vectors: a restore allocates a few
+// batches, not a few blocks a row. When that thread cannot start (the
+// process is at its thread limit), the calling thread does both.
 //
 // Call between EngineInternal::BeginRestore and EndRestore, before the
 // engine serves. Thread safety: the engine must not be used meanwhile.
@@ -16,6 +18,7 @@
 #ifndef NEARDUP_ENGINE_RESTORE_NODES_H_
 #define NEARDUP_ENGINE_RESTORE_NODES_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "neardup/engine.h"
@@ -24,8 +27,9 @@
 
 namespace neardup::engine {
 
-// Returns the number of rows restored.
-Result<uint64_t> RestoreNodes(const store::DocStore& st, Engine& engine);
+// Returns the number of rows restored. `batch_rows`: rows a batch (tests
+// use small ones to cycle many batches).
+Result<uint64_t> RestoreNodes(const store::DocStore& st, Engine& engine, size_t batch_rows = 1024);
 
 }  // namespace neardup::engine
 

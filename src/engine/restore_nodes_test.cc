@@ -57,8 +57,37 @@ TEST(RestoreNodesTest, ManyBatchesRestoreExactly) {
     before = Snapshot(EngineOf(*d), ids);
     ASSERT_TRUE(d->Close().ok());
   }
+  std::string records;  // every restored row's cluster and fingerprint
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    EXPECT_EQ(Snapshot(EngineOf(*d), ids), before);
+    for (const auto& id : ids) {
+      auto r = EngineInternal::Record(EngineOf(*d), id);
+      if (r.ok()) records += id + ">" + r->cluster + "/" + std::to_string(r->fingerprint) + " ";
+    }
+    ASSERT_TRUE(d->Close().ok());
+  }
+  // The same rows in batches of 7: dozens of batches, each restored one
+  // handed back and decoded into again.
+  store::StoreOptions so;
+  so.read_only = true;
+  auto st = store::DocStore::Open(dir.str(), so);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  auto made = Engine::Create(Opts(dir.str()).engine);
+  ASSERT_TRUE(made.ok());
+  EngineInternal::BeginRestore(**made, 0);
+  const Result<uint64_t> n = engine::RestoreNodes(**st, **made, 7);
+  EngineInternal::EndRestore(**made);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  std::string small;
+  for (const auto& id : ids) {
+    auto r = EngineInternal::Record(**made, id);
+    if (r.ok()) small += id + ">" + r->cluster + "/" + std::to_string(r->fingerprint) + " ";
+  }
+  EXPECT_EQ(small, records);
+  st->reset();
   auto d = OpenOrDie(Opts(dir.str()));
-  EXPECT_EQ(Snapshot(EngineOf(*d), ids), before);
+  EXPECT_EQ(*n, d->Stats().restored_documents);
   // Every row came back: the live documents and the ghost roots.
   size_t ghosts = 0;
   for (size_t at = before.find(",ghost,"); at != std::string::npos;
@@ -100,7 +129,7 @@ TEST(RestoreNodesTest, DamagedRowInABatchIsNamedAndRowsAfterItAreNotRestored) {
     ASSERT_TRUE(made.ok()) << made.status().ToString();
     Engine& engine = **made;
     EngineInternal::BeginRestore(engine, 10);  // a hint far too small is fine
-    const Result<uint64_t> n = engine::RestoreNodes(**st, engine);
+    const Result<uint64_t> n = engine::RestoreNodes(**st, engine, 64);  // mid-batch
     EngineInternal::EndRestore(engine);
     ASSERT_FALSE(n.ok());
     EXPECT_EQ(n.status().code(), StatusCode::kCorruption);

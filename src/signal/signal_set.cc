@@ -241,8 +241,14 @@ std::string SignalSet::Encode(const Sketches& sketches) {
 }
 
 Result<SignalSet::Sketches> SignalSet::Decode(std::string_view in) const {
-  Sketches out(signals_.size());
-  for (SignalSketch& s : out) {
+  Sketches out;
+  NEARDUP_RETURN_IF_ERROR(DecodeInto(in, &out));
+  return out;
+}
+
+Status SignalSet::DecodeInto(std::string_view in, Sketches* out) const {
+  out->resize(signals_.size());
+  for (SignalSketch& s : *out) {
     uint32_t flags = 0, n32 = 0, n64 = 0;
     if (!GetU32(&in, &flags) || !GetU32(&in, &n32) || !GetU32(&in, &n64) ||
         in.size() < 4ull * n32 + 8ull * n64) {
@@ -258,7 +264,7 @@ Result<SignalSet::Sketches> SignalSet::Decode(std::string_view in) const {
     in.remove_prefix(8ull * n64);
   }
   if (!in.empty()) return Status::Corruption("sketch record longer than the signals");
-  return out;
+  return Status::OK();
 }
 
 }  // namespace neardup::signal

@@ -123,6 +123,9 @@ class SignalSet {
   // shape (Corruption otherwise).
   static std::string Encode(const Sketches& sketches);
   Result<Sketches> Decode(std::string_view bytes) const;
+  // Decode into *out, reusing its vectors' memory (a restore decodes
+  // millions of records). *out is unspecified after an error.
+  Status DecodeInto(std::string_view bytes, Sketches* out) const;
 
  private:
   std::vector<std::unique_ptr<Signal>> signals_;

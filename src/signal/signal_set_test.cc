@@ -223,6 +223,17 @@ TEST(SignalSetTest, SketchesRoundTripThroughBytes) {
   EXPECT_EQ(set->Decode(bytes.substr(0, bytes.size() - 1)).status().code(),
             StatusCode::kCorruption);
   EXPECT_EQ(set->Decode(bytes + "x").status().code(), StatusCode::kCorruption);
+  // Into sketches of another document, and into one of the wrong shape:
+  // every vector takes the record's size, not what it held.
+  const Doc other = Prepare("另一篇完全不同的短文，字数也不一样。");
+  SignalSet::Sketches into = *set->Compute(other.input());
+  ASSERT_NE(into, *sk);
+  ASSERT_TRUE(set->DecodeInto(bytes, &into).ok());
+  EXPECT_EQ(into, *sk);
+  into.resize(9);
+  into[8].u64.assign(3, 1);
+  ASSERT_TRUE(set->DecodeInto(bytes, &into).ok());
+  EXPECT_EQ(into, *sk);
   // A candidate whose text is gone is skipped, not an error.
   auto checked = Make({SignalKind::kExact}, o, verify::Verifier::Create({}).value());
   ASSERT_TRUE(checked->Insert(7, *checked->Compute(d.input())).ok());
