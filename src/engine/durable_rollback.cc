@@ -22,7 +22,7 @@ Result<store::NodeRow> StoredNode(const store::DocStore& st, const std::string& 
 Result<std::string> RootOf(const store::DocStore& st, const Engine& e, const std::string& id) {
   if (auto rec = EngineInternal::Record(e, id); rec.ok()) return rec->cluster;
   NEARDUP_ASSIGN_OR_RETURN(store::NodeRow row, StoredNode(st, id));
-  return row.root.empty() ? row.id : row.root;
+  return row.cluster();
 }
 
 Status ReloadTree(const store::DocStore& st, Engine& e, const std::string& root,
@@ -44,12 +44,12 @@ Status ReloadTree(const store::DocStore& st, Engine& e, const std::string& root,
     auto row = StoredNode(st, id);
     if (row.status().IsNotFound()) continue;  // never committed, or in another tree
     NEARDUP_RETURN_IF_ERROR(row.status());
-    if ((row->root.empty() ? row->id : row->root) == root) rows.push_back(std::move(*row));
+    if (row->cluster() == root) rows.push_back(std::move(*row));
   }
   std::sort(rows.begin(), rows.end(),
             [](const store::NodeRow& a, const store::NodeRow& b) { return a.seq < b.seq; });
   for (const auto& row : rows) {
-    const NodeRecord rec{row.id, row.root.empty() ? row.id : row.root, row.fingerprint, row.time};
+    const NodeRecord rec{row.id, row.cluster(), row.fingerprint, row.time};
     NEARDUP_RETURN_IF_ERROR(EngineInternal::Restore(e, rec, row.sketches));
   }
   for (const auto& row : rows) {

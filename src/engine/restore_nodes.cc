@@ -40,7 +40,7 @@ struct Batch {
 
 void Decode(const Engine& e, const store::NodeRow& row, Decoded* d) {
   d->record.id = row.id;
-  d->record.cluster = row.root.empty() ? row.id : row.root;
+  d->record.cluster = row.cluster();
   d->record.fingerprint = row.fingerprint;
   d->record.time = row.time;
   d->decoded = EngineInternal::DecodeSketches(e, row.sketches, &d->sketches);

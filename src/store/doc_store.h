@@ -59,6 +59,8 @@ struct NodeRow {
   uint64_t fingerprint = 0;
   int64_t time = 0;        // arrival time
   std::string sketches{};  // the signals' sketches, restored without recomputing
+  // The id of the document's cluster: its root, or itself.
+  const std::string& cluster() const { return root.empty() ? id : root; }
 };
 
 struct TimeRow {
