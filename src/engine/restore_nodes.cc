@@ -103,32 +103,32 @@ Result<uint64_t> RestoreNodes(const store::DocStore& st, Engine& engine, size_t 
   if (!base::StartThread(&reader, "restore reader", read).ok()) {
     return RestoreInline(st, engine);
   }
-  // However this thread leaves (an error, or an exception such as
-  // std::bad_alloc), the reader stops at its next row and is joined.
-  struct Join {
-    std::atomic<bool>* stop;
-    base::Queue<std::unique_ptr<Batch>>* full;
-    std::thread* reader;
-    ~Join() {
-      stop->store(true);
-      full->Close();  // a Push waiting for room returns
-      if (reader->joinable()) reader->join();
-    }
-  } join{&stop, &full, &reader};
   uint64_t n = 0;
   Status restored;
-  while (std::optional<std::unique_ptr<Batch>> batch = full.Pop()) {
-    Batch& b = **batch;
-    for (size_t i = 0; i < b.used && restored.ok(); ++i) {
-      restored = RestoreOne(engine, &b.rows[i]);
-      n += restored.ok();
+  {
+    // However this block is left (the last batch, an error, or an exception
+    // such as std::bad_alloc), the reader stops at its next row and is
+    // joined before its results are read.
+    struct Join {
+      std::atomic<bool>* stop;
+      base::Queue<std::unique_ptr<Batch>>* full;
+      std::thread* reader;
+      ~Join() {
+        stop->store(true);
+        full->Close();  // a Push waiting for room returns
+        reader->join();
+      }
+    } join{&stop, &full, &reader};
+    while (std::optional<std::unique_ptr<Batch>> batch = full.Pop()) {
+      Batch& b = **batch;
+      for (size_t i = 0; i < b.used && restored.ok(); ++i) {
+        restored = RestoreOne(engine, &b.rows[i]);
+        n += restored.ok();
+      }
+      if (!restored.ok()) break;
+      spent.Push(std::move(*batch));
     }
-    if (!restored.ok()) break;
-    spent.Push(std::move(*batch));
   }
-  stop.store(true);
-  full.Close();
-  reader.join();  // ~Join finds it joined
   error.RethrowIfAny();
   NEARDUP_RETURN_IF_ERROR(restored);
   NEARDUP_RETURN_IF_ERROR(scanned);
