@@ -109,10 +109,28 @@ std::unique_ptr<BandRun> BandRun::Build(int bands, uint32_t max_slot, uint32_t l
   return run;
 }
 
+void BandRun::Directory::Assign(std::vector<uint32_t>* offsets) {
+  const size_t cells = offsets->size();
+  const size_t groups = ((cells - 1) >> kGroupBits) + 1;
+  base.assign(groups, 0);
+  for (size_t g = 0; g < groups; ++g) {
+    base[g] = (*offsets)[g << kGroupBits];
+    const size_t last = std::min(cells, (g + 1) << kGroupBits) - 1;
+    if ((*offsets)[last] - base[g] > UINT16_MAX) {  // too wide a span: keep 32 bits
+      std::vector<uint32_t>().swap(base);
+      wide.swap(*offsets);
+      return;
+    }
+  }
+  rel.resize(cells);
+  for (size_t c = 0; c < cells; ++c) {
+    rel[c] = static_cast<uint16_t>((*offsets)[c] - base[c >> kGroupBits]);
+  }
+}
+
 void BandRun::Pack(int band, const std::vector<BandEntry>& entries) {
-  std::vector<uint32_t>& dir = dir_[static_cast<size_t>(band)];
   std::vector<uint8_t>& data = data_[static_cast<size_t>(band)];
-  dir.assign((size_t{1} << d_) + 1, 0);
+  std::vector<uint32_t> dir((size_t{1} << d_) + 1, 0);
   data.assign((n_ * static_cast<size_t>(width_) + 7) / 8 + 8, 0);
   const uint64_t low_mask = (uint64_t{1} << low_bits_) - 1;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -127,6 +145,7 @@ void BandRun::Pack(int band, const std::vector<BandEntry>& entries) {
     std::memcpy(&data[bit / 8], &word, 8);
   }
   for (size_t i = 1; i < dir.size(); ++i) dir[i] += dir[i - 1];
+  dir_[static_cast<size_t>(band)].Assign(&dir);
 }
 
 uint64_t BandRun::Value(const std::vector<uint8_t>& data, size_t i) const {
@@ -138,14 +157,14 @@ uint64_t BandRun::Value(const std::vector<uint8_t>& data, size_t i) const {
 
 void BandRun::Find(int band, uint32_t key, const TierIds& run_of,
                    std::vector<uint32_t>* out) const {
-  const std::vector<uint32_t>& dir = dir_[static_cast<size_t>(band)];
+  const Directory& dir = dir_[static_cast<size_t>(band)];
   const std::vector<uint8_t>& data = data_[static_cast<size_t>(band)];
   const uint64_t low_mask = (uint64_t{1} << low_bits_) - 1;
   const uint64_t slot_mask = (uint64_t{1} << slot_bits_) - 1;
   const uint64_t want = key & low_mask;
   const size_t bucket = key >> low_bits_;
   // Entries of a bucket are sorted by low key bits: scan to the first larger.
-  for (size_t i = dir[bucket], end = dir[bucket + 1]; i < end; ++i) {
+  for (size_t i = dir.At(bucket), end = dir.At(bucket + 1); i < end; ++i) {
     const uint64_t v = Value(data, i);
     const uint64_t low = v >> slot_bits_;
     if (low > want) break;
@@ -158,22 +177,23 @@ void BandRun::FindAll(std::span<const uint32_t> keys, const TierIds& run_of,
                       std::vector<uint32_t>* out) const {
   const size_t bands = keys.size();
   for (size_t b = 0; b < bands; ++b) {
-    __builtin_prefetch(&dir_[b][keys[b] >> low_bits_]);
+    dir_[b].Prefetch(keys[b] >> low_bits_);
   }
   for (size_t b = 0; b < bands; ++b) {
-    const size_t i = dir_[b][keys[b] >> low_bits_];
+    const size_t i = dir_[b].At(keys[b] >> low_bits_);
     __builtin_prefetch(&data_[b][i * static_cast<size_t>(width_) / 8]);
   }
   for (size_t b = 0; b < bands; ++b) Find(static_cast<int>(b), keys[b], run_of, out);
 }
 
 void BandRun::Gather(int band, const TierIds& run_of, std::vector<BandEntry>* out) const {
-  const std::vector<uint32_t>& dir = dir_[static_cast<size_t>(band)];
+  const Directory& dir = dir_[static_cast<size_t>(band)];
   const std::vector<uint8_t>& data = data_[static_cast<size_t>(band)];
   const uint64_t slot_mask = (uint64_t{1} << slot_bits_) - 1;
-  for (size_t bucket = 0; bucket + 1 < dir.size(); ++bucket) {
+  const size_t buckets = size_t{1} << d_;
+  for (size_t bucket = 0; bucket < buckets; ++bucket) {
     const auto top = static_cast<uint32_t>(bucket << low_bits_);
-    for (size_t i = dir[bucket], end = dir[bucket + 1]; i < end; ++i) {
+    for (size_t i = dir.At(bucket), end = dir.At(bucket + 1); i < end; ++i) {
       const uint64_t v = Value(data, i);
       const auto slot = static_cast<uint32_t>(v & slot_mask);
       if (Live(slot, run_of)) out->push_back({top | static_cast<uint32_t>(v >> slot_bits_), slot});
@@ -182,13 +202,13 @@ void BandRun::Gather(int band, const TierIds& run_of, std::vector<BandEntry>* ou
 }
 
 void BandRun::ReleaseBand(int band) {
-  std::vector<uint32_t>().swap(dir_[static_cast<size_t>(band)]);
+  dir_[static_cast<size_t>(band)] = Directory();
   std::vector<uint8_t>().swap(data_[static_cast<size_t>(band)]);
 }
 
 size_t BandRun::MemoryBytes() const {
   size_t bytes = sizeof(*this);
-  for (const auto& d : dir_) bytes += d.capacity() * sizeof(uint32_t);
+  for (const auto& d : dir_) bytes += d.MemoryBytes();
   for (const auto& d : data_) bytes += d.capacity();
   return bytes;
 }

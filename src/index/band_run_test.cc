@@ -58,5 +58,54 @@ TEST(BandRunTest, BuildsBandsOnSeveralThreads) {
   ExpectSortedRoundTrip(3000, true, 5, 5, 8);
 }
 
+// Find() of every key (and of keys absent from the run) gives exactly the
+// slots a scan of the entries gives, on the two-level directory (uniform
+// keys) and on the plain one a band falls back to when 70k entries share a
+// key, so that one group of 64 cells spans more than 2^16 entries.
+void ExpectFindIsAScan(size_t n, size_t copies, uint64_t seed, bool wide) {
+  std::mt19937_64 rng(seed);
+  std::vector<BandEntry> entries(n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto key = static_cast<uint32_t>(i < copies ? 0x12345678u : rng() % (n / 2));
+    entries[i] = {key << 13 | static_cast<uint32_t>(rng() % 3), static_cast<uint32_t>(i)};
+  }
+  std::shuffle(entries.begin(), entries.end(), rng);
+  auto run = BandRun::Build(1, static_cast<uint32_t>(n), 1, 1,
+                            [&](int, std::vector<BandEntry>* out) { *out = entries; });
+  EXPECT_EQ(run->WideDirectory(0), wide);
+  TierIds run_of;
+  for (const BandEntry& e : entries) run_of.Set(e.slot, e.slot % 5 == 0 ? 0 : 1);  // some dead
+  std::vector<BandEntry> sorted = entries;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < n; i += 97) {
+    for (uint32_t key : {sorted[i].key, sorted[i].key + 3, sorted[i].key ^ 0x80000000u}) {
+      std::vector<uint32_t> want, got;
+      for (const BandEntry& e : sorted) {
+        if (e.key == key && e.slot % 5 != 0) want.push_back(e.slot);
+      }
+      run->Find(0, key, run_of, &got);
+      ASSERT_EQ(got, want) << key;
+    }
+  }
+}
+
+TEST(BandRunTest, FindOnTheNarrowDirectoryIsAScan) { ExpectFindIsAScan(100000, 0, 6, false); }
+TEST(BandRunTest, FindOnTheWideDirectoryIsAScan) { ExpectFindIsAScan(100000, 70000, 7, true); }
+
+// The two-level directory takes about 2 bytes a cell, not 4: a run of 2^20
+// uniform entries (2^17 cells, 4.5 bytes an entry at 21 slot bits and 15 key
+// bits) stays under 5 bytes an entry.
+TEST(BandRunTest, NarrowDirectoryHalvesItsBytes) {
+  const size_t n = size_t{1} << 20;
+  std::mt19937_64 rng(8);
+  std::vector<BandEntry> entries(n);
+  for (size_t i = 0; i < n; ++i) entries[i] = {static_cast<uint32_t>(rng()), uint32_t(i)};
+  auto run = BandRun::Build(1, static_cast<uint32_t>(n), 1, 1,
+                            [&](int, std::vector<BandEntry>* out) { *out = entries; });
+  ASSERT_FALSE(run->WideDirectory(0));
+  EXPECT_LT(run->MemoryBytes(), 5 * n);
+  EXPECT_GT(run->MemoryBytes(), 4 * n);
+}
+
 }  // namespace
 }  // namespace neardup::index
