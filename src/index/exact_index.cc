@@ -57,7 +57,7 @@ void ExactIndex::Reserve(size_t keys) {
   if (keys_ == 0) {  // nothing to rehash: size the empty table at once
     size_t cells = table_.size();
     int shift = shift_;
-    while (2 * keys > cells) {
+    while (Crowded(keys, cells)) {
       cells *= 2;
       --shift;
     }
@@ -65,7 +65,7 @@ void ExactIndex::Reserve(size_t keys) {
     shift_ = shift;
     return;
   }
-  while (2 * keys > table_.size()) Grow();
+  while (Crowded(keys, table_.size())) Grow();
 }
 
 bool ExactIndex::Insert(uint32_t slot, const Key128& key) {
@@ -73,7 +73,7 @@ bool ExactIndex::Insert(uint32_t slot, const Key128& key) {
   const size_t c = slot >> kChunkBits;
   if (c >= chunks_.size()) chunks_.resize(c + 1);
   if (chunks_[c] == nullptr) chunks_[c] = std::make_unique<Chunk>();
-  if (2 * (keys_ + 1) > table_.size()) Grow();
+  if (Crowded(keys_ + 1, table_.size())) Grow();
   const size_t cell = Probe(key);
   const uint32_t head = table_[cell];
   Chunk& ch = *chunks_[c];
