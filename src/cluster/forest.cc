@@ -20,7 +20,6 @@ Forest::Node& Forest::NodeAt(Slot s) {
     // to 3/2 of the size here copied every node on the first add after a
     // restart (0.2-0.8 s at 10M documents).
     nodes_.resize(s + 1);
-    cluster_of_.resize(s + 1, 0);
   }
   return nodes_[s];
 }
@@ -29,7 +28,7 @@ Slot Forest::ChooseCluster(std::span<const Slot> near) const {
   Slot best = kNoSlot;
   for (Slot s : near) {
     NEARDUP_CHECK(IsLive(s));
-    const Slot r = nodes_[s].root;
+    const Slot r = RootOf(s);
     if (r == best) continue;
     if (best == kNoSlot) {
       best = r;
@@ -121,10 +120,7 @@ void Forest::OrderBy(const RootNames* names) {
   RebuildOrders();
 }
 
-void Forest::Reserve(size_t slots) {
-  nodes_.reserve(base::WithHeadroom(slots));
-  cluster_of_.reserve(base::WithHeadroom(slots));
-}
+void Forest::Reserve(size_t slots) { nodes_.reserve(base::WithHeadroom(slots)); }
 
 void Forest::PauseOrders() {
   by_size_.reset();
@@ -171,7 +167,6 @@ void Forest::RebuildOrders() {
 void Forest::AddRoot(Slot doc, uint64_t fingerprint, int64_t time) {
   Node& n = NodeAt(doc);
   NEARDUP_CHECK(n.state == State::kFree);
-  n = Node{doc, kNoSlot, kNoSlot, State::kLive, time};
   uint32_t idx;
   if (!free_clusters_.empty()) {
     idx = free_clusters_.back();
@@ -180,7 +175,7 @@ void Forest::AddRoot(Slot doc, uint64_t fingerprint, int64_t time) {
     idx = static_cast<uint32_t>(clusters_.size());
     clusters_.emplace_back();
   }
-  cluster_of_[doc] = idx;
+  n = Node{idx, kNoSlot, kNoSlot, State::kLive, true, time};
   Cluster& c = clusters_[idx];
   c = Cluster{1, kNoSlot, kNoSlot, doc, time, next_seq_++, fingerprint};
   Link(doc, c);
@@ -195,7 +190,7 @@ void Forest::AddMember(Slot doc, Slot root, int64_t time) {
   Node& n = NodeAt(doc);
   NEARDUP_CHECK(n.state == State::kFree);
   NEARDUP_CHECK(IsRoot(root) && nodes_[root].state != State::kFree);
-  n = Node{root, kNoSlot, kNoSlot, State::kLive, time};
+  n = Node{root, kNoSlot, kNoSlot, State::kLive, false, time};
   Cluster& c = ClusterAt(root);
   ++c.size;
   Link(doc, c);
@@ -206,7 +201,7 @@ void Forest::AddMember(Slot doc, Slot root, int64_t time) {
 
 void Forest::Remove(Slot doc, std::vector<Slot>* released) {
   NEARDUP_CHECK(IsLive(doc));
-  const Slot root = nodes_[doc].root;
+  const Slot root = RootOf(doc);
   Cluster& c = ClusterAt(root);
   Unlink(doc, c);
   --c.size;
@@ -220,7 +215,7 @@ void Forest::Remove(Slot doc, std::vector<Slot>* released) {
     released->push_back(doc);
   }
   if (c.size == 0) {  // the cluster is gone; its queue entries turn stale
-    free_clusters_.push_back(cluster_of_[root]);
+    free_clusters_.push_back(nodes_[root].up);
     c = Cluster{};
     --live_clusters_;
     nodes_[root] = Node{};
@@ -232,8 +227,8 @@ void Forest::Touch(Slot doc, int64_t time) {
   NEARDUP_CHECK(IsLive(doc));
   Node& n = nodes_[doc];
   // A root's time is queued for expiry: only SetRootTime may change it.
-  if (n.root != doc) n.time = std::max(n.time, time);
-  SetRootTime(n.root, time);
+  if (!n.is_root) n.time = std::max(n.time, time);
+  SetRootTime(RootOf(doc), time);
 }
 
 void Forest::ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots) {
@@ -278,9 +273,7 @@ void Forest::ShrinkToFit() {
   size_t used = nodes_.size();
   while (used > 0 && nodes_[used - 1].state == State::kFree) --used;
   nodes_.resize(used);
-  cluster_of_.resize(used);
   // Headroom, not shrink_to_fit: the first add would copy every array.
-  base::TrimWithHeadroom(&cluster_of_);
   base::TrimWithHeadroom(&free_clusters_);
   base::TrimWithHeadroom(&nodes_);
   base::TrimWithHeadroom(&clusters_);
@@ -293,10 +286,9 @@ void Forest::ShrinkToFit() {
 }
 
 size_t Forest::MemoryBytes() const {
-  return nodes_.capacity() * sizeof(Node) + cluster_of_.capacity() * sizeof(uint32_t) +
-         clusters_.capacity() * sizeof(Cluster) + free_clusters_.capacity() * sizeof(uint32_t) +
-         queue_.capacity() * sizeof(QueueEntry) + (by_size_ ? by_size_->MemoryBytes() : 0) +
-         (by_time_ ? by_time_->MemoryBytes() : 0);
+  return nodes_.capacity() * sizeof(Node) + clusters_.capacity() * sizeof(Cluster) +
+         free_clusters_.capacity() * sizeof(uint32_t) + queue_.capacity() * sizeof(QueueEntry) +
+         (by_size_ ? by_size_->MemoryBytes() : 0) + (by_time_ ? by_time_->MemoryBytes() : 0);
 }
 
 }  // namespace neardup::cluster

@@ -89,7 +89,7 @@ class Forest {
 
   State state(Slot doc) const { return doc < nodes_.size() ? nodes_[doc].state : State::kFree; }
   bool IsLive(Slot doc) const { return state(doc) == State::kLive; }
-  Slot RootOf(Slot doc) const { return nodes_[doc].root; }
+  Slot RootOf(Slot doc) const { return nodes_[doc].is_root ? doc : nodes_[doc].up; }
   int64_t TimeOf(Slot doc) const { return nodes_[doc].time; }
   // Live members of the cluster rooted at `root` (excluding a ghost root).
   uint32_t Size(Slot root) const;
@@ -107,10 +107,13 @@ class Forest {
 
  private:
   struct Node {  // 24 bytes per slot
-    Slot root = kNoSlot;
+    // A member's root; a root's record in clusters_ (so no per-slot map
+    // from roots to records is kept beside the nodes).
+    uint32_t up = kNoSlot;
     Slot prev = kNoSlot;  // arrival-ordered member list of the cluster
     Slot next = kNoSlot;
     State state = State::kFree;
+    bool is_root = false;  // live or ghost root
     int64_t time = 0;
   };
   struct Cluster {      // 40 bytes per cluster, in a dense vector
@@ -134,9 +137,9 @@ class Forest {
   };
 
   Node& NodeAt(Slot s);
-  Cluster& ClusterAt(Slot root) { return clusters_[cluster_of_[root]]; }
-  const Cluster& ClusterAt(Slot root) const { return clusters_[cluster_of_[root]]; }
-  bool IsRoot(Slot s) const { return s < nodes_.size() && nodes_[s].root == s; }
+  Cluster& ClusterAt(Slot root) { return clusters_[nodes_[root].up]; }
+  const Cluster& ClusterAt(Slot root) const { return clusters_[nodes_[root].up]; }
+  bool IsRoot(Slot s) const { return s < nodes_.size() && nodes_[s].is_root; }
   bool Current(const QueueEntry& e) const;
   void Enqueue(Slot root);
   void Link(Slot doc, Cluster& c);
@@ -148,7 +151,6 @@ class Forest {
   void RebuildOrders();
 
   std::vector<Node> nodes_;
-  std::vector<uint32_t> cluster_of_;  // per root slot: index into clusters_
   std::vector<Cluster> clusters_;
   std::vector<uint32_t> free_clusters_;
   std::vector<QueueEntry> queue_;  // min-heap by time
