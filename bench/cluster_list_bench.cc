@@ -58,7 +58,7 @@ struct World {
       if (!roots.empty() && rng() % 4 == 0) {
         forest.AddMember(s, roots[rng() % roots.size()], time);
       } else {
-        forest.AddRoot(s, rng(), time);
+        forest.AddRoot(s, time);
         roots.push_back(s);
       }
     }
@@ -157,7 +157,7 @@ void BM_JoinAndTouch(benchmark::State& state) {
   if (f == &plain) {
     roots.clear();
     for (Slot s = 0; s < 100000; ++s) {
-      plain.AddRoot(s, s, 1);
+      plain.AddRoot(s, 1);
       roots.push_back(s);
     }
     next = 100000;

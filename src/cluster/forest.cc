@@ -24,7 +24,8 @@ Forest::Node& Forest::NodeAt(Slot s) {
   return nodes_[s];
 }
 
-Slot Forest::ChooseCluster(std::span<const Slot> near) const {
+Slot Forest::ChooseCluster(std::span<const Slot> near,
+                           std::span<const uint64_t> fingerprints) const {
   Slot best = kNoSlot;
   for (Slot s : near) {
     NEARDUP_CHECK(IsLive(s));
@@ -42,13 +43,20 @@ Slot Forest::ChooseCluster(std::span<const Slot> near) const {
       if (a.size > b.size) best = r;
     } else if (a.created != b.created) {
       if (a.created < b.created) best = r;
-    } else if (a.root_fp != b.root_fp) {
-      if (a.root_fp < b.root_fp) best = r;
+    } else if (const uint64_t fa = FingerprintOf(r, fingerprints),
+               fb = FingerprintOf(best, fingerprints);
+               fa != fb) {
+      if (fa < fb) best = r;
     } else if (a.seq < b.seq) {
       best = r;
     }
   }
   return best;
+}
+
+uint64_t Forest::FingerprintOf(Slot root, std::span<const uint64_t> fingerprints) {
+  NEARDUP_CHECK(root < fingerprints.size());
+  return fingerprints[root];
 }
 
 void Forest::Link(Slot doc, Cluster& c) {
@@ -164,7 +172,7 @@ void Forest::RebuildOrders() {
   error.RethrowIfAny();
 }
 
-void Forest::AddRoot(Slot doc, uint64_t fingerprint, int64_t time) {
+void Forest::AddRoot(Slot doc, int64_t time) {
   Node& n = NodeAt(doc);
   NEARDUP_CHECK(n.state == State::kFree);
   uint32_t idx;
@@ -177,7 +185,7 @@ void Forest::AddRoot(Slot doc, uint64_t fingerprint, int64_t time) {
   }
   n = Node{idx, kNoSlot, kNoSlot, State::kLive, true, time};
   Cluster& c = clusters_[idx];
-  c = Cluster{1, kNoSlot, kNoSlot, doc, time, next_seq_++, fingerprint};
+  c = Cluster{1, kNoSlot, kNoSlot, doc, time, next_seq_++};
   Link(doc, c);
   ++live_clusters_;
   ++live_;

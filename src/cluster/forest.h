@@ -47,10 +47,13 @@ class Forest {
 
   // The cluster a new document joins, given slots of live documents it is
   // near (duplicates allowed), or kNoSlot for a new cluster.
-  Slot ChooseCluster(std::span<const Slot> near) const;
+  // `fingerprints[s]` is document s's fingerprint: the caller keeps them by
+  // slot (the forest keeps no copy), and the tie-break reads those of the
+  // roots (live or ghost), which must be in range.
+  Slot ChooseCluster(std::span<const Slot> near, std::span<const uint64_t> fingerprints) const;
 
   // Makes `doc` (a free slot) the root of a new cluster.
-  void AddRoot(Slot doc, uint64_t fingerprint, int64_t time);
+  void AddRoot(Slot doc, int64_t time);
   // Adds `doc` (a free slot) as a member of the cluster rooted at `root`.
   void AddMember(Slot doc, Slot root, int64_t time);
 
@@ -116,13 +119,12 @@ class Forest {
     bool is_root = false;  // live or ghost root
     int64_t time = 0;
   };
-  struct Cluster {      // 40 bytes per cluster, in a dense vector
+  struct Cluster {      // 32 bytes per cluster, in a dense vector
     uint32_t size = 0;  // live members; 0 marks a free record
     Slot head = kNoSlot, tail = kNoSlot;
     Slot root = kNoSlot;
     int64_t created = 0;  // the root's arrival time
     uint64_t seq = 0;     // creation order: the last, deterministic tie-break
-    uint64_t root_fp = 0;
   };
   // Expiry queue entry: a min-heap on time, cleaned lazily. An entry is
   // current while its cluster (matched by root slot and the low 32 bits of
@@ -137,6 +139,7 @@ class Forest {
   };
 
   Node& NodeAt(Slot s);
+  static uint64_t FingerprintOf(Slot root, std::span<const uint64_t> fingerprints);
   Cluster& ClusterAt(Slot root) { return clusters_[nodes_[root].up]; }
   const Cluster& ClusterAt(Slot root) const { return clusters_[nodes_[root].up]; }
   bool IsRoot(Slot s) const { return s < nodes_.size() && nodes_[s].is_root; }

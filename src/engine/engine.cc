@@ -125,7 +125,7 @@ Result<QueryResult> Engine::Query(std::string_view text, const QueryOptions& q) 
   signal::QueryParams params;
   params.max_distance = q.max_distance;
   NEARDUP_RETURN_IF_ERROR(impl_->Candidates(p, params, &near, &r.matches));
-  const Slot root = impl_->forest.ChooseCluster(near);
+  const Slot root = impl_->forest.ChooseCluster(near, impl_->fingerprints);
   if (root != kNoSlot) {
     r.cluster = impl_->IdOf(root);
     r.cluster_size = impl_->forest.Size(root);

@@ -64,13 +64,13 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::Pre
   signal::SignalSet::Verdicts verdicts;
   if (p.verdicts_epoch == released_slots) verdicts = p.verdicts;
   NEARDUP_RETURN_IF_ERROR(Candidates(p, {}, &near, &r.matches, &verdicts));
-  const Slot root = forest.ChooseCluster(near);
+  const Slot root = forest.ChooseCluster(near, fingerprints);
   const Slot slot = AllocateSlot();
   Index(slot, p);
   const int64_t time = doc.time != 0 ? doc.time : Now();
   ids.Insert(slot, doc.id);  // first: the forest's orders name their roots
   if (root == kNoSlot) {
-    forest.AddRoot(slot, p.processed.fingerprint, time);
+    forest.AddRoot(slot, time);
   } else {
     forest.AddMember(slot, root, time);
     r.duplicate = true;

@@ -108,7 +108,7 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r,
   m.Index(slot, p);
   p.sketches.swap(*sketches);
   if (root == kNoSlot) {
-    m.forest.AddRoot(slot, r.fingerprint, r.time);
+    m.forest.AddRoot(slot, r.time);
   } else {
     m.forest.AddMember(slot, root, r.time);
   }
