@@ -8,11 +8,11 @@
 // sketches):
 // - per slot, in chunks of 2^12 that never move: the key and the slot's
 //   neighbours in a doubly linked list of the slots that share its key;
-// - an open-addressing table (linear probing, load <= 3/4: a miss probes
-//   8.5 cells on average at the most crowded, 2.5 at 1/2; Knuth, TAOCP
-//   vol. 3, 6.4) from a key to
-//   the newest slot filed under it. Deletion shifts the following entries
-//   back (Knuth, TAOCP vol. 3, 6.4, Algorithm R), so there are no tombstones.
+// - an open-addressing table from a key to the newest slot filed under it:
+//   linear probing at a load of at most 3/4 (a miss probes 8.5 cells on
+//   average at the most crowded, against 2.5 at 1/2). Deletion shifts the
+//   following entries back, so there are no tombstones (Knuth, TAOCP vol. 3,
+//   6.4, Algorithm R).
 // Insert and Remove are O(1) expected, whatever the group's size: a sliding
 // window that evicts the oldest copy of a text repeated 100k times pays no
 // scan. Find is O(group).
