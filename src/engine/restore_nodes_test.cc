@@ -25,6 +25,16 @@ using testing_util::TempDir;
 // More rows than two of the reader's batches (1,024 rows each).
 constexpr int kDocs = 2600;
 
+// Every restored id's cluster and fingerprint, in the order of `ids`.
+std::string Records(const Engine& e, const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) {
+    auto r = EngineInternal::Record(e, id);
+    if (r.ok()) out += id + ">" + r->cluster + "/" + std::to_string(r->fingerprint) + " ";
+  }
+  return out;
+}
+
 // Adds kDocs documents, a third of them edits of 60 stories, and removes
 // some (roots among them turn ghosts); returns the ids.
 std::vector<std::string> Fill(DurableEngine& d) {
@@ -61,10 +71,7 @@ TEST(RestoreNodesTest, ManyBatchesRestoreExactly) {
   {
     auto d = OpenOrDie(Opts(dir.str()));
     EXPECT_EQ(Snapshot(EngineOf(*d), ids), before);
-    for (const auto& id : ids) {
-      auto r = EngineInternal::Record(EngineOf(*d), id);
-      if (r.ok()) records += id + ">" + r->cluster + "/" + std::to_string(r->fingerprint) + " ";
-    }
+    records = Records(EngineOf(*d), ids);
     ASSERT_TRUE(d->Close().ok());
   }
   // The same rows in batches of 7: dozens of batches, each restored one
@@ -79,12 +86,7 @@ TEST(RestoreNodesTest, ManyBatchesRestoreExactly) {
   const Result<uint64_t> n = engine::RestoreNodes(**st, **made, 7);
   EngineInternal::EndRestore(**made);
   ASSERT_TRUE(n.ok()) << n.status().ToString();
-  std::string small;
-  for (const auto& id : ids) {
-    auto r = EngineInternal::Record(**made, id);
-    if (r.ok()) small += id + ">" + r->cluster + "/" + std::to_string(r->fingerprint) + " ";
-  }
-  EXPECT_EQ(small, records);
+  EXPECT_EQ(Records(**made, ids), records);
   st->reset();
   auto d = OpenOrDie(Opts(dir.str()));
   EXPECT_EQ(*n, d->Stats().restored_documents);
