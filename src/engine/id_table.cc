@@ -16,7 +16,7 @@ uint64_t IdTable::Hash(std::string_view id) { return XXH3_64bits(id.data(), id.s
 
 std::string_view IdTable::Get(Slot slot) const {
   NEARDUP_CHECK(Bound(slot));
-  const char* p = arena_.data() + offsets_[slot];
+  const char* p = arena_.data() + (offsets_[slot] & kOffsetMask);
   uint64_t len = 0;
   for (int shift = 0;; shift += 7) {
     const auto b = static_cast<unsigned char>(*p++);
@@ -28,13 +28,14 @@ std::string_view IdTable::Get(Slot slot) const {
 
 size_t IdTable::Probe(std::string_view id, uint64_t h) const {
   const size_t mask = table_.size() - 1;
+  const uint64_t tag = h & kTagMask;
   size_t first_tomb = SIZE_MAX;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const Slot s = table_[i];
     if (s == kNone) return first_tomb != SIZE_MAX ? first_tomb : i;
     if (s == kTomb) {
       if (first_tomb == SIZE_MAX) first_tomb = i;
-    } else if (Get(s) == id) {
+    } else if ((offsets_[s] & kTagMask) == tag && Get(s) == id) {
       return i;
     }
   }
@@ -51,10 +52,12 @@ void IdTable::Insert(Slot slot, std::string_view id) { NEARDUP_CHECK(TryInsert(s
 bool IdTable::TryInsert(Slot slot, std::string_view id) {
   NEARDUP_CHECK(!Bound(slot));
   if ((size_ + tombs_ + 1) * 10 >= table_.size() * 7) Rehash(std::max<size_t>(16, (size_ + 1) * 2));
-  const size_t i = Probe(id, Hash(id));
+  const uint64_t h = Hash(id);
+  const size_t i = Probe(id, h);
   if (table_[i] != kNone && table_[i] != kTomb) return false;  // bound to another slot
+  NEARDUP_CHECK(arena_.size() < kOffsetMask);  // 1 TiB of ids
   if (slot >= offsets_.size()) offsets_.resize(slot + 1, kUnbound);
-  offsets_[slot] = arena_.size();
+  offsets_[slot] = (h & kTagMask) | arena_.size();
   for (uint64_t len = id.size();; len >>= 7) {
     arena_.push_back(static_cast<char>((len & 0x7F) | (len >= 0x80 ? 0x80 : 0)));
     if (len < 0x80) break;
@@ -97,9 +100,9 @@ void IdTable::CompactArena() {
   for (Slot s = 0; s < offsets_.size(); ++s) {
     if (offsets_[s] == kUnbound) continue;
     const std::string_view id = Get(s);
-    const char* start = arena_.data() + offsets_[s];
+    const char* start = arena_.data() + (offsets_[s] & kOffsetMask);
     const size_t header = static_cast<size_t>(id.data() - start);
-    offsets_[s] = fresh.size();
+    offsets_[s] = (offsets_[s] & kTagMask) | fresh.size();
     fresh.insert(fresh.end(), start, start + header + id.size());
   }
   arena_.swap(fresh);

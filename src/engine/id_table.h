@@ -3,10 +3,12 @@
 // IdTable: document ids stored once, mapped both ways to dense 32-bit slots.
 //
 // Ids live in an append-only byte arena (length-prefixed); each slot keeps an
-// 8-byte offset. Lookup by id is an open-addressing hash table of slots with
-// linear probing that compares against the arena, so an id costs its bytes
-// plus about 14 bytes, against ~100 for a std::string map key plus a
-// std::string per slot. Erased ids leave garbage in the arena; it is
+// 8-byte word: the id's 40-bit offset and the top 24 bits of its hash. Lookup
+// by id is an open-addressing hash table of slots with linear probing; a
+// probed slot's id is read from the arena only when its hash bits agree, so
+// passing a cell costs one cache miss, not two. An id costs its bytes plus
+// about 14 bytes, against ~100 for a std::string map key plus a std::string
+// per slot. Erased ids leave garbage in the arena; it is
 // compacted when more than half of it is garbage.
 //
 // Thread safety: none (the engine guards it). Complexity: O(1) expected per
@@ -48,7 +50,9 @@ class IdTable {
   void Reserve(size_t ids);
 
  private:
-  static constexpr uint64_t kUnbound = ~0ULL;
+  static constexpr uint64_t kUnbound = ~0ULL;  // no offset reaches kOffsetMask
+  static constexpr uint64_t kOffsetMask = (1ULL << 40) - 1;
+  static constexpr uint64_t kTagMask = ~kOffsetMask;
   static constexpr Slot kTomb = 0xFFFFFFFEu;
 
   static uint64_t Hash(std::string_view id);
@@ -59,7 +63,7 @@ class IdTable {
   void CompactArena();
 
   std::vector<char> arena_;        // varint length + bytes, per id
-  std::vector<uint64_t> offsets_;  // per slot: offset into arena_, or kUnbound
+  std::vector<uint64_t> offsets_;  // per slot: hash tag | offset into arena_, or kUnbound
   std::vector<Slot> table_;        // open addressing: slot, kNone (empty) or kTomb
   size_t size_ = 0;
   size_t tombs_ = 0;
