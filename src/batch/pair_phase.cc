@@ -5,6 +5,7 @@
 #include <array>
 
 #include "base/status_macros.h"
+#include "base/prefetch.h"
 #include "batch/sort.h"
 #include "batch/spill_buffer.h"
 
@@ -47,8 +48,8 @@ class KeyStream {
   // Only members of buckets of two or more are read.
   void Prefetch(const KeyEntry& x) {
     if (x.key == ahead_key_ && SpaceOf(x.key) != kIdSpace) {
-      if (ahead_doc_ != UINT32_MAX) __builtin_prefetch(lines_->key_bytes(ahead_doc_));
-      __builtin_prefetch(lines_->key_bytes(x.doc));
+      if (ahead_doc_ != UINT32_MAX) base::Prefetch(lines_->key_bytes(ahead_doc_));
+      base::Prefetch(lines_->key_bytes(x.doc));
       ahead_doc_ = UINT32_MAX;  // fetched
     } else {
       ahead_key_ = x.key;

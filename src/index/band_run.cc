@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/parallel.h"
+#include "base/prefetch.h"
 #include "base/status_macros.h"
 
 namespace neardup::index {
@@ -181,7 +182,7 @@ void BandRun::FindAll(std::span<const uint32_t> keys, const TierIds& run_of,
   }
   for (size_t b = 0; b < bands; ++b) {
     const size_t i = dir_[b].At(keys[b] >> low_bits_);
-    __builtin_prefetch(&data_[b][i * static_cast<size_t>(width_) / 8]);
+    base::Prefetch(&data_[b][i * static_cast<size_t>(width_) / 8]);
   }
   for (size_t b = 0; b < bands; ++b) Find(static_cast<int>(b), keys[b], run_of, out);
 }

@@ -30,6 +30,8 @@
 #include <span>
 #include <vector>
 
+#include "base/prefetch.h"
+
 namespace neardup::index {
 
 struct BandEntry {
@@ -132,10 +134,10 @@ class BandRun {
     void Assign(std::vector<uint32_t>* offsets);
     void Prefetch(size_t cell) const {
       if (wide.empty()) {
-        __builtin_prefetch(&base[cell >> kGroupBits]);
-        __builtin_prefetch(&rel[cell]);
+        base::Prefetch(&base[cell >> kGroupBits]);
+        base::Prefetch(&rel[cell]);
       } else {
-        __builtin_prefetch(&wide[cell]);
+        base::Prefetch(&wide[cell]);
       }
     }
     size_t MemoryBytes() const {
