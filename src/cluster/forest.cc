@@ -8,6 +8,7 @@
 
 #include "base/headroom.h"
 #include "base/parallel.h"
+#include "base/prefetch.h"
 #include "base/status_macros.h"
 #include "neardup/status.h"
 
@@ -205,6 +206,22 @@ void Forest::AddMember(Slot doc, Slot root, int64_t time) {
   Resize(root, c.size - 1, c.size);
   SetRootTime(root, time);
   ++live_;
+}
+
+void Forest::Prefetch(Slot root, int stage) const {
+  if (root >= nodes_.size()) return;
+  if (stage == 0) {
+    base::Prefetch(&nodes_[root]);
+    return;
+  }
+  const Node& n = nodes_[root];
+  if (!n.is_root || n.up >= clusters_.size()) return;
+  const Cluster& c = clusters_[n.up];
+  if (stage == 1) {
+    base::Prefetch(&c);
+  } else if (c.tail < nodes_.size()) {
+    base::Prefetch(&nodes_[c.tail]);
+  }
 }
 
 void Forest::Remove(Slot doc, std::vector<Slot>* released) {

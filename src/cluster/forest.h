@@ -57,6 +57,12 @@ class Forest {
   // Adds `doc` (a free slot) as a member of the cluster rooted at `root`.
   void AddMember(Slot doc, Slot root, int64_t time);
 
+  // For a run of AddMember(_, root, _) calls (a restore): asks for what
+  // one reads, a dependent step a stage: 0 the root's node, 1 its cluster
+  // record (reading the node), 2 the node of the cluster's newest member
+  // (reading the record). A hint: it changes nothing.
+  void Prefetch(Slot root, int stage) const;
+
   // Removes live `doc`. Appends to *released the slots that became free
   // (the doc itself, unless it is a root that turned ghost; the ghost root
   // when its last member goes).

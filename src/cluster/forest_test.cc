@@ -252,6 +252,9 @@ TEST(ForestTest, ExpiryMatchesNaiveModel) {
   for (int step = 0; step < 8000; ++step) {
     if (step % 1000 == 999) f.ShrinkToFit();
     now += rng() % 5;
+    // A restore's hint, for any slot at any stage (free, a member, a ghost
+    // root, past the end): it changes nothing the model sees.
+    f.Prefetch(static_cast<Slot>(rng() % (next + 2)), static_cast<int>(rng() % 3));
     const int op = rng() % 10;
     if (op < 3 || root_of.empty()) {
       Slot s = alloc();

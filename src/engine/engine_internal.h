@@ -12,11 +12,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "engine/id_table.h"
 #include "neardup/engine.h"
 #include "pipeline/pipeline.h"
 #include "signal/signal_set.h"
@@ -107,6 +109,28 @@ class EngineInternal {
   // decode while Restore() runs. Errors: Corruption.
   static Status DecodeSketches(const Engine& e, std::string_view sketches,
                                signal::SignalSet::Sketches* out);
+  // A restore whose reader thread binds the ids (RestoreNodes) while the
+  // calling thread indexes the rows bound before. LendIds moves the
+  // engine's id table (empty, sized by BeginRestore) into *ids when the
+  // engine holds nothing and keeps no cluster orders (BeginRestore paused
+  // them), and returns false, changing nothing, otherwise. While it is
+  // lent, call only RestoreBound() on the engine, then ReturnIds(), which
+  // unbinds slots [restored, bound) (rows bound but never restored) and
+  // gives the table back.
+  static bool LendIds(Engine& e, IdTable* ids);
+  static void ReturnIds(Engine& e, IdTable* ids, uint64_t restored, uint64_t bound);
+  // A row the lent table bound: `slot` is the engine's next slot (the
+  // number of rows restored before it), `root` the slot of its root,
+  // restored before it and still a root, or kNoSlot for a root.
+  struct BoundNode {
+    uint32_t slot;
+    uint32_t root;
+    uint64_t fingerprint;
+    int64_t time;
+    signal::SignalSet::Sketches* sketches;  // borrowed as by Restore()
+  };
+  // Restore() of bound rows, in order, under one lock. Cannot fail.
+  static void RestoreBound(Engine& e, std::span<const BoundNode> rows);
   // Around a run of Restore() calls: the indexes build at the end, at once
   // (SignalSet::BeginBulkInsert). Call EndRestore before anything else. The
   // cluster orders (list pages) stay paused until ShrinkToFit builds them:

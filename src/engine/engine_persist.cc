@@ -115,6 +115,56 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r,
   return Status::OK();
 }
 
+bool EngineInternal::LendIds(Engine& e, IdTable* ids) {
+  Engine::Impl& m = *e.impl_;
+  base::WriterLock lock(m.mu);
+  if (m.next_slot != 0 || !m.free_slots.empty() || m.ids.size() != 0 ||
+      m.forest.by_size() != nullptr) {
+    return false;  // not empty, or its orders would read names meanwhile
+  }
+  std::swap(m.ids, *ids);
+  return true;
+}
+
+void EngineInternal::ReturnIds(Engine& e, IdTable* ids, uint64_t restored, uint64_t bound) {
+  Engine::Impl& m = *e.impl_;
+  base::WriterLock lock(m.mu);
+  std::swap(m.ids, *ids);  // first: back even if an erase below throws
+  for (uint64_t s = restored; s < bound; ++s) m.ids.Erase(static_cast<Slot>(s));
+}
+
+namespace {
+// RestoreBound's prefetch distances, in rows: the forest's three dependent
+// lines and the exact index's two are asked for this many rows before the
+// row that reads them, so that a restore's misses overlap.
+constexpr size_t kAhead[3] = {12, 8, 4};
+}  // namespace
+
+void EngineInternal::RestoreBound(Engine& e, std::span<const BoundNode> rows) {
+  Engine::Impl& m = *e.impl_;
+  base::WriterLock lock(m.mu);
+  auto ahead = [&](size_t i, int stage) REQUIRES(m.mu) {
+    if (i >= rows.size()) return;
+    if (rows[i].root != kNoSlot) m.forest.Prefetch(rows[i].root, stage);
+    if (stage < 2) m.signals->PrefetchInsert(*rows[i].sketches, stage);
+  };
+  PreparedDocument p;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (int stage = 0; stage < 3; ++stage) ahead(i + kAhead[stage], stage);
+    const BoundNode& r = rows[i];
+    NEARDUP_CHECK(m.AllocateSlot() == r.slot);  // rows bound in order, none refused
+    p.processed.fingerprint = r.fingerprint;
+    p.sketches.swap(*r.sketches);  // borrowed for Index, then handed back
+    m.Index(r.slot, p);
+    p.sketches.swap(*r.sketches);
+    if (r.root == kNoSlot) {
+      m.forest.AddRoot(r.slot, r.time);
+    } else {
+      m.forest.AddMember(r.slot, r.root, r.time);
+    }
+  }
+}
+
 void EngineInternal::BeginRestore(Engine& e, size_t expected) {
   Engine::Impl& m = *e.impl_;
   base::WriterLock lock(m.mu);

@@ -41,18 +41,21 @@ size_t IdTable::Probe(std::string_view id, uint64_t h) const {
   }
 }
 
-IdTable::Slot IdTable::Find(std::string_view id) const {
+IdTable::Slot IdTable::Find(std::string_view id) const { return Find(id, Hash(id)); }
+
+IdTable::Slot IdTable::Find(std::string_view id, uint64_t h) const {
   if (size_ == 0) return kNone;
-  const Slot s = table_[Probe(id, Hash(id))];
+  const Slot s = table_[Probe(id, h)];
   return s == kTomb || s == kNone || Get(s) != id ? kNone : s;
 }
 
 void IdTable::Insert(Slot slot, std::string_view id) { NEARDUP_CHECK(TryInsert(slot, id)); }
 
-bool IdTable::TryInsert(Slot slot, std::string_view id) {
+bool IdTable::TryInsert(Slot slot, std::string_view id) { return TryInsert(slot, id, Hash(id)); }
+
+bool IdTable::TryInsert(Slot slot, std::string_view id, uint64_t h) {
   NEARDUP_CHECK(!Bound(slot));
   if ((size_ + tombs_ + 1) * 10 >= table_.size() * 7) Rehash(std::max<size_t>(16, (size_ + 1) * 2));
-  const uint64_t h = Hash(id);
   const size_t i = Probe(id, h);
   if (table_[i] != kNone && table_[i] != kTomb) return false;  // bound to another slot
   NEARDUP_CHECK(arena_.size() < kOffsetMask);  // 1 TiB of ids

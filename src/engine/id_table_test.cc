@@ -72,11 +72,18 @@ TEST(IdTableTest, MatchesReferenceMap) {
   for (int step = 0; step < 200000; ++step) {
     if (step % 30000 == 29999) t.ShrinkToFit();
     const std::string id = "id-" + std::to_string(rng() % 20000) + std::string(rng() % 40, 'q');
+    // A restore's hint, at every stage, empty table and tombs included:
+    // it changes nothing the reference map sees.
+    t.Prefetch(IdTable::HashOf(id), step % 3);
     auto it = ref.find(id);
     if (it == ref.end() && rng() % 3 != 0) {
       uint32_t s = free_slots.empty() ? next++ : free_slots.back();
       if (!free_slots.empty() && s == free_slots.back()) free_slots.pop_back();
-      t.Insert(s, id);
+      if (step % 2) {
+        t.Insert(s, id);
+      } else {
+        ASSERT_TRUE(t.TryInsert(s, id, IdTable::HashOf(id)));  // a restore's form
+      }
       ref[id] = s;
     } else if (it != ref.end()) {
       ASSERT_EQ(t.Find(id), it->second);
@@ -88,6 +95,7 @@ TEST(IdTableTest, MatchesReferenceMap) {
       }
     } else {
       ASSERT_EQ(t.Find(id), IdTable::kNone);
+      ASSERT_EQ(t.Find(id, IdTable::HashOf(id)), IdTable::kNone);
     }
   }
   EXPECT_EQ(t.size(), ref.size());

@@ -2,10 +2,11 @@
 //
 // RestoreNodes: the node rows of a store restored into an engine, in the
 // store's (arrival) order, with their stored sketches (EngineInternal::
-// Restore). A reader thread scans the rows and decodes their sketches a
-// batch at a time while the calling thread restores the batch before, so a
-// restart's RocksDB scan and decoding run beside the engine's inserts on a
-// second core. A restored batch goes back to the reader, which decodes the
+// Restore). A reader thread scans the rows, decodes their sketches and,
+// when the engine starts empty (EngineInternal::LendIds), binds their ids
+// and finds their roots' slots, a batch at a time, while the calling thread
+// indexes the batch before: a restart's RocksDB scan, decoding and id table
+// run beside the engine's index and forest inserts on a second core. A restored batch goes back to the reader, which decodes the
 // next rows into its strings and vectors: a restore allocates a few
 // batches, not a few blocks a row. When that thread cannot start (the
 // process is at its thread limit), the calling thread does both.

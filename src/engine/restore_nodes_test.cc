@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // RestoreNodes (a restart's node scan on a reader thread): a store of
-// several batches restores exactly, and a damaged row in the middle of a
-// batch is named without the reader thread hanging or restoring past it.
+// several batches restores exactly, whether the reader thread binds the ids
+// (an empty engine) or the calling thread does (an engine that holds
+// documents, or keeps its cluster orders), and a damaged row in the middle
+// of a batch (bad sketches, a root never restored, an id restored twice) is
+// named without the reader thread hanging or restoring past it.
 #include "engine/restore_nodes.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -101,6 +105,53 @@ TEST(RestoreNodesTest, ManyBatchesRestoreExactly) {
   EXPECT_EQ(d->Stats().restored_documents, d->Stats().engine.documents + ghosts);
 }
 
+// Rewrites row d1500 (inside the second batch of 64) with `damage`.
+void DamageRow(const std::string& dir, const std::function<void(store::NodeRow*)>& damage) {
+  store::StoreOptions so;
+  auto st = store::DocStore::Open(dir, so);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  store::NodeRow bad;
+  ASSERT_TRUE((*st)
+                  ->ScanNodes([&](const store::NodeRow& row) {
+                    if (row.id == "d1500") bad = row;
+                    return Status::OK();
+                  })
+                  .ok());
+  ASSERT_EQ(bad.id, "d1500");
+  damage(&bad);
+  store::DocStore::Batch b;
+  (*st)->Prepare(&b);
+  b.PutNode(bad);
+  ASSERT_TRUE((*st)->Write(&b, true).ok());
+}
+
+// Restores the store at `dir` into a fresh engine in batches of 64 and
+// expects row d1500 to stop it: Corruption naming `named` and saying
+// `cause`; the rows before it restored, it and the rows after not.
+void ExpectStopsAtRow1500(const std::string& dir, const std::string& named,
+                          const std::string& cause) {
+  store::StoreOptions so;
+  so.read_only = true;
+  auto st = store::DocStore::Open(dir, so);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  auto made = Engine::Create(Opts(dir).engine);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Engine& engine = **made;
+  EngineInternal::BeginRestore(engine, 10);  // a hint far too small is fine
+  const Result<uint64_t> n = engine::RestoreNodes(**st, engine, 64);  // mid-batch
+  EngineInternal::EndRestore(engine);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(n.status().message().find("'" + named + "'"), std::string::npos)
+      << n.status().ToString();
+  EXPECT_NE(n.status().message().find(cause), std::string::npos) << n.status().ToString();
+  EXPECT_TRUE(EngineInternal::Record(engine, "d1499").ok());
+  EXPECT_TRUE(EngineInternal::Record(engine, "d3").ok());
+  EXPECT_FALSE(EngineInternal::Record(engine, "d1500").ok());
+  EXPECT_FALSE(EngineInternal::Record(engine, "d1501").ok());
+  EXPECT_FALSE(EngineInternal::Record(engine, "d2599").ok());
+}
+
 TEST(RestoreNodesTest, DamagedRowInABatchIsNamedAndRowsAfterItAreNotRestored) {
   TempDir dir;
   {
@@ -108,44 +159,98 @@ TEST(RestoreNodesTest, DamagedRowInABatchIsNamedAndRowsAfterItAreNotRestored) {
     (void)Fill(*d);
     ASSERT_TRUE(d->Close().ok());
   }
-  constexpr int kBad = 1500;  // inside the second batch
-  {
-    store::StoreOptions so;
-    auto st = store::DocStore::Open(dir.str(), so);
-    ASSERT_TRUE(st.ok()) << st.status().ToString();
-    store::NodeRow bad;
-    ASSERT_TRUE((*st)
-                    ->ScanNodes([&](const store::NodeRow& row) {
-                      if (row.id == "d" + std::to_string(kBad)) bad = row;
-                      return Status::OK();
-                    })
-                    .ok());
-    ASSERT_EQ(bad.id, "d" + std::to_string(kBad));
-    bad.sketches = "not a sketch";
-    store::DocStore::Batch b;
-    (*st)->Prepare(&b);
-    b.PutNode(bad);
-    ASSERT_TRUE((*st)->Write(&b, true).ok());
-
-    auto made = Engine::Create(Opts(dir.str()).engine);
-    ASSERT_TRUE(made.ok()) << made.status().ToString();
-    Engine& engine = **made;
-    EngineInternal::BeginRestore(engine, 10);  // a hint far too small is fine
-    const Result<uint64_t> n = engine::RestoreNodes(**st, engine, 64);  // mid-batch
-    EngineInternal::EndRestore(engine);
-    ASSERT_FALSE(n.ok());
-    EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
-    EXPECT_NE(n.status().message().find("'d1500'"), std::string::npos) << n.status().ToString();
-    // The rows before it are in; it and the rows after it are not.
-    EXPECT_TRUE(EngineInternal::Record(engine, "d1499").ok());
-    EXPECT_FALSE(EngineInternal::Record(engine, "d1500").ok());
-    EXPECT_FALSE(EngineInternal::Record(engine, "d1501").ok());
-  }
+  DamageRow(dir.str(), [](store::NodeRow* row) { row->sketches = "not a sketch"; });
+  ExpectStopsAtRow1500(dir.str(), "d1500", "");
   auto refused = DurableEngine::Open(Opts(dir.str()));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kCorruption);
   EXPECT_NE(refused.status().message().find("'d1500'"), std::string::npos)
       << refused.status().ToString();
+}
+
+// The reader thread's binding refuses what EngineInternal::Restore refuses,
+// and leaves no id bound past the row it stopped at.
+TEST(RestoreNodesTest, RowWhoseRootWasNeverRestoredStopsTheRestore) {
+  TempDir dir;
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    (void)Fill(*d);
+    ASSERT_TRUE(d->Close().ok());
+  }
+  DamageRow(dir.str(), [](store::NodeRow* row) { row->root = "no-such-root"; });
+  ExpectStopsAtRow1500(dir.str(), "d1500", "root 'no-such-root' of 'd1500' is not restored");
+}
+
+TEST(RestoreNodesTest, RowWhoseRootIsAMemberStopsTheRestore) {
+  TempDir dir;
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    (void)Fill(*d);
+    ASSERT_TRUE(d->Close().ok());
+  }
+  std::string member;  // restored before d1500, in a cluster rooted elsewhere
+  {
+    store::StoreOptions so;
+    so.read_only = true;
+    auto st = store::DocStore::Open(dir.str(), so);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    ASSERT_TRUE((*st)
+                    ->ScanNodes([&](const store::NodeRow& row) {
+                      if (member.empty() && !row.root.empty()) member = row.id;
+                      return Status::OK();
+                    })
+                    .ok());
+  }
+  ASSERT_FALSE(member.empty());
+  ASSERT_LT(std::stoi(member.substr(1)), 1500);
+  DamageRow(dir.str(), [&](store::NodeRow* row) { row->root = member; });
+  ExpectStopsAtRow1500(dir.str(), "d1500", "root '" + member + "' of 'd1500' is not restored");
+}
+
+TEST(RestoreNodesTest, IdRestoredTwiceStopsTheRestore) {
+  TempDir dir;
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    (void)Fill(*d);
+    ASSERT_TRUE(d->Close().ok());
+  }
+  DamageRow(dir.str(), [](store::NodeRow* row) {
+    row->id = "d3";  // restored long before, in the first batch
+    row->root.clear();
+  });
+  ExpectStopsAtRow1500(dir.str(), "d3", "restored document 'd3' already exists");
+}
+
+// An engine that already holds a document, or keeps its cluster orders
+// (no BeginRestore), binds on the calling thread: the same records.
+TEST(RestoreNodesTest, EngineThatIsNotEmptyOrKeepsOrdersRestoresTheSame) {
+  TempDir dir;
+  std::vector<std::string> ids;
+  std::string records;
+  {
+    auto d = OpenOrDie(Opts(dir.str()));
+    ids = Fill(*d);
+    records = Records(EngineOf(*d), ids);
+    ASSERT_TRUE(d->Close().ok());
+  }
+  store::StoreOptions so;
+  so.read_only = true;
+  auto st = store::DocStore::Open(dir.str(), so);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  for (bool holds_one : {true, false}) {
+    auto made = Engine::Create(Opts(dir.str()).engine);
+    ASSERT_TRUE(made.ok());
+    Engine& engine = **made;
+    if (holds_one) {
+      ASSERT_TRUE(engine.Add({"earlier", "a document added before the restore", 1}).ok());
+      EngineInternal::BeginRestore(engine, 0);
+    }
+    const Result<uint64_t> n = engine::RestoreNodes(**st, engine, 100);
+    if (holds_one) EngineInternal::EndRestore(engine);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    EXPECT_EQ(Records(engine, ids), records) << holds_one;
+    EXPECT_EQ(EngineInternal::Record(engine, "earlier").ok(), holds_one);
+  }
 }
 
 }  // namespace

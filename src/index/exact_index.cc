@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "index/exact_index.h"
 
+#include "base/prefetch.h"
+
 #include <algorithm>
 
 namespace neardup::index {
@@ -37,6 +39,22 @@ size_t ExactIndex::Probe(const Key128& key) const {
   for (size_t cell = Home(key);; cell = (cell + 1) & mask) {
     const uint32_t head = table_[cell];
     if (head == kNone || KeyOf(head) == key) return cell;
+  }
+}
+
+void ExactIndex::Prefetch(const Key128& key, int stage) const {
+  if (table_.empty()) return;
+  const size_t mask = table_.size() - 1;
+  const size_t home = Home(key);
+  if (stage == 0) {
+    base::Prefetch(&table_[home]);
+    return;
+  }
+  for (size_t cell = home, k = 0; k < 8 && table_[cell] != kNone; cell = (cell + 1) & mask, ++k) {
+    const uint32_t head = table_[cell];
+    if ((head >> kChunkBits) < chunks_.size() && chunks_[head >> kChunkBits] != nullptr) {
+      base::Prefetch(&chunks_[head >> kChunkBits]->key[head & (kChunk - 1)]);
+    }
   }
 }
 

@@ -47,6 +47,11 @@ class ExactIndex {
   // Appends the slots filed under `key` to *out, oldest first.
   void Find(const Key128& key, std::vector<uint32_t>* out) const;
   bool Contains(uint32_t slot) const;
+  // For a run of inserts (a restore): asks for the table cells a probe for
+  // `key` starts at (stage 0) or, once they are cached, for the keys of the
+  // slots those cells hold (stage 1, up to the first empty cell; a probe
+  // compares each). A hint: it changes nothing.
+  void Prefetch(const Key128& key, int stage) const;
   // Sizes the table for `keys` distinct keys now, so that inserting them
   // does not rehash on the way (a restore). O(table) when empty.
   void Reserve(size_t keys);

@@ -38,6 +38,9 @@ class ExactSignal final : public Signal {
     return Status::OK();
   }
   void BeginBulkInsert(size_t expected) override { index_.Reserve(expected); }
+  void PrefetchInsert(const SignalSketch& s, int stage) const override {
+    if (s.u64.size() == 2) index_.Prefetch({s.u64[0], s.u64[1]}, stage);
+  }
   size_t MemoryBytes() const override { return index_.MemoryBytes(); }
 
   KeySpaceSpec key_space() const override { return {.max_keys = 1, .slots = 1}; }

@@ -167,6 +167,13 @@ class Signal {
   // `expected` hints how many documents will come (0: unknown).
   virtual void BeginBulkInsert(size_t expected) { (void)expected; }
   virtual void EndBulkInsert() {}
+  // For a run of Insert() calls (a restore): asks the CPU for the memory
+  // Insert(_, sketch) will read, one dependent step a stage (0, then 1 once
+  // stage 0's lines have arrived). A hint only: it changes nothing.
+  virtual void PrefetchInsert(const SignalSketch& sketch, int stage) const {
+    (void)sketch;
+    (void)stage;
+  }
   // Appends the candidates of `sketch`, best first. Errors: InvalidArgument
   // for a bad sketch or a k above the index's.
   virtual Status Query(const SignalSketch& sketch, const QueryParams& params,

@@ -208,6 +208,11 @@ Status SignalSet::Insert(uint32_t slot, const Sketches& sketches) {
   return Status::OK();
 }
 
+void SignalSet::PrefetchInsert(const Sketches& sketches, int stage) const {
+  if (sketches.size() != signals_.size()) return;
+  for (size_t i = 0; i < signals_.size(); ++i) signals_[i]->PrefetchInsert(sketches[i], stage);
+}
+
 void SignalSet::BeginBulkInsert(size_t expected) {
   for (const auto& s : signals_) s->BeginBulkInsert(expected);
 }
