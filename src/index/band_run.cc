@@ -175,7 +175,7 @@ void BandRun::Find(int band, uint32_t key, const TierIds& run_of,
 }
 
 void BandRun::FindAll(std::span<const uint32_t> keys, const TierIds& run_of,
-                      std::vector<uint32_t>* out) const {
+                      std::vector<uint32_t>* out, std::vector<size_t>* ends) const {
   const size_t bands = keys.size();
   for (size_t b = 0; b < bands; ++b) {
     dir_[b].Prefetch(keys[b] >> low_bits_);
@@ -184,7 +184,10 @@ void BandRun::FindAll(std::span<const uint32_t> keys, const TierIds& run_of,
     const size_t i = dir_[b].At(keys[b] >> low_bits_);
     base::Prefetch(&data_[b][i * static_cast<size_t>(width_) / 8]);
   }
-  for (size_t b = 0; b < bands; ++b) Find(static_cast<int>(b), keys[b], run_of, out);
+  for (size_t b = 0; b < bands; ++b) {
+    Find(static_cast<int>(b), keys[b], run_of, out);
+    if (ends != nullptr) ends->push_back(out->size());
+  }
 }
 
 void BandRun::Gather(int band, const TierIds& run_of, std::vector<BandEntry>* out) const {

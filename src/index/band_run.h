@@ -97,14 +97,17 @@ class BandRun {
     return id >= lo_ && id <= hi_;
   }
 
-  // Appends the live slots filed under `key` in `band`.
+  // Appends the live slots filed under `key` in `band`, in ascending order
+  // (a band's entries sort by key, then slot).
   void Find(int band, uint32_t key, const TierIds& run_of, std::vector<uint32_t>* out) const;
   // Find() of every band at once (keys[b] for band b, bands = keys.size()),
   // the same slots in the same order: the directory cells of all bands,
   // then their first entries, are fetched from memory ahead of the scans,
   // so the cache misses of a query overlap instead of following each other.
-  void FindAll(std::span<const uint32_t> keys, const TierIds& run_of,
-               std::vector<uint32_t>* out) const;
+  // With `ends`, appends out->size() after each band's slots: the ends of
+  // the ascending runs out is made of.
+  void FindAll(std::span<const uint32_t> keys, const TierIds& run_of, std::vector<uint32_t>* out,
+               std::vector<size_t>* ends = nullptr) const;
   // Appends band b's live entries, sorted.
   void Gather(int band, const TierIds& run_of, std::vector<BandEntry>* out) const;
   size_t MemoryBytes() const;

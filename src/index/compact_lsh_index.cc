@@ -190,6 +190,36 @@ void CompactLshIndex::Compact() {
   if (runs_.size() > 1 || (runs_.size() == 1 && runs_[0]->dead > 0)) Merge(0, runs_.size());
 }
 
+namespace {
+
+// Sorts *v, made of ascending runs that end at *ends (each band's slots of
+// each run, BandRun::FindAll), by merging neighbouring runs pass after
+// pass: O(n log runs) moves, where std::sort made O(n log n) comparisons,
+// most of them mispredicted (it was the service's largest cost at 10M
+// documents). *scratch: the passes' other buffer.
+void MergeRuns(std::vector<uint32_t>* v, std::vector<size_t>* ends,
+               std::vector<uint32_t>* scratch) {
+  ends->erase(std::unique(ends->begin(), ends->end()), ends->end());  // empty runs
+  if (!ends->empty() && ends->front() == 0) ends->erase(ends->begin());
+  scratch->resize(v->size());
+  while (ends->size() > 1) {
+    size_t begin = 0, kept = 0;
+    for (size_t i = 0; i < ends->size(); i += 2) {
+      const size_t mid = (*ends)[i];
+      const size_t end = i + 1 < ends->size() ? (*ends)[i + 1] : mid;
+      std::merge(v->begin() + static_cast<ptrdiff_t>(begin), v->begin() + static_cast<ptrdiff_t>(mid),
+                 v->begin() + static_cast<ptrdiff_t>(mid), v->begin() + static_cast<ptrdiff_t>(end),
+                 scratch->begin() + static_cast<ptrdiff_t>(begin));
+      (*ends)[kept++] = end;
+      begin = end;
+    }
+    ends->resize(kept);
+    v->swap(*scratch);
+  }
+}
+
+}  // namespace
+
 Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out) const {
   NEARDUP_CHECK(!bulk_ && "CompactLshIndex::Query during a bulk load");
   NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
@@ -200,12 +230,14 @@ Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* 
   NEARDUP_RETURN_IF_ERROR(buffer_->Query(keys, &buffered));
   const size_t first = out->size();
   for (const Hit& h : buffered) out->push_back({buffer_slots_[h.slot], h.bands});
-  thread_local std::vector<uint32_t> found, folded;
+  thread_local std::vector<uint32_t> found, folded, scratch;
+  thread_local std::vector<size_t> ends;
   found.clear();
+  ends.clear();
   folded.resize(static_cast<size_t>(bands_));
   for (int b = 0; b < bands_; ++b) folded[b] = Fold(keys[static_cast<size_t>(b)]);
-  for (const auto& run : runs_) run->FindAll(folded, run_of_, &found);
-  std::sort(found.begin(), found.end());
+  for (const auto& run : runs_) run->FindAll(folded, run_of_, &found, &ends);
+  MergeRuns(&found, &ends, &scratch);
   AppendHits(found, first, out);
   return Status::OK();
 }
