@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <array>
 
-#include "base/status_macros.h"
 #include "base/prefetch.h"
+#include "base/status_macros.h"
 #include "batch/sort.h"
 #include "batch/spill_buffer.h"
 

@@ -58,7 +58,8 @@ bool IdTable::TryInsert(Slot slot, std::string_view id, uint64_t h) {
   if ((size_ + tombs_ + 1) * 10 >= table_.size() * 7) Rehash(std::max<size_t>(16, (size_ + 1) * 2));
   const size_t i = Probe(id, h);
   if (table_[i] != kNone && table_[i] != kTomb) return false;  // bound to another slot
-  NEARDUP_CHECK(arena_.size() < kOffsetMask);  // 1 TiB of ids
+  // 1 TiB of ids.
+  NEARDUP_CHECK(arena_.size() < kOffsetMask);
   if (slot >= offsets_.size()) offsets_.resize(slot + 1, kUnbound);
   offsets_[slot] = (h & kTagMask) | arena_.size();
   for (uint64_t len = id.size();; len >>= 7) {

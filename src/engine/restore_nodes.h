@@ -6,10 +6,11 @@
 // when the engine starts empty (EngineInternal::LendIds), binds their ids
 // and finds their roots' slots, a batch at a time, while the calling thread
 // indexes the batch before: a restart's RocksDB scan, decoding and id table
-// run beside the engine's index and forest inserts on a second core. A restored batch goes back to the reader, which decodes the
-// next rows into its strings and vectors: a restore allocates a few
-// batches, not a few blocks a row. When that thread cannot start (the
-// process is at its thread limit), the calling thread does both.
+// run beside the engine's index and forest inserts on a second core. A
+// restored batch goes back to the reader, which decodes the next rows into
+// its strings and vectors: a restore allocates a few batches, not a few
+// blocks a row. When that thread cannot start (the process is at its
+// thread limit), the calling thread does both.
 //
 // Call between EngineInternal::BeginRestore and EndRestore, before the
 // engine serves. Thread safety: the engine must not be used meanwhile.

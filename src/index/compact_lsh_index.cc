@@ -207,8 +207,9 @@ void MergeRuns(std::vector<uint32_t>* v, std::vector<size_t>* ends,
     for (size_t i = 0; i < ends->size(); i += 2) {
       const size_t mid = (*ends)[i];
       const size_t end = i + 1 < ends->size() ? (*ends)[i + 1] : mid;
-      std::merge(v->begin() + static_cast<ptrdiff_t>(begin), v->begin() + static_cast<ptrdiff_t>(mid),
-                 v->begin() + static_cast<ptrdiff_t>(mid), v->begin() + static_cast<ptrdiff_t>(end),
+      std::merge(v->begin() + static_cast<ptrdiff_t>(begin),
+                 v->begin() + static_cast<ptrdiff_t>(mid), v->begin() + static_cast<ptrdiff_t>(mid),
+                 v->begin() + static_cast<ptrdiff_t>(end),
                  scratch->begin() + static_cast<ptrdiff_t>(begin));
       (*ends)[kept++] = end;
       begin = end;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "index/exact_index.h"
 
-#include "base/prefetch.h"
-
 #include <algorithm>
+
+#include "base/prefetch.h"
 
 namespace neardup::index {
 namespace {
