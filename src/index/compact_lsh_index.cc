@@ -43,7 +43,7 @@ Status CompactLshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
   if (Present(slot)) return Status::AlreadyExists("slot " + std::to_string(slot));
   if (bulk_) {
     buffer_slots_.push_back(slot);
-    for (uint64_t key : keys) buffer_keys_.push_back(Fold(key));
+    for (size_t b = 0; b < keys.size(); ++b) bulk_keys_[b].push_back(Fold(keys[b]));
     run_of_.Set(slot, buffer_id_);
     ++size_;
     return Status::OK();
@@ -72,7 +72,8 @@ void CompactLshIndex::BeginBulk(size_t expected) {
   bulk_ = true;
   // Only address space until written; EndBulk's NewBuffer releases it.
   buffer_slots_.reserve(expected);
-  buffer_keys_.reserve(expected * static_cast<size_t>(bands_));
+  bulk_keys_.assign(static_cast<size_t>(bands_), {});
+  for (auto& band : bulk_keys_) band.reserve(expected);
 }
 
 void CompactLshIndex::EndBulk() {
@@ -81,18 +82,21 @@ void CompactLshIndex::EndBulk() {
   uint32_t max_slot = 0;
   for (uint32_t slot : buffer_slots_) max_slot = std::max(max_slot, slot);
   if (!buffer_slots_.empty()) {
-    const size_t b = static_cast<size_t>(bands_);
     runs_.push_back(BandRun::Build(
         bands_, max_slot, buffer_id_, buffer_id_,
         [&](int band, std::vector<BandEntry>* out) {
+          // Each band on one thread: its vector is this call's alone.
+          std::vector<uint32_t>& keys = bulk_keys_[static_cast<size_t>(band)];
           out->reserve(buffer_slots_.size());
           for (size_t i = 0; i < buffer_slots_.size(); ++i) {
-            out->push_back({buffer_keys_[i * b + static_cast<size_t>(band)], buffer_slots_[i]});
+            out->push_back({keys[i], buffer_slots_[i]});
           }
+          std::vector<uint32_t>().swap(keys);
         },
         BuildThreads(buffer_slots_.size())));
     ++merges_;
   }
+  std::vector<std::vector<uint32_t>>().swap(bulk_keys_);
   NewBuffer();
   MergeAsNeeded();
 }
@@ -248,6 +252,7 @@ size_t CompactLshIndex::MemoryBytes() const {
   for (const auto& run : runs_) bytes += run->MemoryBytes();
   bytes += buffer_->MemoryBytes() + buffer_slots_.capacity() * sizeof(uint32_t) +
            buffer_keys_.capacity() * sizeof(uint32_t);
+  for (const auto& band : bulk_keys_) bytes += band.capacity() * sizeof(uint32_t);
   // An unordered_map node is about a key, a value, a hash and a pointer.
   bytes += buffer_local_.size() * 24 + buffer_local_.bucket_count() * sizeof(void*);
   return bytes;

@@ -117,7 +117,11 @@ class CompactLshIndex {
   std::vector<uint32_t> buffer_slots_;                   // local id -> slot
   std::vector<uint32_t> buffer_keys_;                    // local id * bands + band -> folded key
   std::unordered_map<uint32_t, uint32_t> buffer_local_;  // slot -> local id (live)
-  bool bulk_ = false;  // inserts go to buffer_slots_ / buffer_keys_ only
+  bool bulk_ = false;  // inserts go to buffer_slots_ / bulk_keys_ only
+  // A bulk load's keys, band by band (bulk_keys_[band][local id]): EndBulk
+  // reads each band's in order and frees it, where reading band b out of
+  // buffer_keys_' rows touched every key of every band once a band.
+  std::vector<std::vector<uint32_t>> bulk_keys_;
 };
 
 }  // namespace neardup::index
