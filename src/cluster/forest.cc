@@ -94,6 +94,7 @@ bool Forest::Current(const QueueEntry& e) const {
 }
 
 void Forest::Enqueue(Slot root) {
+  if (queue_paused_) return;                        // RebuildQueue() enters the root's time
   if (queue_.size() > 2 * live_clusters_ + 1024) {  // drop stale entries
     std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
     std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
@@ -134,6 +135,21 @@ void Forest::Reserve(size_t slots) { nodes_.reserve(base::WithHeadroom(slots)); 
 void Forest::PauseOrders() {
   by_size_.reset();
   by_time_.reset();
+  queue_.clear();
+  queue_paused_ = true;
+}
+
+void Forest::RebuildQueue() {
+  queue_.clear();
+  queue_.reserve(base::WithHeadroom(live_clusters_));
+  // Clusters are in the order their roots arrived, so the roots' nodes are
+  // read almost in order: a pass, where dropping the stale entries of a
+  // kept queue read two random lines an entry.
+  for (const Cluster& c : clusters_) {
+    if (c.size > 0) queue_.push_back({nodes_[c.root].time, c.root, static_cast<uint32_t>(c.seq)});
+  }
+  std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
+  queue_paused_ = false;
 }
 
 void Forest::RebuildOrders() {
@@ -257,6 +273,7 @@ void Forest::Touch(Slot doc, int64_t time) {
 }
 
 void Forest::ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots) {
+  if (queue_paused_) RebuildQueue();
   std::vector<QueueEntry> taken;
   while (!queue_.empty() && taken.size() < max_trees && queue_.front().time < cutoff) {
     std::pop_heap(queue_.begin(), queue_.end(), std::greater<>());
@@ -293,8 +310,12 @@ void Forest::Members(Slot root, std::vector<Slot>* out, size_t limit) const {
 }
 
 void Forest::ShrinkToFit() {
-  std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
-  std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
+  if (queue_paused_) {
+    RebuildQueue();
+  } else {
+    std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
+    std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
+  }
   size_t used = nodes_.size();
   while (used > 0 && nodes_[used - 1].state == State::kFree) --used;
   nodes_.resize(used);

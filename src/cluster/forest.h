@@ -86,8 +86,10 @@ class Forest {
   // O(clusters log clusters) now, O(log clusters) per change after.
   void OrderBy(const RootNames* names);
   // Stops keeping the orders (a bulk load: each insert would cost two
-  // O(log clusters) tree updates with name comparisons) until ShrinkToFit(),
-  // which builds them once. The orders read null meanwhile.
+  // O(log clusters) tree updates with name comparisons) and the expiry
+  // queue (a heap push per root time, and a pass over the stale entries)
+  // until ShrinkToFit(), which builds both once; ExpiredRoots() builds the
+  // queue too if it comes first. The orders read null meanwhile.
   void PauseOrders();
   // Reserves the per-slot arrays for `slots` slots plus ShrinkToFit's
   // headroom, so that a restore of that many never copies them.
@@ -158,11 +160,15 @@ class Forest {
   // to `to` (0: absent).
   void Resize(Slot root, uint32_t from, uint32_t to);
   void RebuildOrders();
+  // The expiry queue anew: one current entry per live cluster, a heap.
+  // O(clusters).
+  void RebuildQueue();
 
   std::vector<Node> nodes_;
   std::vector<Cluster> clusters_;
   std::vector<uint32_t> free_clusters_;
   std::vector<QueueEntry> queue_;  // min-heap by time
+  bool queue_paused_ = false;      // PauseOrders() until RebuildQueue()
   uint64_t next_seq_ = 0;
   size_t live_ = 0;
   size_t live_clusters_ = 0;

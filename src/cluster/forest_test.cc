@@ -44,7 +44,7 @@ TEST(ForestTest, FirstAddsAfterShrinkToFitCopyNothing) {
 
 // A restore pauses the orders and ShrinkToFit builds them, the time order
 // on a second thread for a forest this large: the same orders as kept live.
-TEST(ForestTest, OrdersBuiltAfterAPauseEqualTheOrdersKeptLive) {
+TEST(ForestTest, OrdersAndExpiryBuiltAfterAPauseEqualThoseKeptLive) {
   struct Names : RootNames {
     std::string_view Name(Slot root) const override { return names[root]; }
     std::vector<std::string> names;
@@ -63,6 +63,29 @@ TEST(ForestTest, OrdersBuiltAfterAPauseEqualTheOrdersKeptLive) {
         roots.push_back(s);
       }
     }
+    // What a restore does next: raise stored times, turn removed roots to
+    // ghosts (and drop some members).
+    for (Slot s = 0; s < kN; s += 13) f->Touch(s, 1000 + s % 50);
+    for (Slot s = 5; s < kN; s += 31) {
+      std::vector<Slot> released;
+      if (f->IsLive(s)) f->Remove(s, &released);
+    }
+  };
+  // Every expired root, cutoff after cutoff, removing each tree as expiry
+  // does, so that later pops meet the heap a removal left.
+  auto expire = [](Forest* f) {
+    std::vector<Slot> out;
+    for (int64_t cutoff : {100, 400, 1010, 1100}) {
+      std::vector<Slot> roots;
+      f->ExpiredRoots(cutoff, 500, &roots);
+      for (Slot r : roots) {
+        out.push_back(r);
+        std::vector<Slot> members, released;
+        f->Members(r, &members);
+        for (Slot m : members) f->Remove(m, &released);
+      }
+    }
+    return out;
   };
   auto scan = [](const RootOrder* order) {
     std::vector<std::pair<int64_t, Slot>> out;
@@ -86,6 +109,16 @@ TEST(ForestTest, OrdersBuiltAfterAPauseEqualTheOrdersKeptLive) {
   EXPECT_EQ(by_size.size(), live.clusters());
   EXPECT_EQ(scan(paused.by_size()), by_size);
   EXPECT_EQ(scan(paused.by_time()), by_time);
+  const std::vector<Slot> expired = expire(&live);
+  EXPECT_GT(expired.size(), 1000u);
+  EXPECT_EQ(expire(&paused), expired);
+  // ExpiredRoots before ShrinkToFit builds the paused queue itself.
+  Forest early;
+  early.PauseOrders();
+  fill(&early);
+  Forest kept;
+  fill(&kept);
+  EXPECT_EQ(expire(&early), expire(&kept));
 }
 
 TEST(ForestTest, NoNeighboursStartsACluster) {
