@@ -8,7 +8,9 @@
 #include "engine/restore_nodes.h"
 
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/durable_access.h"
@@ -61,6 +63,22 @@ std::vector<std::string> Fill(DurableEngine& d) {
   return ids;
 }
 
+// A store of Fill()'s documents at `dir`, closed.
+void MakeStore(const std::string& dir) {
+  auto d = OpenOrDie(Opts(dir));
+  (void)Fill(*d);
+  ASSERT_TRUE(d->Close().ok());
+}
+
+// The store at `dir`, read-only; null (and a failure) if it cannot open.
+std::unique_ptr<store::DocStore> OpenReadOnly(const std::string& dir) {
+  store::StoreOptions so;
+  so.read_only = true;
+  auto st = store::DocStore::Open(dir, so);
+  EXPECT_TRUE(st.ok()) << st.status().ToString();
+  return st.ok() ? std::move(*st) : nullptr;
+}
+
 TEST(RestoreNodesTest, ManyBatchesRestoreExactly) {
   TempDir dir;
   std::vector<std::string> ids;
@@ -80,18 +98,16 @@ TEST(RestoreNodesTest, ManyBatchesRestoreExactly) {
   }
   // The same rows in batches of 7: dozens of batches, each restored one
   // handed back and decoded into again.
-  store::StoreOptions so;
-  so.read_only = true;
-  auto st = store::DocStore::Open(dir.str(), so);
-  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  std::unique_ptr<store::DocStore> st = OpenReadOnly(dir.str());
+  ASSERT_NE(st, nullptr);
   auto made = Engine::Create(Opts(dir.str()).engine);
   ASSERT_TRUE(made.ok());
   EngineInternal::BeginRestore(**made, 0);
-  const Result<uint64_t> n = engine::RestoreNodes(**st, **made, 7);
+  const Result<uint64_t> n = engine::RestoreNodes(*st, **made, 7);
   EngineInternal::EndRestore(**made);
   ASSERT_TRUE(n.ok()) << n.status().ToString();
   EXPECT_EQ(Records(**made, ids), records);
-  st->reset();
+  st.reset();
   auto d = OpenOrDie(Opts(dir.str()));
   EXPECT_EQ(*n, d->Stats().restored_documents);
   // Every row came back: the live documents and the ghost roots.
@@ -130,15 +146,13 @@ void DamageRow(const std::string& dir, const std::function<void(store::NodeRow*)
 // `cause`; the rows before it restored, it and the rows after not.
 void ExpectStopsAtRow1500(const std::string& dir, const std::string& named,
                           const std::string& cause) {
-  store::StoreOptions so;
-  so.read_only = true;
-  auto st = store::DocStore::Open(dir, so);
-  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  std::unique_ptr<store::DocStore> st = OpenReadOnly(dir);
+  ASSERT_NE(st, nullptr);
   auto made = Engine::Create(Opts(dir).engine);
   ASSERT_TRUE(made.ok()) << made.status().ToString();
   Engine& engine = **made;
-  EngineInternal::BeginRestore(engine, 10);  // a hint far too small is fine
-  const Result<uint64_t> n = engine::RestoreNodes(**st, engine, 64);  // mid-batch
+  EngineInternal::BeginRestore(engine, 10);                          // a hint far too small is fine
+  const Result<uint64_t> n = engine::RestoreNodes(*st, engine, 64);  // mid-batch
   EngineInternal::EndRestore(engine);
   ASSERT_FALSE(n.ok());
   EXPECT_EQ(n.status().code(), StatusCode::kCorruption);
@@ -154,11 +168,7 @@ void ExpectStopsAtRow1500(const std::string& dir, const std::string& named,
 
 TEST(RestoreNodesTest, DamagedRowInABatchIsNamedAndRowsAfterItAreNotRestored) {
   TempDir dir;
-  {
-    auto d = OpenOrDie(Opts(dir.str()));
-    (void)Fill(*d);
-    ASSERT_TRUE(d->Close().ok());
-  }
+  MakeStore(dir.str());
   DamageRow(dir.str(), [](store::NodeRow* row) { row->sketches = "not a sketch"; });
   ExpectStopsAtRow1500(dir.str(), "d1500", "");
   auto refused = DurableEngine::Open(Opts(dir.str()));
@@ -172,34 +182,22 @@ TEST(RestoreNodesTest, DamagedRowInABatchIsNamedAndRowsAfterItAreNotRestored) {
 // and leaves no id bound past the row it stopped at.
 TEST(RestoreNodesTest, RowWhoseRootWasNeverRestoredStopsTheRestore) {
   TempDir dir;
-  {
-    auto d = OpenOrDie(Opts(dir.str()));
-    (void)Fill(*d);
-    ASSERT_TRUE(d->Close().ok());
-  }
+  MakeStore(dir.str());
   DamageRow(dir.str(), [](store::NodeRow* row) { row->root = "no-such-root"; });
   ExpectStopsAtRow1500(dir.str(), "d1500", "root 'no-such-root' of 'd1500' is not restored");
 }
 
 TEST(RestoreNodesTest, RowWhoseRootIsAMemberStopsTheRestore) {
   TempDir dir;
-  {
-    auto d = OpenOrDie(Opts(dir.str()));
-    (void)Fill(*d);
-    ASSERT_TRUE(d->Close().ok());
-  }
+  MakeStore(dir.str());
   std::string member;  // restored before d1500, in a cluster rooted elsewhere
   {
-    store::StoreOptions so;
-    so.read_only = true;
-    auto st = store::DocStore::Open(dir.str(), so);
-    ASSERT_TRUE(st.ok()) << st.status().ToString();
-    ASSERT_TRUE((*st)
-                    ->ScanNodes([&](const store::NodeRow& row) {
-                      if (member.empty() && !row.root.empty()) member = row.id;
-                      return Status::OK();
-                    })
-                    .ok());
+    std::unique_ptr<store::DocStore> st = OpenReadOnly(dir.str());
+    ASSERT_NE(st, nullptr);
+    ASSERT_TRUE(st->ScanNodes([&](const store::NodeRow& row) {
+                    if (member.empty() && !row.root.empty()) member = row.id;
+                    return Status::OK();
+                  }).ok());
   }
   ASSERT_FALSE(member.empty());
   ASSERT_LT(std::stoi(member.substr(1)), 1500);
@@ -209,11 +207,7 @@ TEST(RestoreNodesTest, RowWhoseRootIsAMemberStopsTheRestore) {
 
 TEST(RestoreNodesTest, IdRestoredTwiceStopsTheRestore) {
   TempDir dir;
-  {
-    auto d = OpenOrDie(Opts(dir.str()));
-    (void)Fill(*d);
-    ASSERT_TRUE(d->Close().ok());
-  }
+  MakeStore(dir.str());
   DamageRow(dir.str(), [](store::NodeRow* row) {
     row->id = "d3";  // restored long before, in the first batch
     row->root.clear();
@@ -233,10 +227,8 @@ TEST(RestoreNodesTest, EngineThatIsNotEmptyOrKeepsOrdersRestoresTheSame) {
     records = Records(EngineOf(*d), ids);
     ASSERT_TRUE(d->Close().ok());
   }
-  store::StoreOptions so;
-  so.read_only = true;
-  auto st = store::DocStore::Open(dir.str(), so);
-  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  std::unique_ptr<store::DocStore> st = OpenReadOnly(dir.str());
+  ASSERT_NE(st, nullptr);
   for (bool holds_one : {true, false}) {
     auto made = Engine::Create(Opts(dir.str()).engine);
     ASSERT_TRUE(made.ok());
@@ -245,7 +237,7 @@ TEST(RestoreNodesTest, EngineThatIsNotEmptyOrKeepsOrdersRestoresTheSame) {
       ASSERT_TRUE(engine.Add({"earlier", "a document added before the restore", 1}).ok());
       EngineInternal::BeginRestore(engine, 0);
     }
-    const Result<uint64_t> n = engine::RestoreNodes(**st, engine, 100);
+    const Result<uint64_t> n = engine::RestoreNodes(*st, engine, 100);
     if (holds_one) EngineInternal::EndRestore(engine);
     ASSERT_TRUE(n.ok()) << n.status().ToString();
     EXPECT_EQ(Records(engine, ids), records) << holds_one;
