@@ -52,6 +52,20 @@ void Engine::Impl::Index(Slot slot, const engine::PreparedDocument& p) {
   if (keeps_texts()) texts.Put(slot, p.processed.normalized, p.processed.Expressions());
 }
 
+void Engine::Impl::FileRestored(Slot slot, Slot root, uint64_t fingerprint, int64_t time,
+                                signal::SignalSet::Sketches* sketches) {
+  engine::PreparedDocument p;
+  p.processed.fingerprint = fingerprint;
+  p.sketches.swap(*sketches);  // borrowed for Index, then handed back
+  Index(slot, p);
+  p.sketches.swap(*sketches);
+  if (root == kNoSlot) {
+    forest.AddRoot(slot, time);
+  } else {
+    forest.AddMember(slot, root, time);
+  }
+}
+
 Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::PreparedDocument& p) {
   if (Lookup(doc.id) != kNoSlot) {
     return Status::AlreadyExists("document '" + doc.id + "' already exists");

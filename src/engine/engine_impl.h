@@ -195,6 +195,11 @@ struct Engine::Impl {
 
   // Files `slot` under its sketches, text and fingerprint.
   void Index(Slot slot, const engine::PreparedDocument& p) REQUIRES(mu);
+  // A restored row whose id is bound to `slot`: indexes its stored
+  // sketches (borrowed: *sketches is as it was on return) and fingerprint,
+  // and adds it to the forest as a root (`root` kNoSlot) or under `root`.
+  void FileRestored(Slot slot, Slot root, uint64_t fingerprint, int64_t time,
+                    signal::SignalSet::Sketches* sketches) REQUIRES(mu);
   // Removes live `s` from the signals, the forest and the id table, and
   // records what changed (counters are the caller's).
   void EraseLocked(Slot s, RemovalChanges* changes) REQUIRES(mu);

@@ -95,8 +95,6 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r,
       return Status::NotFound("root '" + r.cluster + "' of '" + r.id + "' is not restored");
     }
   }
-  PreparedDocument p;
-  p.processed.fingerprint = r.fingerprint;
   const Slot slot = m.AllocateSlot();
   // One probe finds an id restored twice and binds a new one; first: the
   // forest's orders name their roots.
@@ -104,14 +102,7 @@ Status EngineInternal::Restore(Engine& e, const NodeRecord& r,
     m.free_slots.push_back(slot);
     return Status::AlreadyExists("restored document '" + r.id + "' already exists");
   }
-  p.sketches.swap(*sketches);  // borrowed for Index, then handed back
-  m.Index(slot, p);
-  p.sketches.swap(*sketches);
-  if (root == kNoSlot) {
-    m.forest.AddRoot(slot, r.time);
-  } else {
-    m.forest.AddMember(slot, root, r.time);
-  }
+  m.FileRestored(slot, root, r.fingerprint, r.time, sketches);
   return Status::OK();
 }
 
@@ -148,20 +139,11 @@ void EngineInternal::RestoreBound(Engine& e, std::span<const BoundNode> rows) {
     if (rows[i].root != kNoSlot) m.forest.Prefetch(rows[i].root, stage);
     if (stage < 2) m.signals->PrefetchInsert(*rows[i].sketches, stage);
   };
-  PreparedDocument p;
   for (size_t i = 0; i < rows.size(); ++i) {
     for (int stage = 0; stage < 3; ++stage) ahead(i + kAhead[stage], stage);
     const BoundNode& r = rows[i];
     NEARDUP_CHECK(m.AllocateSlot() == r.slot);  // rows bound in order, none refused
-    p.processed.fingerprint = r.fingerprint;
-    p.sketches.swap(*r.sketches);  // borrowed for Index, then handed back
-    m.Index(r.slot, p);
-    p.sketches.swap(*r.sketches);
-    if (r.root == kNoSlot) {
-      m.forest.AddRoot(r.slot, r.time);
-    } else {
-      m.forest.AddMember(r.slot, r.root, r.time);
-    }
+    m.FileRestored(r.slot, r.root, r.fingerprint, r.time, r.sketches);
   }
 }
 

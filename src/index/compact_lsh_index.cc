@@ -29,12 +29,11 @@ void CompactLshIndex::NewBuffer() {
   buffer_slots_.clear();
   buffer_keys_.clear();
   buffer_local_.clear();
-  // A bulk load (a restore) grows these to every restored document; keeping
-  // that capacity cost 4 bytes per band per document after a restart.
-  if (buffer_slots_.capacity() > 2 * opt_.buffer_capacity) {
+  // A bulk load (a restore) grows this to every restored document (its keys
+  // go to bulk_keys_, which EndBulk frees): keeping that capacity cost 4
+  // bytes per document after a restart.
+  if (buffer_slots_.capacity() > 2 * opt_.buffer_capacity)
     std::vector<uint32_t>().swap(buffer_slots_);
-    std::vector<uint32_t>().swap(buffer_keys_);
-  }
 }
 
 Status CompactLshIndex::Insert(uint32_t slot, std::span<const uint64_t> keys) {
@@ -70,7 +69,7 @@ void CompactLshIndex::BeginBulk(size_t expected) {
   if (bulk_) return;
   Flush();  // the mutable tier is empty and its id is the bulk run's
   bulk_ = true;
-  // Only address space until written; EndBulk's NewBuffer releases it.
+  // Only address space until written; EndBulk releases both.
   buffer_slots_.reserve(expected);
   bulk_keys_.assign(static_cast<size_t>(bands_), {});
   for (auto& band : bulk_keys_) band.reserve(expected);
