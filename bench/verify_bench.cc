@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Verification and the other signals: pair verification rates for each
 // verifier on Chinese near-copies, bit-parallel edit distance by length,
-// SpotSig and I-Match signatures, exact hashes.
+// SpotSig and I-Match signatures, exact hashes, and the online store's
+// compact verification forms (made from a document's shingles, read back).
 // Run: build/bench/verify_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
@@ -16,6 +17,7 @@
 #include "sketch/imatch.h"
 #include "sketch/spotsig.h"
 #include "verify/edit_distance.h"
+#include "verify/form.h"
 #include "verify/verifier.h"
 
 namespace neardup {
@@ -136,6 +138,60 @@ void BM_ExactHash(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * p.bytes / 2);
 }
 BENCHMARK(BM_ExactHash)->Unit(benchmark::kMillisecond);
+
+// The default verifier's shingles of 500 normalized 2 KB Chinese articles.
+struct Shingled {
+  std::unique_ptr<verify::Verifier> verifier;
+  std::vector<std::vector<uint64_t>> shingles;
+};
+
+const Shingled& ArticleShingles() {
+  static const Shingled* s = [] {
+    auto* out = new Shingled{verify::Verifier::Create({}).value(), {}};
+    for (const auto& d : ChinesePairs(2048).a) {
+      out->shingles.emplace_back();
+      out->verifier->shingler().Shingle(d, &out->shingles.back());
+    }
+    return out;
+  }();
+  return *s;
+}
+
+// What the engine pays per added document for its form: cut the shingles to
+// NarrowWidth bits and Rice-code them (MakeCompactForm with the shingles).
+void BM_MakeCompactForm(benchmark::State& state) {
+  const Shingled& s = ArticleShingles();
+  const Pairs& p = ChinesePairs(2048);
+  std::string form;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    for (size_t i = 0; i < s.shingles.size(); ++i) {
+      verify::MakeCompactForm(s.verifier.get(), p.a[i], &form, &s.shingles[i]);
+      bytes += form.size();
+    }
+  }
+  benchmark::DoNotOptimize(bytes);
+  state.SetItemsProcessed(state.iterations() * s.shingles.size());
+}
+BENCHMARK(BM_MakeCompactForm)->Unit(benchmark::kMicrosecond);
+
+// What a query pays per candidate before comparing: decode a stored form.
+void BM_ReadCompactForm(benchmark::State& state) {
+  const Shingled& s = ArticleShingles();
+  const Pairs& p = ChinesePairs(2048);
+  std::vector<std::string> forms(s.shingles.size());
+  for (size_t i = 0; i < forms.size(); ++i) {
+    verify::MakeCompactForm(s.verifier.get(), p.a[i], &forms[i], &s.shingles[i]);
+  }
+  std::vector<uint64_t> back;
+  size_t n = 0;
+  for (auto _ : state) {
+    for (const auto& f : forms) n += verify::ReadForm(f, &back)->side.shingles->size();
+  }
+  benchmark::DoNotOptimize(n);
+  state.SetItemsProcessed(state.iterations() * forms.size());
+}
+BENCHMARK(BM_ReadCompactForm)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace neardup

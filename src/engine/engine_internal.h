@@ -49,7 +49,7 @@ namespace engine {
 struct PreparedDocument {
   pipeline::Processed processed;
   signal::SignalSet::Sketches sketches;
-  // verify::Narrow(processed.shingles, narrow_width), made by MakeForm;
+  // verify::Narrow(processed.shingles, narrow_width, kHigh), made by MakeForm;
   // empty until then.
   std::vector<uint64_t> narrow;
   int narrow_width = 32;

@@ -55,7 +55,7 @@ std::string EngineInternal::MakeForm(const Engine& e, PreparedDocument* p) {
   if (v == nullptr) return form;
   if (v->uses_shingles()) {
     p->narrow_width = verify::NarrowWidth(p->processed.shingles.size());
-    verify::Narrow(p->processed.shingles, &p->narrow, p->narrow_width);
+    verify::Narrow(p->processed.shingles, &p->narrow, p->narrow_width, verify::Cut::kHigh);
   }
   verify::MakeCompactForm(v, p->processed.normalized, &form, &p->processed.shingles,
                           v->uses_shingles() ? &p->narrow : nullptr, p->processed.Expressions());

@@ -67,8 +67,8 @@ struct SignalInput {
   std::span<const features::Feature> features;  // weighted (SimHash, I-Match)
   std::span<const uint64_t> shingles;           // ascending, distinct (MinHash, ...)
   uint64_t key_salt = 0;  // mixed into MinHash band keys (sketch::SaltedBandKey); 0 = none
-  // verify::Narrow(shingles, narrow_width) when the caller made it already,
-  // else empty.
+  // verify::Narrow(shingles, narrow_width, Cut::kHigh) when the caller made
+  // it already, else empty.
   std::span<const uint64_t> narrow = {};
   // verify::Expressions() of the original text, when the pipeline made them
   // (short texts under the fact rule), for the verifier.

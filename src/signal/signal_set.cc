@@ -53,7 +53,7 @@ class Verification {
       Result<verify::FormSide> f = verify::ReadForm(stored_, &theirs_);
       if (f.ok()) {
         const std::span<const uint64_t> cut =
-            f->narrow ? NarrowMine(f->width) : std::span<const uint64_t>();
+            f->narrow ? NarrowMine(f->width, f->cut) : std::span<const uint64_t>();
         const verify::Verdict v = FromForm(mine, *f, cut);
         if (Sure(v, *f, cut.size())) {
           set_.from_forms_.fetch_add(1, std::memory_order_relaxed);
@@ -98,11 +98,13 @@ class Verification {
         verifier_->spec(), v, whole ? doc_.shingles.size() : cut_size,
         whole ? *theirs.side.shingle_count : theirs.side.shingles->size(), theirs.width, whole);
   }
-  // This document's shingles cut to `width` bits: the caller's when as wide.
-  std::span<const uint64_t> NarrowMine(int width) {
-    if (width == doc_.narrow_width && !doc_.narrow.empty()) return doc_.narrow;
-    auto [it, fresh] = narrowed_.try_emplace(width);
-    if (fresh) verify::Narrow(doc_.shingles, &it->second, width);
+  // This document's shingles cut as a form's: the caller's when cut alike.
+  std::span<const uint64_t> NarrowMine(int width, verify::Cut cut) {
+    if (width == doc_.narrow_width && cut == verify::Cut::kHigh && !doc_.narrow.empty()) {
+      return doc_.narrow;
+    }
+    auto [it, fresh] = narrowed_.try_emplace(2 * width + (cut == verify::Cut::kHigh ? 1 : 0));
+    if (fresh) verify::Narrow(doc_.shingles, &it->second, width, cut);
     return it->second;
   }
   static Result<std::optional<verify::Verdict>> Found(const verify::Verdict& v) {
@@ -114,7 +116,7 @@ class Verification {
   const SignalInput& doc_;
   std::string stored_, expressions_;
   std::vector<uint64_t> theirs_;
-  std::unordered_map<int, std::vector<uint64_t>> narrowed_;  // width -> this document's cut
+  std::unordered_map<int, std::vector<uint64_t>> narrowed_;  // 2 width + high -> this cut
 };
 
 Result<std::unique_ptr<SignalSet>> SignalSet::Create(std::vector<std::unique_ptr<Signal>> signals,

@@ -139,10 +139,11 @@ TEST(SignalSetTest, VerifierDropsCandidatesThatFail) {
 // texts read.
 class FormTexts final : public TextSource {
  public:
-  FormTexts(const verify::Verifier* v, int width) : verifier_(v), width_(width) {}
+  FormTexts(const verify::Verifier* v, int width, verify::Cut cut = verify::Cut::kHigh)
+      : verifier_(v), width_(width), cut_(cut) {}
   void Put(uint32_t slot, const std::string& normalized) {
     texts_[slot] = normalized;
-    verify::MakeCompactFormForTest(verifier_, normalized, width_, &forms_[slot]);
+    verify::MakeCompactFormForTest(verifier_, normalized, width_, &forms_[slot], cut_);
   }
   Status Get(uint32_t slot, std::string* normalized) const override {
     ++reads;
@@ -158,6 +159,7 @@ class FormTexts final : public TextSource {
  private:
   const verify::Verifier* verifier_;
   int width_;
+  verify::Cut cut_;
   std::map<uint32_t, std::string> texts_, forms_;
 };
 
@@ -185,8 +187,10 @@ TEST(SignalSetTest, NarrowFormsDecideAsTheTexts) {
   ASSERT_TRUE(set->Candidates(query.input(), *sk, {}, TextsOf(*set), &exact).ok());
   ASSERT_GE(exact.size(), 3u);
   ASSERT_LT(exact.size(), texts.size());  // some fail
-  for (const int width : {6, 32}) {
-    FormTexts forms(set->verifier(), width);
+  for (const auto& [width, cut] : {std::pair{6, verify::Cut::kHigh}, std::pair{6, verify::Cut::kLow},
+                                    std::pair{32, verify::Cut::kHigh},
+                                    std::pair{32, verify::Cut::kLow}}) {
+    FormTexts forms(set->verifier(), width, cut);
     for (size_t i = 0; i < texts.size(); ++i) {
       forms.Put(static_cast<uint32_t>(i), TextsOf(*set)->texts_[static_cast<uint32_t>(i)]);
     }

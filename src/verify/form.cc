@@ -15,11 +15,13 @@
 namespace neardup::verify {
 namespace {
 
-constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16;
+constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16,
+                  kHigh = 32;
 
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
           const std::vector<uint64_t>* shingles, bool narrow, const std::vector<uint64_t>* narrowed,
-          std::optional<std::string_view> expressions, int width_for_test = 0) {
+          std::optional<std::string_view> expressions, int width_for_test = 0,
+          Cut cut = Cut::kHigh) {
   out->clear();
   const size_t code_points = base::CodePointCount(normalized);
   const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
@@ -31,6 +33,7 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
   narrow = narrow && with_shingles;
   out->push_back(static_cast<char>((with_shingles ? kShingles : 0) | (with_text ? kText : 0) |
                                    (narrow ? kNarrow | kWidth : 0) |
+                                   (narrow && cut == Cut::kHigh ? kHigh : 0) |
                                    (with_expressions ? kExpressions : 0)));
   PutVarint(code_points, out);
   if (with_expressions) {
@@ -38,7 +41,7 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
     out->append(*expressions);
   }
   if (with_shingles) {
-    thread_local std::vector<uint64_t> own, cut;
+    thread_local std::vector<uint64_t> own, cut_set;
     if (shingles == nullptr) {
       narrowed = nullptr;  // of shingles not given
       verifier->shingler().Shingle(normalized, &own);
@@ -47,8 +50,8 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
     if (narrow) {
       const int width = width_for_test > 0 ? width_for_test : NarrowWidth(shingles->size());
       if (narrowed == nullptr) {
-        Narrow(*shingles, &cut, width);
-        narrowed = &cut;
+        Narrow(*shingles, &cut_set, width, cut);
+        narrowed = &cut_set;
       }
       out->push_back(static_cast<char>(width));
       PutVarint(shingles->size() - narrowed->size(), out);  // folded by the cut
@@ -84,20 +87,35 @@ void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std:
 }
 
 void MakeCompactFormForTest(const Verifier* verifier, std::string_view normalized, int width,
-                            std::string* out) {
+                            std::string* out, Cut cut) {
   NEARDUP_CHECK(width >= 1 && width <= 32);
-  Make(verifier, normalized, out, nullptr, true, nullptr, std::nullopt, width);
+  Make(verifier, normalized, out, nullptr, true, nullptr, std::nullopt, width, cut);
 }
 
 int NarrowWidth(size_t shingles) {
   return std::clamp(static_cast<int>(std::bit_width(shingles)) + 7, 16, 32);
 }
 
-void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width) {
+void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width, Cut cut) {
   NEARDUP_CHECK(width >= 1 && width <= 32);
-  // Cut to the top bits, where SortUniqueHashes buckets, then back down.
   const int shift = 64 - width;
   out->resize(shingles.size());
+  if (cut == Cut::kHigh) {
+    size_t n = 0;
+    bool ascending = true;
+    for (size_t i = 0; i < shingles.size(); ++i) {
+      const uint64_t h = shingles[i] >> shift;
+      if (n > 0 && h <= (*out)[n - 1]) {
+        ascending = ascending && h == (*out)[n - 1];
+        if (h == (*out)[n - 1]) continue;
+      }
+      (*out)[n++] = h;
+    }
+    out->resize(n);
+    if (!ascending) base::SortUniqueHashes(out);  // not a shingle set: sort
+    return;
+  }
+  // Cut to the top bits, where SortUniqueHashes buckets, then back down.
   for (size_t i = 0; i < shingles.size(); ++i) (*out)[i] = shingles[i] << shift;
   base::SortUniqueHashes(out);
   for (uint64_t& h : *out) h >>= shift;
@@ -174,7 +192,8 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
   if (form.empty()) return bad;
   const auto flags = static_cast<uint8_t>(form.front());
   form.remove_prefix(1);
-  if ((flags & ~(kShingles | kText | kNarrow | kExpressions | kWidth)) != 0) return bad;
+  if ((flags & ~(kShingles | kText | kNarrow | kExpressions | kWidth | kHigh)) != 0) return bad;
+  if ((flags & kHigh) && !(flags & kWidth)) return bad;
   if ((flags & kNarrow) && !(flags & kShingles)) return bad;
   if ((flags & kWidth) && !(flags & kNarrow)) return bad;
   if ((flags & kExpressions) && !(flags & kText)) return bad;
@@ -191,6 +210,7 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
   out.narrow = (flags & kNarrow) != 0;
   if (out.narrow) {
     out.width = 32;  // forms from before kWidth
+    out.cut = (flags & kHigh) ? Cut::kHigh : Cut::kLow;
     uint64_t folded = 0;
     if (flags & kWidth) {
       if (form.empty()) return bad;

@@ -18,7 +18,7 @@
 // it, and truncated hashes could change a Jaccard value.
 //
 // Layout: a flags byte (1: shingles, 2: text, 4: narrow, 8: expressions,
-// 16: narrow with a width), the code points as a varint, with expressions
+// 16: narrow with a width, 32: narrow to the high bits), the code points as a varint, with expressions
 // their length as a varint and the bytes (numbers.h Expressions() of the original text: forms with
 // the text carry them when the caller gives them; forms written before they were kept have none),
 // then with shingles their count as a varint and the hashes (8 bytes little-endian each, ascending)
@@ -28,8 +28,9 @@
 // The compact form (MakeCompactForm, for the online store, where every
 // document keeps one) keeps the text of a text the verifier reads (short
 // texts under kSimilarity) in place of its shingles: the verifier shingles it
-// again, exactly. Otherwise its shingles are narrow: each hash cut to its low
-// w = NarrowWidth(n) bits (n shingles: w = bit width of n + 7, in [16, 32]),
+// again, exactly. Otherwise its shingles are narrow: each hash cut to its high
+// w = NarrowWidth(n) bits (flag 32: the hashes being ascending, so are the
+// cut ones, and no sort is needed; forms written before it kept the low bits) (n shingles: w = bit width of n + 7, in [16, 32]),
 // sorted and distinct, Golomb-Rice coded (rice.h), with n itself: about 9.5
 // bits a shingle for an article (log2(2^w / n) + 1.5, 2^w / n in [128,
 // 256)), against 64 in the wide form. The other side's hashes are cut the
@@ -46,6 +47,7 @@
 // decided from the texts instead, so the decisions are the exact ones
 // (form_test.cc, signal_set_test.cc, durable_forms_test.cc). Forms written
 // before the width byte (flag 16) are narrow at 32 bits, without n.
+// Which bits are kept does not change the estimate: the hashes are uniform.
 //
 // Thread safety: free functions, no shared state.
 #ifndef NEARDUP_VERIFY_FORM_H_
@@ -74,7 +76,7 @@ void MakeForm(const Verifier* verifier, std::string_view normalized, std::string
 
 // As MakeForm, compact (see above): for a store that keeps every document's
 // form. `narrowed`, when given, must be Narrow() of the verifier's shingles
-// at NarrowWidth() of their count (saves cutting and sorting them again).
+// at NarrowWidth() of their count, Cut::kHigh (saves cutting them again).
 void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
                      const std::vector<uint64_t>* shingles = nullptr,
                      const std::vector<uint64_t>* narrowed = nullptr,
@@ -84,17 +86,25 @@ void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std:
 // *shingles, which must outlive it), whether it carries the text, and
 // whether its shingles are narrow (compare them with Narrow() of the other
 // side's).
+// Which bits of each shingle hash a narrow form keeps.
+enum class Cut : uint8_t {
+  kLow,   // the low `width` bits (forms written before kHigh)
+  kHigh,  // the high `width` bits: what MakeCompactForm writes
+};
+
 struct FormSide {
   Side side;
   bool has_text = false;
   bool narrow = false;
   int width = 64;  // the bits of each shingle hash: < 64 when narrow
+  Cut cut = Cut::kLow;  // when narrow
 };
 
 // MakeCompactForm with the shingles cut to `width` bits whatever their
-// count, so tests can make coincidences common. `width` in [1, 32].
+// count, so tests can make coincidences common. `width` in [1, 32]; `cut`
+// kLow makes the forms stores wrote before kHigh.
 void MakeCompactFormForTest(const Verifier* verifier, std::string_view normalized, int width,
-                            std::string* out);
+                            std::string* out, Cut cut = Cut::kHigh);
 
 // The width a compact form cuts `shingles` hashes to (see above).
 int NarrowWidth(size_t shingles);
@@ -111,9 +121,11 @@ int NarrowWidth(size_t shingles);
 bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine, size_t theirs,
                          int width, bool whole_counts);
 
-// The low `width` bits (in [1, 32]) of each hash, ascending and distinct,
-// into *out. O(n): a radix pass on the cut hashes, which are uniform.
-void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width = 32);
+// The `cut` (low or high) `width` bits (in [1, 32]) of each hash, ascending
+// and distinct, into *out. O(n): for kHigh of ascending hashes (a shingle
+// set) a pass that drops repeats; else a radix pass on the cut hashes, which
+// are uniform.
+void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width, Cut cut);
 // Errors: Corruption for a form that does not parse.
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles);
 

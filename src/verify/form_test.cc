@@ -64,7 +64,8 @@ size_t ShingleCount(const Verifier& v, const std::string& text) {
 // are the texts'; a value from cut shingles is within `tolerance` of theirs.
 // `width` > 0 cuts every form to that many bits (coincidences common);
 // returns how many pairs were decided from the texts.
-int ExpectSameDecisionsCompact(const VerifierSpec& spec, int width = 0, double tolerance = 0) {
+int ExpectSameDecisionsCompact(const VerifierSpec& spec, int width = 0, double tolerance = 0,
+                               Cut cut = Cut::kHigh) {
   auto v = Verifier::Create(spec);
   EXPECT_TRUE(v.ok());
   if (!v.ok()) return 0;
@@ -73,12 +74,12 @@ int ExpectSameDecisionsCompact(const VerifierSpec& spec, int width = 0, double t
   std::vector<std::string> forms(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
     if (width > 0) {
-      MakeCompactFormForTest(v->get(), texts[i], width, &forms[i]);
+      MakeCompactFormForTest(v->get(), texts[i], width, &forms[i], cut);
     } else {
       MakeCompactForm(v->get(), texts[i], &forms[i]);
     }
   }
-  std::vector<uint64_t> sb, full, cut;
+  std::vector<uint64_t> sb, full, mine;
   int from_texts = 0;
   for (size_t i = 0; i < texts.size(); ++i) {
     (*v)->shingler().Shingle(texts[i], &full);
@@ -90,8 +91,9 @@ int ExpectSameDecisionsCompact(const VerifierSpec& spec, int width = 0, double t
       Side query{texts[i], std::span<const uint64_t>(full)};
       if (fb->narrow) {
         EXPECT_EQ(fb->width, width > 0 ? width : NarrowWidth(full.size()));
-        Narrow(full, &cut, fb->width);
-        query.shingles = std::span<const uint64_t>(cut);
+        EXPECT_EQ(fb->cut, cut);
+        Narrow(full, &mine, fb->width, fb->cut);
+        query.shingles = std::span<const uint64_t>(mine);
         query.shingle_count = full.size();
         EXPECT_EQ(fb->side.shingle_count, ShingleCount(**v, texts[j]));
       }
@@ -124,7 +126,10 @@ TEST(FormTest, CompactFormsDecideAsTheTexts) {
   for (Kind k : {Kind::kSimilarity, Kind::kJaccard, Kind::kContainment, Kind::kCosine,
                  Kind::kLevenshtein, Kind::kLcs, Kind::kQbank}) {
     SCOPED_TRACE(static_cast<int>(k));
-    ExpectSameDecisionsCompact({.kind = k, .threshold = 0.7, .short_chars = 30}, 0, 0.02);
+    // Texts of up to 60 characters: one coincidence of cut hashes moves a
+    // value by up to about 1 / n of the smaller set (0.07 seen); the
+    // decisions never move.
+    ExpectSameDecisionsCompact({.kind = k, .threshold = 0.7, .short_chars = 30}, 0, 0.08);
   }
 }
 
@@ -133,9 +138,21 @@ TEST(FormTest, CompactFormsDecideAsTheTexts) {
 TEST(FormTest, NarrowVerdictsThatCoincidencesCouldTurnAreLeftToTheTexts) {
   for (Kind k : {Kind::kSimilarity, Kind::kJaccard, Kind::kContainment, Kind::kCosine}) {
     SCOPED_TRACE(static_cast<int>(k));
-    const int from_texts =
-        ExpectSameDecisionsCompact({.kind = k, .threshold = 0.7, .short_chars = 5}, 9, 1.0);
-    EXPECT_GT(from_texts, 0);
+    for (Cut cut : {Cut::kHigh, Cut::kLow}) {
+      const int from_texts =
+          ExpectSameDecisionsCompact({.kind = k, .threshold = 0.7, .short_chars = 5}, 9, 1.0, cut);
+      EXPECT_GT(from_texts, 0);
+    }
+  }
+}
+
+// Stores written before Cut::kHigh hold forms of the low bits: read back as
+// such, they decide as the texts against a query cut the same way.
+TEST(FormTest, FormsOfTheLowBitsStillDecideAsTheTexts) {
+  for (Kind k : {Kind::kSimilarity, Kind::kJaccard, Kind::kContainment, Kind::kCosine}) {
+    SCOPED_TRACE(static_cast<int>(k));
+    ExpectSameDecisionsCompact({.kind = k, .threshold = 0.7, .short_chars = 30}, 16, 0.05,
+                               Cut::kLow);
   }
 }
 
@@ -263,6 +280,8 @@ TEST(FormTest, RejectsMalformedForms) {
   EXPECT_FALSE(ReadForm(std::string("\x01\x01\x05", 3), &sh).ok());      // 5 hashes, no bytes
   EXPECT_FALSE(ReadForm(std::string("\x01\x80", 2), &sh).ok());          // cut varint
   EXPECT_FALSE(ReadForm(std::string("\x04\x01", 2), &sh).ok());          // narrow, no shingles
+  EXPECT_FALSE(ReadForm(std::string("\x25\x01", 2), &sh).ok());          // high cut, no width
+  EXPECT_FALSE(ReadForm(std::string("\x41\x01\x00", 3), &sh).ok());      // unknown flag 64
   EXPECT_FALSE(ReadForm(std::string("\x05\x01\x03\x00", 4), &sh).ok());  // 3 values, no bits
   const std::string form = std::string("\x02\x01", 2) + "x";             // the form's text views it
   auto f = ReadForm(form, &sh);
@@ -270,23 +289,31 @@ TEST(FormTest, RejectsMalformedForms) {
   EXPECT_EQ(f->side.normalized, "x");
 }
 
+// Both cuts, of shingle sets (ascending) and of hashes in any order.
 TEST(NarrowTest, CutsSortsAndDedupsAsTheObviousWay) {
   std::mt19937_64 rng(5);
   for (int width : {32, 17, 9}) {
     const uint64_t mask = (uint64_t{1} << width) - 1;
+    const int shift = 64 - width;
     for (size_t n : {0, 1, 31, 32, 33, 1000, 70000}) {
-      std::vector<uint64_t> in(n);
-      for (uint64_t& h : in) h = rng();
-      // Hashes equal in their low bits (and one repeated whole) must fold.
-      if (n > 2) in[1] = (in[0] & mask) | (rng() << width);
-      if (n > 3) in[3] = in[2];
-      std::vector<uint64_t> want;
-      for (uint64_t h : in) want.push_back(h & mask);
-      std::sort(want.begin(), want.end());
-      want.erase(std::unique(want.begin(), want.end()), want.end());
-      std::vector<uint64_t> got;
-      Narrow(in, &got, width);
-      EXPECT_EQ(got, want) << n << " " << width;
+      for (bool ascending : {false, true}) {
+        std::vector<uint64_t> in(n);
+        for (uint64_t& h : in) h = rng();
+        // Hashes equal in their cut bits (and one repeated whole) must fold.
+        if (n > 2) in[1] = (in[0] & mask) | (rng() << width);
+        if (n > 5) in[5] = (in[4] & ~(~uint64_t{0} >> width)) | (rng() >> width);
+        if (n > 3) in[3] = in[2];
+        if (ascending) std::sort(in.begin(), in.end());
+        for (Cut cut : {Cut::kLow, Cut::kHigh}) {
+          std::vector<uint64_t> want;
+          for (uint64_t h : in) want.push_back(cut == Cut::kLow ? h & mask : h >> shift);
+          std::sort(want.begin(), want.end());
+          want.erase(std::unique(want.begin(), want.end()), want.end());
+          std::vector<uint64_t> got;
+          Narrow(in, &got, width, cut);
+          EXPECT_EQ(got, want) << n << " " << width << " " << ascending;
+        }
+      }
     }
   }
 }

@@ -24,26 +24,29 @@ int RiceParameter(size_t n, int width) {
   return best;
 }
 
+// Writes LSB first into a buffer sized for the worst case, 32 bits a store.
 class BitWriter {
  public:
-  explicit BitWriter(std::string* out) : out_(out) {}
-  void Put(uint64_t bits, int count) {  // count <= 32
+  BitWriter(std::string* out, size_t max_bits) : out_(out) { out_->resize(max_bits / 8 + 16); }
+  void Put(uint64_t bits, int count) {  // count <= 32, bits < 2^count
     acc_ |= bits << used_;
     used_ += count;
-    while (used_ >= 8) {
-      out_->push_back(static_cast<char>(acc_ & 0xFF));
-      acc_ >>= 8;
-      used_ -= 8;
+    if (used_ >= 32) {
+      const uint32_t word = htole32(static_cast<uint32_t>(acc_));
+      std::memcpy(out_->data() + at_, &word, 4);
+      at_ += 4;
+      acc_ >>= 32;
+      used_ -= 32;
     }
   }
   void Flush() {
-    if (used_ > 0) out_->push_back(static_cast<char>(acc_ & 0xFF));
-    acc_ = 0;
-    used_ = 0;
+    for (; used_ > 0; used_ -= 8, acc_ >>= 8) (*out_)[at_++] = static_cast<char>(acc_ & 0xFF);
+    out_->resize(at_);
   }
 
  private:
   std::string* out_;
+  size_t at_ = 0;
   uint64_t acc_ = 0;
   int used_ = 0;
 };
@@ -68,6 +71,18 @@ class BitReader {
       pos_ += 57;
       if (*q > 0xFFFFFFFFull) return false;
     }
+  }
+  // One value's quotient and k low bits from one window when they fit in it
+  // (the common case); false otherwise, with nothing consumed.
+  bool Quick(int k, uint64_t* q, uint64_t* low) {
+    if (pos_ + 57 > bits_) return false;
+    const uint64_t w = Window();
+    const int ones = std::countr_one(w);
+    if (ones + 1 + k > 57) return false;
+    *q = static_cast<uint64_t>(ones);
+    *low = (w >> (ones + 1)) & ((uint64_t{1} << k) - 1);
+    pos_ += static_cast<size_t>(ones + 1 + k);
+    return true;
   }
   bool Bits(int count, uint64_t* v) {  // count <= 31
     if (pos_ + static_cast<size_t>(count) > bits_) return false;
@@ -99,19 +114,27 @@ void RiceEncode(std::span<const uint64_t> values, std::string* out, int width) {
   const int k = RiceParameter(values.size(), width);
   PutVarint(values.size(), out);
   out->push_back(static_cast<char>(k));
-  std::string bits;
-  BitWriter w(&bits);
+  // The quotients sum to at most max >> k; each value adds a zero and k bits.
+  thread_local std::string bits;
+  BitWriter w(&bits, values.empty() ? 0 : (max >> k) + values.size() * static_cast<size_t>(k + 1));
+  const uint64_t low_mask = (uint64_t{1} << k) - 1;
   uint64_t prev = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     NEARDUP_CHECK(values[i] <= max && (i == 0 || values[i] > prev));
     const uint64_t gap = values[i] - prev;
     prev = values[i];
-    for (uint64_t q = gap >> k; q > 0; q -= std::min<uint64_t>(q, 32)) {
+    uint64_t q = gap >> k;
+    if (q + 1 + static_cast<uint64_t>(k) <= 32) {  // the common case: one store
+      w.Put(((uint64_t{1} << q) - 1) | ((gap & low_mask) << (q + 1)),
+            static_cast<int>(q) + 1 + k);
+      continue;
+    }
+    for (; q > 0; q -= std::min<uint64_t>(q, 32)) {
       const int ones = static_cast<int>(std::min<uint64_t>(q, 32));
       w.Put((uint64_t{1} << ones) - 1, ones);
     }
     w.Put(0, 1);
-    w.Put(gap & ((uint64_t{1} << k) - 1), k);
+    w.Put(gap & low_mask, k);
   }
   w.Flush();
   PutVarint(bits.size(), out);
@@ -133,7 +156,7 @@ bool RiceDecode(std::string_view* in, std::vector<uint64_t>* values, int width) 
   uint64_t prev = 0;
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t q = 0, low = 0;
-    if (!r.Unary(&q) || q > max || !r.Bits(k, &low)) return false;
+    if (!r.Quick(k, &q, &low) && (!r.Unary(&q) || q > max || !r.Bits(k, &low))) return false;
     const uint64_t gap = (q << k) | low;
     if ((i > 0 && gap == 0) || gap > max - prev) return false;
     prev += gap;

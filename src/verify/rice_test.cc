@@ -7,6 +7,8 @@
 #include <cmath>
 #include <random>
 
+#include "verify/varint.h"
+
 namespace neardup::verify {
 namespace {
 
@@ -36,6 +38,52 @@ TEST(RiceTest, RoundTripsSetsOfEverySize) {
       const double m = static_cast<double>(set.size());
       EXPECT_LT(static_cast<double>(coded.size() - 10),
                 m * (std::log2(4294967296.0 / m) + 2.2) / 8 + 12);
+    }
+  }
+}
+
+// The bits are those of the layout in rice.h, written one at a time here:
+// stores hold coded forms, so a faster coder must write the same bytes.
+TEST(RiceTest, WritesTheLayoutBitByBit) {
+  std::mt19937_64 rng(9);
+  for (int width : {32, 17, 9, 3}) {
+    for (size_t n : {0, 1, 2, 5, 700, 3000}) {
+      auto set = RandomSet(&rng, n);
+      const uint64_t mask = (uint64_t{1} << width) - 1;
+      for (auto& x : set) x &= mask;
+      std::sort(set.begin(), set.end());
+      set.erase(std::unique(set.begin(), set.end()), set.end());
+      if (width == 17 && n == 5) {  // a gap of ~2^17 at k ~ 7: a quotient of ~1,000 ones
+        set.clear();
+        for (uint64_t x = 1; x < 700; ++x) set.push_back(x);
+        set.push_back(mask);
+      }
+      std::string coded;
+      RiceEncode(set, &coded, width);
+      std::string_view in(coded);
+      uint64_t count = 0;
+      ASSERT_TRUE(GetVarint(&in, &count));
+      ASSERT_EQ(count, set.size());
+      const int k = static_cast<uint8_t>(in.front());
+      std::vector<bool> bits;
+      uint64_t prev = 0;
+      for (uint64_t x : set) {
+        const uint64_t gap = x - prev;
+        prev = x;
+        for (uint64_t q = gap >> k; q > 0; --q) bits.push_back(true);
+        bits.push_back(false);
+        for (int b = 0; b < k; ++b) bits.push_back((gap >> b) & 1);
+      }
+      std::string want((bits.size() + 7) / 8, '\0');
+      for (size_t i = 0; i < bits.size(); ++i) {
+        if (bits[i]) want[i / 8] = static_cast<char>(want[i / 8] | (1 << (i % 8)));
+      }
+      std::string expect;
+      PutVarint(set.size(), &expect);
+      expect.push_back(static_cast<char>(k));
+      PutVarint(want.size(), &expect);
+      expect += want;
+      EXPECT_EQ(coded, expect) << width << " " << n;
     }
   }
 }
