@@ -29,11 +29,13 @@ signal::QueryParams Engine::Impl::PerCluster(signal::QueryParams q) const {
 
 Status Engine::Impl::Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
                                 std::vector<Slot>* near, std::vector<Match>* matches,
-                                signal::SignalSet::Verdicts* verdicts) const {
+                                signal::SignalSet::Verdicts* verdicts,
+                                const signal::SignalSet::QueryMemos* again) const {
   thread_local std::vector<signal::Evidence> found;
   found.clear();
   NEARDUP_RETURN_IF_ERROR(
-      signals->Candidates(InputOf(p), p.sketches, PerCluster(q), text_source(), &found, verdicts));
+      signals->Candidates(InputOf(p), p.sketches, PerCluster(q), text_source(), &found, verdicts,
+                          nullptr, again));
   near->reserve(found.size());
   for (const auto& e : found) {
     near->push_back(e.slot);
@@ -74,10 +76,13 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::Pre
   r.id = doc.id;
   r.fingerprint = p.processed.fingerprint;
   std::vector<Slot> near;
-  // PreVerify's verdicts hold while no slot changed hands since.
+  // PreVerify's verdicts hold while no slot changed hands since; its index
+  // answers are brought up to date (QueryAgain) rather than asked again.
   signal::SignalSet::Verdicts verdicts;
-  if (p.verdicts_epoch == released_slots) verdicts = p.verdicts;
-  NEARDUP_RETURN_IF_ERROR(Candidates(p, {}, &near, &r.matches, &verdicts));
+  const bool fresh = p.verdicts_epoch == released_slots;
+  if (fresh) verdicts = p.verdicts;
+  NEARDUP_RETURN_IF_ERROR(Candidates(p, {}, &near, &r.matches, &verdicts,
+                                     fresh && !p.memos.empty() ? &p.memos : nullptr));
   const Slot root = forest.ChooseCluster(near, fingerprints);
   const Slot slot = AllocateSlot();
   Index(slot, p);

@@ -187,9 +187,12 @@ struct Engine::Impl {
   // The verified candidates of `p`: every slot (for the forest) and the
   // matches, best first, at most max_matches.
   // `verdicts` as for SignalSet::Candidates.
+  // `again`: the signals' memos of an earlier query of p (SignalSet::Candidates).
   Status Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
                     std::vector<Slot>* near, std::vector<Match>* matches,
-                    signal::SignalSet::Verdicts* verdicts = nullptr) const REQUIRES_SHARED(mu);
+                    signal::SignalSet::Verdicts* verdicts = nullptr,
+                    const signal::SignalSet::QueryMemos* again = nullptr) const
+      REQUIRES_SHARED(mu);
 
   Result<AddResult> AddLocked(const Document& doc, const engine::PreparedDocument& p) REQUIRES(mu);
 

@@ -57,6 +57,9 @@ struct PreparedDocument {
   // released since (`epoch`, the engine's count of released slots).
   signal::SignalSet::Verdicts verdicts;
   std::optional<uint64_t> verdicts_epoch;
+  // PreVerify's index answers, which the writer brings up to date
+  // (SignalSet::Candidates' `again`) under the same condition.
+  signal::SignalSet::QueryMemos memos;
 };
 
 // Reads the raw text of a stored document by id (the durable engine's

@@ -25,7 +25,7 @@ Status EngineInternal::PreVerify(const Engine& e, PreparedDocument* p) {
   signal::SignalSet::Verdicts verdicts;
   std::vector<signal::Evidence> found;
   NEARDUP_RETURN_IF_ERROR(m.signals->Candidates(m.InputOf(*p), p->sketches, m.PerCluster({}),
-                                                m.text_source(), &found, &verdicts));
+                                                m.text_source(), &found, &verdicts, &p->memos));
   p->verdicts = std::move(verdicts);
   p->verdicts_epoch = m.released_slots;
   return Status::OK();

@@ -224,7 +224,8 @@ void MergeRuns(std::vector<uint32_t>* v, std::vector<size_t>* ends,
 
 }  // namespace
 
-Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out) const {
+Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out,
+                              Memo* memo) const {
   NEARDUP_CHECK(!bulk_ && "CompactLshIndex::Query during a bulk load");
   NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
   // A live document sits in exactly one tier, so the buffer's counts are
@@ -242,7 +243,33 @@ Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* 
   for (int b = 0; b < bands_; ++b) folded[b] = Fold(keys[static_cast<size_t>(b)]);
   for (const auto& run : runs_) run->FindAll(folded, run_of_, &found, &ends);
   MergeRuns(&found, &ends, &scratch);
+  if (memo != nullptr) {
+    memo->generation = merges_ + 1;
+    memo->in_runs.clear();
+    AppendHits(found, 0, &memo->in_runs);
+  }
   AppendHits(found, first, out);
+  return Status::OK();
+}
+
+Status CompactLshIndex::QueryAgain(std::span<const uint64_t> keys, const Memo& memo,
+                                   std::vector<Hit>* out) const {
+  if (memo.generation != merges_ + 1) return Query(keys, out);
+  NEARDUP_CHECK(!bulk_ && "CompactLshIndex::QueryAgain during a bulk load");
+  NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
+  thread_local std::vector<Hit> buffered;
+  buffered.clear();
+  NEARDUP_RETURN_IF_ERROR(buffer_->Query(keys, &buffered));
+  const size_t first = out->size();
+  for (const Hit& h : buffered) out->push_back({buffer_slots_[h.slot], h.bands});
+  for (const Hit& h : memo.in_runs) {
+    const uint32_t tier = run_of_.Get(h.slot);
+    if (tier != 0 && tier != buffer_id_) out->push_back(h);
+  }
+  std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),
+            [](const Hit& x, const Hit& y) {
+              return x.bands != y.bands ? x.bands > y.bands : x.slot < y.slot;
+            });
   return Status::OK();
 }
 

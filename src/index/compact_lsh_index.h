@@ -63,6 +63,13 @@ class CompactLshIndex {
  public:
   using Hit = LshIndex::Hit;
 
+  // A Query()'s hits in the sorted runs, kept to answer the same query again
+  // (QueryAgain) after more inserts without searching the runs again.
+  struct Memo {
+    uint64_t generation = 0;  // 0: nothing kept
+    std::vector<Hit> in_runs;
+  };
+
   // Requires 1 <= bands <= 4096.
   explicit CompactLshIndex(int bands, const CompactLshOptions& options = {});
 
@@ -73,7 +80,19 @@ class CompactLshIndex {
   Status Remove(uint32_t slot);
   // Appends every stored slot sharing a band key with `keys`, most shared
   // bands first, then by slot. Errors: InvalidArgument (wrong size).
-  Status Query(std::span<const uint64_t> keys, std::vector<Hit>* out) const;
+  // `memo`, when given, is replaced by what QueryAgain needs.
+  Status Query(std::span<const uint64_t> keys, std::vector<Hit>* out,
+               Memo* memo = nullptr) const;
+  // What Query(keys) appends now, the same hits in the same order, given
+  // the memo of an earlier Query(keys) on this index: while no run has been
+  // built since (a flush, merge or compaction moves entries between tiers),
+  // the runs are immutable, so their hits are the memo's whose slot is still
+  // in a run (a slot removed since is in none; one inserted again is in the
+  // mutable tier), and only the mutable tier is searched. Otherwise, or
+  // without a memo, a whole Query. O(bands + memo hits) then. Errors: those
+  // of Query.
+  Status QueryAgain(std::span<const uint64_t> keys, const Memo& memo,
+                    std::vector<Hit>* out) const;
   // Moves the mutable tier into a run and merges every run into one.
   void Compact();
   // Bulk loading (a restore): between BeginBulk and EndBulk, Insert only
@@ -107,7 +126,7 @@ class CompactLshIndex {
   int bands_;
   CompactLshOptions opt_;
   size_t size_ = 0;
-  size_t merges_ = 0;
+  size_t merges_ = 0;  // runs built: a Memo's generation is merges_ + 1
   uint32_t next_id_ = 1;
   TierIds run_of_;                              // slot -> tier id, 0 = absent
   std::vector<std::unique_ptr<BandRun>> runs_;  // oldest (lowest ids) first

@@ -85,12 +85,16 @@ TEST(CompactLshIndexTest, InsertQueryRemove) {
 
 // Random inserts, removes, re-inserts and queries against the brute-force
 // oracle and against LshIndex, through flushes, merges and compactions.
+// Queries keep memos, and each query asks an earlier one again
+// (QueryAgain), checked against the oracle now.
 void RunRandom(int bands, CompactLshOptions opt, int ops, uint64_t seed) {
   std::mt19937_64 rng(seed);
   CompactLshIndex index(bands, opt);
   LshIndex reference(bands);
   std::map<uint32_t, std::vector<uint64_t>> docs;
   std::vector<Hit> got, ref;
+  std::vector<std::pair<std::vector<uint64_t>, CompactLshIndex::Memo>> asked;  // the last 8
+  int from_memo = 0, whole = 0;
   for (int op = 0; op < ops; ++op) {
     const uint64_t r = rng() % 10;
     const auto slot = static_cast<uint32_t>(rng() % 600);
@@ -118,14 +122,26 @@ void RunRandom(int bands, CompactLshOptions opt, int ops, uint64_t seed) {
       }
       got.clear();
       ref.clear();
-      ASSERT_TRUE(index.Query(q, &got).ok());
+      CompactLshIndex::Memo memo;
+      ASSERT_TRUE(index.Query(q, &got, &memo).ok());
       ASSERT_TRUE(reference.Query(q, &ref).ok());
       ASSERT_NO_FATAL_FAILURE(ExpectSame(got, Oracle(docs, q))) << "op " << op;
       ASSERT_NO_FATAL_FAILURE(ExpectSame(got, ref)) << "op " << op;
+      if (!asked.empty()) {
+        const auto& [old_q, old_memo] = asked[rng() % asked.size()];
+        (old_memo.generation == index.Stats().merges + 1 ? from_memo : whole)++;
+        got.clear();
+        ASSERT_TRUE(index.QueryAgain(old_q, old_memo, &got).ok());
+        ASSERT_NO_FATAL_FAILURE(ExpectSame(got, Oracle(docs, old_q))) << "again, op " << op;
+      }
+      if (asked.size() == 8) asked.erase(asked.begin());
+      asked.emplace_back(q, std::move(memo));
     }
     ASSERT_EQ(index.size(), docs.size());
   }
   EXPECT_GT(index.Stats().merges, 0u);
+  EXPECT_GT(from_memo, 0);
+  EXPECT_GT(whole, 0);
 }
 
 TEST(CompactLshIndexTest, MatchesOracleTinyBuffer) {

@@ -42,17 +42,42 @@ class MinHashSignal final : public Signal {
   Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
   void BeginBulkInsert(size_t expected) override { index_.BeginBulk(expected); }
   void EndBulkInsert() override { index_.EndBulk(); }
-  Status Query(const SignalSketch& s, const QueryParams&,
+  Status Query(const SignalSketch& s, const QueryParams& params,
                std::vector<Candidate>* out) const override {
+    return QueryAgain(s, params, QueryMemo{}, out);
+  }
+  // The memo keeps the index's hits in its runs, a word each (slot, bands).
+  Status QueryRemembering(const SignalSketch& s, const QueryParams&, std::vector<Candidate>* out,
+                          QueryMemo* memo) const override {
+    *memo = {};
     if (!s.indexable) return Status::OK();
-    thread_local std::vector<index::CompactLshIndex::Hit> hits;
+    thread_local Hits hits;
+    thread_local index::CompactLshIndex::Memo kept;
     hits.clear();
-    NEARDUP_RETURN_IF_ERROR(index_.Query(IndexKeys(s), &hits));
-    for (const auto& h : hits) {
-      const auto bands = static_cast<int>(h.bands);
-      if (bands >= min_bands_)
-        out->push_back({h.slot, sketch::LshBandEstimate(bands, params_), -1});
+    NEARDUP_RETURN_IF_ERROR(index_.Query(IndexKeys(s), &hits, &kept));
+    memo->generation = kept.generation;
+    memo->words.reserve(kept.in_runs.size());
+    for (const auto& h : kept.in_runs) memo->words.push_back(uint64_t{h.slot} << 32 | h.bands);
+    Append(hits, out);
+    return Status::OK();
+  }
+  Status QueryAgain(const SignalSketch& s, const QueryParams&, const QueryMemo& memo,
+                    std::vector<Candidate>* out) const override {
+    if (!s.indexable) return Status::OK();
+    thread_local Hits hits;
+    hits.clear();
+    if (memo.generation == 0) {
+      NEARDUP_RETURN_IF_ERROR(index_.Query(IndexKeys(s), &hits));
+    } else {
+      thread_local index::CompactLshIndex::Memo kept;
+      kept.generation = memo.generation;
+      kept.in_runs.clear();
+      for (uint64_t w : memo.words) {
+        kept.in_runs.push_back({static_cast<uint32_t>(w >> 32), static_cast<uint32_t>(w)});
+      }
+      NEARDUP_RETURN_IF_ERROR(index_.QueryAgain(IndexKeys(s), kept, &hits));
     }
+    Append(hits, out);
     return Status::OK();
   }
   size_t MemoryBytes() const override { return index_.MemoryBytes(); }
@@ -81,6 +106,14 @@ class MinHashSignal final : public Signal {
   }
 
  private:
+  using Hits = std::vector<index::CompactLshIndex::Hit>;
+  // The candidates of hits sharing at least min_bands bands.
+  void Append(const Hits& hits, std::vector<Candidate>* out) const {
+    for (const auto& h : hits) {
+      const auto bands = static_cast<int>(h.bands);
+      if (bands >= min_bands_) out->push_back({h.slot, sketch::LshBandEstimate(bands, params_), -1});
+    }
+  }
   // The keys to give the index: the folded keys widened (each folds to
   // itself), or the whole keys of a sketch stored before they were folded
   // (store format 2), which the index folds the same.

@@ -141,6 +141,14 @@ class KeySink {
   bool has_payload_ = false;
 };
 
+// What a signal's index answered a query, kept so that the same query can
+// be answered again later, after more inserts, for less (QueryAgain). Only
+// the signal that filled it reads it.
+struct QueryMemo {
+  uint64_t generation = 0;  // 0: nothing kept
+  std::vector<uint64_t> words;
+};
+
 // What a signal says of one pair.
 struct PairEstimate {
   bool proposed = false;    // Query() of one would return the other
@@ -178,6 +186,21 @@ class Signal {
   // for a bad sketch or a k above the index's.
   virtual Status Query(const SignalSketch& sketch, const QueryParams& params,
                        std::vector<Candidate>* out) const = 0;
+  // Query(), keeping in *memo what QueryAgain() needs (by default nothing).
+  virtual Status QueryRemembering(const SignalSketch& sketch, const QueryParams& params,
+                                  std::vector<Candidate>* out, QueryMemo* memo) const {
+    *memo = {};
+    return Query(sketch, params, out);
+  }
+  // What Query() appends now, given the memo of an earlier
+  // QueryRemembering() of the same sketch and params on this signal: the
+  // writer applying a document a reader queried while others were added.
+  // By default, and for a memo that kept nothing, Query().
+  virtual Status QueryAgain(const SignalSketch& sketch, const QueryParams& params,
+                            const QueryMemo& memo, std::vector<Candidate>* out) const {
+    (void)memo;
+    return Query(sketch, params, out);
+  }
   // Approximate heap bytes of the signal's index.
   virtual size_t MemoryBytes() const = 0;
 

@@ -147,15 +147,26 @@ Result<SignalSet::Sketches> SignalSet::Compute(const SignalInput& doc) const {
 
 Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
                              const QueryParams& params, const TextSource* texts,
-                             std::vector<Evidence>* out, Verdicts* verdicts) const {
+                             std::vector<Evidence>* out, Verdicts* verdicts,
+                             QueryMemos* remember, const QueryMemos* again) const {
   NEARDUP_CHECK(sketches.size() == signals_.size());
   NEARDUP_CHECK(verifier_ == nullptr || texts != nullptr);
+  NEARDUP_CHECK(again == nullptr || again->size() == signals_.size());
+  if (remember != nullptr) remember->assign(signals_.size(), QueryMemo{});
   std::unordered_map<uint32_t, size_t> seen;  // slot -> index in `found`
   std::vector<Evidence> found;
   std::vector<Candidate> cands;
   for (size_t i = 0; i < signals_.size(); ++i) {
     cands.clear();
-    NEARDUP_RETURN_IF_ERROR(signals_[i]->Query(sketches[i], params, &cands));
+    const Signal& signal = *signals_[i];
+    if (again != nullptr) {
+      NEARDUP_RETURN_IF_ERROR(signal.QueryAgain(sketches[i], params, (*again)[i], &cands));
+    } else if (remember != nullptr) {
+      NEARDUP_RETURN_IF_ERROR(
+          signal.QueryRemembering(sketches[i], params, &cands, &(*remember)[i]));
+    } else {
+      NEARDUP_RETURN_IF_ERROR(signal.Query(sketches[i], params, &cands));
+    }
     for (const Candidate& c : cands) {
       if (seen.try_emplace(c.slot, found.size()).second) {
         found.push_back({c.slot, signals_[i]->name(), c.similarity, c.distance, std::nullopt});

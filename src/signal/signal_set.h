@@ -87,10 +87,18 @@ class SignalSet {
   // candidates, by slot. A slot found there is not verified again; every
   // verdict reached is added. The caller vouches that each slot in it still
   // holds the document it was verified against.
+  //
+  // `remember` (may be null) is replaced by one memo per signal
+  // (Signal::QueryRemembering). `again` (may be null; else one per signal,
+  // from an earlier call with the same doc, sketches and params) has each
+  // signal answer from its memo (Signal::QueryAgain): the same candidates
+  // for less, when a reader queried and the writer asks again.
   using Verdicts = std::unordered_map<uint32_t, verify::Verdict>;
+  using QueryMemos = std::vector<QueryMemo>;
   Status Candidates(const SignalInput& doc, const Sketches& sketches, const QueryParams& params,
                     const TextSource* texts, std::vector<Evidence>* out,
-                    Verdicts* verdicts = nullptr) const;
+                    Verdicts* verdicts = nullptr, QueryMemos* remember = nullptr,
+                    const QueryMemos* again = nullptr) const;
 
   // Signal::BeginBulkInsert / EndBulkInsert on every signal.
   void BeginBulkInsert(size_t expected = 0);
