@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // RootOrder (root_order.h): a B+ tree of (key, root) entries. Inner node i
 // has n separators and n + 1 children; child c holds the entries in
-// [separator c-1, separator c). Separators stay valid bounds when entries
-// are erased, so erasing never touches them; an emptied node is unlinked.
+// [separator c-1, separator c). A separator keeps its key and a copy of its
+// root's name, not the root: it stays a valid bound when its entry is
+// erased, so erasing never touches it, but the root's slot may then be
+// released and hold another name, which would move the bound. An emptied
+// node is unlinked.
 #include "cluster/root_order.h"
 
 #include <algorithm>
@@ -28,7 +31,7 @@ struct RootOrder::Leaf : Node {
 struct RootOrder::Inner : Node {
   Inner() : Node(false) {}
   int64_t keys[kFanout];
-  Slot roots[kFanout];
+  std::string names[kFanout];  // the separators' names, copied
   Node* child[kFanout + 1];
 };
 
@@ -55,6 +58,43 @@ int RootOrder::Compare(int64_t key, Slot root, int64_t other_key,
   if (key != other_key) return key < other_key ? -1 : 1;
   const int c = names_->Name(root).compare(other_name);
   return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
+int RootOrder::UpperBound(const Inner* in, const Entry& e) const {
+  int lo = 0, hi = in->n;  // binary search: the first separator > e
+  std::string_view name;   // e's, read once when a key ties
+  bool named = false;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    bool less;
+    if (e.key != in->keys[mid]) {
+      less = e.key < in->keys[mid];
+    } else {
+      if (!named) name = names_->Name(e.root), named = true;
+      less = name < in->names[mid];
+    }
+    if (less) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+int RootOrder::Count(const Inner* in, int64_t key, std::string_view name, bool or_equal) const {
+  int lo = 0, hi = in->n;  // separators < (key, name), or <= it with or_equal
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    const int c = in->keys[mid] != key ? (in->keys[mid] < key ? -1 : 1)
+                                       : std::string_view(in->names[mid]).compare(name);
+    if (c < 0 || (or_equal && c == 0)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
 }
 
 bool RootOrder::Less(const Entry& a, const Entry& b) const {
@@ -95,7 +135,7 @@ RootOrder::Leaf* RootOrder::FindLeaf(const Entry& e,
   Node* n = root_;
   while (!n->leaf) {
     Inner* in = static_cast<Inner*>(n);
-    const int i = UpperBound(in->keys, in->roots, in->n, e);  // separators <= e
+    const int i = UpperBound(in, e);  // separators <= e
     if (path) path->emplace_back(in, i);
     n = in->child[i];
   }
@@ -130,7 +170,7 @@ void RootOrder::Insert(int64_t key, Slot root) {
     l->roots[pos] = root;
     ++l->n;
     Node* left = l == r ? r->prev : l;
-    InsertInParent(path, left, Entry{r->keys[0], r->roots[0]}, r);
+    InsertInParent(path, left, r->keys[0], std::string(names_->Name(r->roots[0])), r);
     return;
   }
   std::copy_backward(l->keys + pos, l->keys + l->n, l->keys + l->n + 1);
@@ -140,14 +180,14 @@ void RootOrder::Insert(int64_t key, Slot root) {
   ++l->n;
 }
 
-void RootOrder::InsertInParent(std::vector<std::pair<Inner*, int>>& path, Node* left, Entry sep,
-                               Node* right) {
+void RootOrder::InsertInParent(std::vector<std::pair<Inner*, int>>& path, Node* left,
+                               int64_t sep_key, std::string sep_name, Node* right) {
   if (path.empty()) {
     Inner* in = new Inner();
     ++inners_;
     in->n = 1;
-    in->keys[0] = sep.key;
-    in->roots[0] = sep.root;
+    in->keys[0] = sep_key;
+    in->names[0] = std::move(sep_name);
     in->child[0] = left;
     in->child[1] = right;
     root_ = in;
@@ -155,39 +195,42 @@ void RootOrder::InsertInParent(std::vector<std::pair<Inner*, int>>& path, Node* 
   }
   auto [p, idx] = path.back();
   path.pop_back();
-  // All separators and children with the new ones in place, then split if needed.
+  const int total = p->n + 1;
+  if (total <= kFanout) {  // room: shift the separators and children right of idx
+    std::move_backward(p->keys + idx, p->keys + p->n, p->keys + p->n + 1);
+    std::move_backward(p->names + idx, p->names + p->n, p->names + p->n + 1);
+    std::move_backward(p->child + idx + 1, p->child + p->n + 1, p->child + p->n + 2);
+    p->keys[idx] = sep_key;
+    p->names[idx] = std::move(sep_name);
+    p->child[idx + 1] = right;
+    p->n = total;
+    return;
+  }
+  // All separators and children with the new ones in place, then a split.
   int64_t keys[kFanout + 1];
-  Slot roots[kFanout + 1];
+  std::string names[kFanout + 1];
   Node* child[kFanout + 2];
   std::copy(p->keys, p->keys + idx, keys);
-  std::copy(p->roots, p->roots + idx, roots);
-  keys[idx] = sep.key;
-  roots[idx] = sep.root;
+  std::move(p->names, p->names + idx, names);
+  keys[idx] = sep_key;
+  names[idx] = std::move(sep_name);
   std::copy(p->keys + idx, p->keys + p->n, keys + idx + 1);
-  std::copy(p->roots + idx, p->roots + p->n, roots + idx + 1);
+  std::move(p->names + idx, p->names + p->n, names + idx + 1);
   std::copy(p->child, p->child + idx + 1, child);
   child[idx + 1] = right;
   std::copy(p->child + idx + 1, p->child + p->n + 1, child + idx + 2);
-  const int total = p->n + 1;
-  if (total <= kFanout) {
-    p->n = total;
-    std::copy(keys, keys + total, p->keys);
-    std::copy(roots, roots + total, p->roots);
-    std::copy(child, child + total + 1, p->child);
-    return;
-  }
   const int mid = total / 2;  // keys[mid] moves up
   Inner* r = new Inner();
   ++inners_;
   p->n = mid;
   std::copy(keys, keys + mid, p->keys);
-  std::copy(roots, roots + mid, p->roots);
+  std::move(names, names + mid, p->names);
   std::copy(child, child + mid + 1, p->child);
   r->n = total - mid - 1;
   std::copy(keys + mid + 1, keys + total, r->keys);
-  std::copy(roots + mid + 1, roots + total, r->roots);
+  std::move(names + mid + 1, names + total, r->names);
   std::copy(child + mid + 1, child + total + 1, r->child);
-  InsertInParent(path, p, Entry{keys[mid], roots[mid]}, r);
+  InsertInParent(path, p, keys[mid], std::move(names[mid]), r);
 }
 
 void RootOrder::Erase(int64_t key, Slot root) {
@@ -225,7 +268,8 @@ void RootOrder::RemoveFromParent(std::vector<std::pair<Inner*, int>>& path) {
   }
   const int sep = idx > 0 ? idx - 1 : 0;  // the bound that went with the child
   std::copy(p->keys + sep + 1, p->keys + p->n, p->keys + sep);
-  std::copy(p->roots + sep + 1, p->roots + p->n, p->roots + sep);
+  std::move(p->names + sep + 1, p->names + p->n, p->names + sep);
+  p->names[p->n - 1].clear();
   std::copy(p->child + idx + 1, p->child + p->n + 1, p->child + idx);
   --p->n;
   if (p == root_ && p->n == 0) {  // a root with one child: the child is the root
@@ -314,7 +358,12 @@ void RootOrder::Rebuild(std::vector<std::pair<int64_t, Slot>> entries) {
   size_ = entries.size();
   // Leaves 7/8 full, so that the next inserts rarely split.
   constexpr int kFill = kFanout - kFanout / 8;
-  std::vector<std::pair<Node*, Entry>> level;  // node and its smallest entry
+  struct Bounded {
+    Node* node;
+    int64_t key;  // its smallest entry's key and name
+    std::string name;
+  };
+  std::vector<Bounded> level;
   Leaf* prev = nullptr;
   for (size_t i = 0; i < entries.size() || level.empty(); i += kFill) {
     Leaf* l = new Leaf();
@@ -327,30 +376,31 @@ void RootOrder::Rebuild(std::vector<std::pair<int64_t, Slot>> entries) {
     l->prev = prev;
     (prev ? prev->next : first_) = l;
     prev = l;
-    level.emplace_back(l, l->n ? Entry{l->keys[0], l->roots[0]} : Entry{0, 0});
+    level.push_back({l, l->n ? l->keys[0] : 0,
+                     l->n ? std::string(names_->Name(l->roots[0])) : std::string()});
   }
   last_ = prev;
   while (level.size() > 1) {
-    std::vector<std::pair<Node*, Entry>> up;
+    std::vector<Bounded> up;
     for (size_t i = 0; i < level.size(); i += kFill + 1) {
       Inner* in = new Inner();
       ++inners_;
       const size_t end = std::min(level.size(), i + kFill + 1);
-      in->child[0] = level[i].first;
+      in->child[0] = level[i].node;
       for (size_t j = i + 1; j < end; ++j) {
-        in->keys[in->n] = level[j].second.key;
-        in->roots[in->n] = level[j].second.root;
-        in->child[++in->n] = level[j].first;
+        in->keys[in->n] = level[j].key;
+        in->names[in->n] = std::move(level[j].name);
+        in->child[++in->n] = level[j].node;
       }
-      up.emplace_back(in, level[i].second);
+      up.push_back({in, level[i].key, std::move(level[i].name)});
     }
     // An inner node needs two children: a lone last child joins its
     // neighbour, which has room (kFill + 1 children of kFanout + 1).
-    if (up.size() > 1 && static_cast<Inner*>(up.back().first)->n == 0) {
-      Inner* lone = static_cast<Inner*>(up.back().first);
-      Inner* left = static_cast<Inner*>(up[up.size() - 2].first);
-      left->keys[left->n] = up.back().second.key;
-      left->roots[left->n] = up.back().second.root;
+    if (up.size() > 1 && static_cast<Inner*>(up.back().node)->n == 0) {
+      Inner* lone = static_cast<Inner*>(up.back().node);
+      Inner* left = static_cast<Inner*>(up[up.size() - 2].node);
+      left->keys[left->n] = up.back().key;
+      left->names[left->n] = std::move(up.back().name);
       left->child[++left->n] = lone->child[0];
       delete lone;
       --inners_;
@@ -358,7 +408,7 @@ void RootOrder::Rebuild(std::vector<std::pair<int64_t, Slot>> entries) {
     }
     level = std::move(up);
   }
-  root_ = level[0].first;
+  root_ = level[0].node;
 }
 
 void RootOrder::Scan(bool descending,
@@ -375,7 +425,7 @@ void RootOrder::Scan(bool descending,
     while (!n->leaf) {
       const Inner* in = static_cast<const Inner*>(n);
       // Ascending: separators <= after; descending: separators < after.
-      n = in->child[Count(in->keys, in->roots, in->n, key, name, !descending)];
+      n = in->child[Count(in, key, name, !descending)];
     }
     l = static_cast<const Leaf*>(n);
     // Descending: the last entry < after; ascending: the first entry > after.
@@ -399,6 +449,22 @@ void RootOrder::Scan(bool descending,
   }
 }
 
-size_t RootOrder::MemoryBytes() const { return leaves_ * sizeof(Leaf) + inners_ * sizeof(Inner); }
+size_t RootOrder::MemoryBytes() const {
+  return leaves_ * sizeof(Leaf) + inners_ * sizeof(Inner) + SeparatorHeapBytes(root_);
+}
+
+// The separators' names longer than a string's inline buffer: a block each.
+// O(inner nodes), about one for 2,000 entries.
+size_t RootOrder::SeparatorHeapBytes(const Node* n) {
+  if (n->leaf) return 0;
+  const Inner* in = static_cast<const Inner*>(n);
+  size_t bytes = 0;
+  for (int i = 0; i < in->n; ++i) {
+    if (in->names[i].capacity() > std::string().capacity()) bytes += in->names[i].capacity() + 1;
+  }
+  if (in->child[0]->leaf) return bytes;
+  for (int i = 0; i <= in->n; ++i) bytes += SeparatorHeapBytes(in->child[i]);
+  return bytes;
+}
 
 }  // namespace neardup::cluster

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -86,12 +87,16 @@ class RootOrder {
   int UpperBound(const int64_t* keys, const Slot* roots, int n, const Entry& e) const;
   int Count(const int64_t* keys, const Slot* roots, int n, int64_t key, std::string_view name,
             bool or_equal) const;
+  // The same over an inner node's separators, which keep names, not roots.
+  int UpperBound(const Inner* in, const Entry& e) const;
+  int Count(const Inner* in, int64_t key, std::string_view name, bool or_equal) const;
   Leaf* FindLeaf(const Entry& e, std::vector<std::pair<Inner*, int>>* path) const;
-  void InsertInParent(std::vector<std::pair<Inner*, int>>& path, Node* left, Entry sep,
-                      Node* right);
+  void InsertInParent(std::vector<std::pair<Inner*, int>>& path, Node* left, int64_t sep_key,
+                      std::string sep_name, Node* right);
   // Unlinks the child at path.back() (emptied and freed) from its parent.
   void RemoveFromParent(std::vector<std::pair<Inner*, int>>& path);
   void Free(Node* n);
+  static size_t SeparatorHeapBytes(const Node* n);
 
   const RootNames* names_;
   Node* root_ = nullptr;

@@ -8,7 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <mutex>
 #include <random>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "engine/durable_access.h"
 #include "engine/durable_impl.h"
@@ -138,6 +142,67 @@ TEST(DurableFaultOnceTest, ASingleFailedSyncCostsOneGroup) {
   EXPECT_TRUE((*d)->Add({"c", Story(rng, 100), 1002, ""}, OnConflict::kError).ok());
   EXPECT_TRUE((*d)->Get("b").status().IsNotFound());
   EXPECT_TRUE((*d)->Get("c").ok());
+}
+
+
+// A full disk under concurrent batches (the service's `:batch` when the
+// disk fills): groups of several batches, each joining clusters its own
+// documents and earlier ones started, fail one after another and are rolled
+// back. The process goes on, and once space is back writes succeed and a
+// restart shows what was acknowledged.
+TEST(DurableFaultConcurrentTest, ADiskThatFillsUnderConcurrentBatches) {
+  TempDir dir;
+  auto faults = std::make_shared<FaultInjection>();
+  DurableOptions o = testing_util::Opts(dir.str());
+  o.sync = true;
+  std::vector<std::string> bases;
+  std::mt19937 base_rng(5);
+  for (int i = 0; i < 6; ++i) bases.push_back(Story(base_rng, 120));
+  std::string acknowledged;
+  std::vector<std::string> ids;
+  std::mutex ids_mu;
+  {
+    auto d = engine::OpenDurable(o, {.faults = faults});
+    ASSERT_TRUE(d.ok());
+    auto batches = [&](int thread, int round, bool expect_ok) {
+      std::mt19937 rng(static_cast<uint32_t>(100 * round + thread));
+      std::vector<IncomingDocument> batch;
+      for (int k = 0; k < 12; ++k) {
+        const std::string id = "r" + std::to_string(round) + "t" + std::to_string(thread) + "-" +
+                               std::to_string(k);
+        // Half join the bases' clusters, half start clusters of their own:
+        // enough roots for the cluster orders to grow inner nodes.
+        batch.push_back(
+            {id, k % 2 ? Story(rng, 120) : Edit(rng, bases[(thread + k) % bases.size()], 1), 0, ""});
+      }
+      {
+        std::lock_guard<std::mutex> lock(ids_mu);
+        for (const auto& doc : batch) ids.push_back(doc.id);
+      }
+      for (const auto& r : (*d)->AddBatch(batch, OnConflict::kError)) {
+        if (expect_ok) {
+          EXPECT_TRUE(r.ok()) << r.status().ToString();
+        }
+      }
+    };
+    auto run = [&](int round, bool expect_ok) {
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 4; ++t) threads.emplace_back(batches, t, round, expect_ok);
+      for (auto& t : threads) t.join();
+    };
+    for (int round = -3; round <= 0; ++round) run(round, true);
+    faults->Fail(FaultInjection::Op::kWrite, FaultInjection::Kind::kNoSpace);
+    for (int round = 1; round <= 8; ++round) run(round, false);
+    EXPECT_GT((*d)->Stats().commit_errors, 0u);
+    faults->Clear();
+    run(9, true);
+    run(10, true);
+    acknowledged = Snapshot(EngineOf(**d), ids);
+    ASSERT_TRUE((*d)->Close().ok());
+  }
+  auto d = engine::OpenDurable(o, {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(Snapshot(EngineOf(**d), ids), acknowledged);
 }
 
 }  // namespace
