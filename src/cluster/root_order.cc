@@ -376,8 +376,8 @@ void RootOrder::Rebuild(std::vector<std::pair<int64_t, Slot>> entries) {
     l->prev = prev;
     (prev ? prev->next : first_) = l;
     prev = l;
-    level.push_back({l, l->n ? l->keys[0] : 0,
-                     l->n ? std::string(names_->Name(l->roots[0])) : std::string()});
+    level.push_back(
+        {l, l->n ? l->keys[0] : 0, l->n ? std::string(names_->Name(l->roots[0])) : std::string()});
   }
   last_ = prev;
   while (level.size() > 1) {

@@ -144,7 +144,6 @@ TEST(DurableFaultOnceTest, ASingleFailedSyncCostsOneGroup) {
   EXPECT_TRUE((*d)->Get("c").ok());
 }
 
-
 // A full disk under concurrent batches (the service's `:batch` when the
 // disk fills): groups of several batches, each joining clusters its own
 // documents and earlier ones started, fail one after another and are rolled
@@ -168,12 +167,13 @@ TEST(DurableFaultConcurrentTest, ADiskThatFillsUnderConcurrentBatches) {
       std::mt19937 rng(static_cast<uint32_t>(100 * round + thread));
       std::vector<IncomingDocument> batch;
       for (int k = 0; k < 12; ++k) {
-        const std::string id = "r" + std::to_string(round) + "t" + std::to_string(thread) + "-" +
-                               std::to_string(k);
+        const std::string id =
+            "r" + std::to_string(round) + "t" + std::to_string(thread) + "-" + std::to_string(k);
         // Half join the bases' clusters, half start clusters of their own:
         // enough roots for the cluster orders to grow inner nodes.
-        batch.push_back(
-            {id, k % 2 ? Story(rng, 120) : Edit(rng, bases[(thread + k) % bases.size()], 1), 0, ""});
+        batch.push_back({id,
+                         k % 2 ? Story(rng, 120) : Edit(rng, bases[(thread + k) % bases.size()], 1),
+                         0, ""});
       }
       {
         std::lock_guard<std::mutex> lock(ids_mu);

@@ -33,9 +33,8 @@ Status Engine::Impl::Candidates(const engine::PreparedDocument& p, const signal:
                                 const signal::SignalSet::QueryMemos* again) const {
   thread_local std::vector<signal::Evidence> found;
   found.clear();
-  NEARDUP_RETURN_IF_ERROR(
-      signals->Candidates(InputOf(p), p.sketches, PerCluster(q), text_source(), &found, verdicts,
-                          nullptr, again));
+  NEARDUP_RETURN_IF_ERROR(signals->Candidates(InputOf(p), p.sketches, PerCluster(q), text_source(),
+                                              &found, verdicts, nullptr, again));
   near->reserve(found.size());
   for (const auto& e : found) {
     near->push_back(e.slot);

@@ -191,8 +191,7 @@ struct Engine::Impl {
   Status Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
                     std::vector<Slot>* near, std::vector<Match>* matches,
                     signal::SignalSet::Verdicts* verdicts = nullptr,
-                    const signal::SignalSet::QueryMemos* again = nullptr) const
-      REQUIRES_SHARED(mu);
+                    const signal::SignalSet::QueryMemos* again = nullptr) const REQUIRES_SHARED(mu);
 
   Result<AddResult> AddLocked(const Document& doc, const engine::PreparedDocument& p) REQUIRES(mu);
 

@@ -81,8 +81,7 @@ class CompactLshIndex {
   // Appends every stored slot sharing a band key with `keys`, most shared
   // bands first, then by slot. Errors: InvalidArgument (wrong size).
   // `memo`, when given, is replaced by what QueryAgain needs.
-  Status Query(std::span<const uint64_t> keys, std::vector<Hit>* out,
-               Memo* memo = nullptr) const;
+  Status Query(std::span<const uint64_t> keys, std::vector<Hit>* out, Memo* memo = nullptr) const;
   // What Query(keys) appends now, the same hits in the same order, given
   // the memo of an earlier Query(keys) on this index: while no run has been
   // built since (a flush, merge or compaction moves entries between tiers),
@@ -91,8 +90,7 @@ class CompactLshIndex {
   // mutable tier), and only the mutable tier is searched. Otherwise, or
   // without a memo, a whole Query. O(bands + memo hits) then. Errors: those
   // of Query.
-  Status QueryAgain(std::span<const uint64_t> keys, const Memo& memo,
-                    std::vector<Hit>* out) const;
+  Status QueryAgain(std::span<const uint64_t> keys, const Memo& memo, std::vector<Hit>* out) const;
   // Moves the mutable tier into a run and merges every run into one.
   void Compact();
   // Bulk loading (a restore): between BeginBulk and EndBulk, Insert only

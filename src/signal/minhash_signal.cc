@@ -111,7 +111,8 @@ class MinHashSignal final : public Signal {
   void Append(const Hits& hits, std::vector<Candidate>* out) const {
     for (const auto& h : hits) {
       const auto bands = static_cast<int>(h.bands);
-      if (bands >= min_bands_) out->push_back({h.slot, sketch::LshBandEstimate(bands, params_), -1});
+      if (bands >= min_bands_)
+        out->push_back({h.slot, sketch::LshBandEstimate(bands, params_), -1});
     }
   }
   // The keys to give the index: the folded keys widened (each folds to

@@ -147,8 +147,8 @@ Result<SignalSet::Sketches> SignalSet::Compute(const SignalInput& doc) const {
 
 Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
                              const QueryParams& params, const TextSource* texts,
-                             std::vector<Evidence>* out, Verdicts* verdicts,
-                             QueryMemos* remember, const QueryMemos* again) const {
+                             std::vector<Evidence>* out, Verdicts* verdicts, QueryMemos* remember,
+                             const QueryMemos* again) const {
   NEARDUP_CHECK(sketches.size() == signals_.size());
   NEARDUP_CHECK(verifier_ == nullptr || texts != nullptr);
   NEARDUP_CHECK(again == nullptr || again->size() == signals_.size());

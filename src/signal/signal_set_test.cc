@@ -187,9 +187,9 @@ TEST(SignalSetTest, NarrowFormsDecideAsTheTexts) {
   ASSERT_TRUE(set->Candidates(query.input(), *sk, {}, TextsOf(*set), &exact).ok());
   ASSERT_GE(exact.size(), 3u);
   ASSERT_LT(exact.size(), texts.size());  // some fail
-  for (const auto& [width, cut] : {std::pair{6, verify::Cut::kHigh}, std::pair{6, verify::Cut::kLow},
-                                    std::pair{32, verify::Cut::kHigh},
-                                    std::pair{32, verify::Cut::kLow}}) {
+  for (const auto& [width, cut] :
+       {std::pair{6, verify::Cut::kHigh}, std::pair{6, verify::Cut::kLow},
+        std::pair{32, verify::Cut::kHigh}, std::pair{32, verify::Cut::kLow}}) {
     FormTexts forms(set->verifier(), width, cut);
     for (size_t i = 0; i < texts.size(); ++i) {
       forms.Put(static_cast<uint32_t>(i), TextsOf(*set)->texts_[static_cast<uint32_t>(i)]);

@@ -15,8 +15,7 @@
 namespace neardup::verify {
 namespace {
 
-constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16,
-                  kHigh = 32;
+constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16, kHigh = 32;
 
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
           const std::vector<uint64_t>* shingles, bool narrow, const std::vector<uint64_t>* narrowed,
@@ -31,10 +30,9 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
       verifier != nullptr && verifier->uses_shingles() && !(narrow && with_text);
   const bool with_expressions = with_text && expressions.has_value();
   narrow = narrow && with_shingles;
-  out->push_back(static_cast<char>((with_shingles ? kShingles : 0) | (with_text ? kText : 0) |
-                                   (narrow ? kNarrow | kWidth : 0) |
-                                   (narrow && cut == Cut::kHigh ? kHigh : 0) |
-                                   (with_expressions ? kExpressions : 0)));
+  out->push_back(static_cast<char>(
+      (with_shingles ? kShingles : 0) | (with_text ? kText : 0) | (narrow ? kNarrow | kWidth : 0) |
+      (narrow && cut == Cut::kHigh ? kHigh : 0) | (with_expressions ? kExpressions : 0)));
   PutVarint(code_points, out);
   if (with_expressions) {
     PutVarint(expressions->size(), out);

@@ -18,29 +18,27 @@
 // it, and truncated hashes could change a Jaccard value.
 //
 // Layout: a flags byte (1: shingles, 2: text, 4: narrow, 8: expressions,
-// 16: narrow with a width, 32: narrow to the high bits), the code points as a varint, with expressions
-// their length as a varint and the bytes (numbers.h Expressions() of the original text: forms with
-// the text carry them when the caller gives them; forms written before they were kept have none),
-// then with shingles their count as a varint and the hashes (8 bytes little-endian each, ascending)
-// or, narrow, with flag 16 the width byte and n minus the cut set's size as a varint, then the
-// Rice-coded cut set; then with text the normalized text to the end.
+// 16: narrow with a width, 32: narrow to the high bits), the code points as a varint, with
+// expressions their length as a varint and the bytes (numbers.h Expressions() of the original text:
+// forms with the text carry them when the caller gives them; forms written before they were kept
+// have none), then with shingles their count as a varint and the hashes (8 bytes little-endian
+// each, ascending) or, narrow, with flag 16 the width byte and n minus the cut set's size as a
+// varint, then the Rice-coded cut set; then with text the normalized text to the end.
 //
 // The compact form (MakeCompactForm, for the online store, where every
 // document keeps one) keeps the text of a text the verifier reads (short
 // texts under kSimilarity) in place of its shingles: the verifier shingles it
 // again, exactly. Otherwise its shingles are narrow: each hash cut to its high
-// w = NarrowWidth(n) bits (flag 32: the hashes being ascending, so are the
-// cut ones, and no sort is needed; forms written before it kept the low bits) (n shingles: w = bit width of n + 7, in [16, 32]),
-// sorted and distinct, Golomb-Rice coded (rice.h), with n itself: about 9.5
-// bits a shingle for an article (log2(2^w / n) + 1.5, 2^w / n in [128,
-// 256)), against 64 in the wide form. The other side's hashes are cut the
-// same way (Narrow) and the set measures take both sizes from the whole sets
-// (Side::shingle_count), so only the shared count can be off: a shingle of
-// each side outside the other cut alike adds one, two shared shingles cut
-// alike take one away. Near a Jaccard of 0.6 about 0.45 n^2 / 2^w such
-// coincidences are expected (1.7 for two articles of 700 shingles, w = 17),
-// each moving the value by about (1 + J)^2 / 2n (0.0018). A value from narrow
-// shingles is therefore an estimate, within about 0.01 of the exact one for
+// w = NarrowWidth(n) bits (n shingles: w = bit width of n + 7, in [16, 32]; flag 32. The hashes
+// being ascending, so are their high bits, and no sort is needed; forms written before flag 32
+// kept the low bits, sorted again), distinct, Golomb-Rice coded (rice.h), with n itself:
+// about 9.5 bits a shingle for an article (log2(2^w / n) + 1.5, 2^w / n in [128, 256)), against 64
+// in the wide form. The other side's hashes are cut the same way (Narrow) and the set measures take
+// both sizes from the whole sets (Side::shingle_count), so only the shared count can be off: a
+// shingle of each side outside the other cut alike adds one, two shared shingles cut alike take one
+// away. Near a Jaccard of 0.6 about 0.45 n^2 / 2^w such coincidences are expected (1.7 for two
+// articles of 700 shingles, w = 17), each moving the value by about (1 + J)^2 / 2n (0.0018). A
+// value from narrow shingles is therefore an estimate, within about 0.01 of the exact one for
 // articles, up to about 0.03 (0.026 the most seen on the leaderboard's
 // sets), and the caller checks the decision with NarrowVerdictIsSure(): a
 // verdict closer to the threshold than the coincidences could move it is
@@ -96,7 +94,7 @@ struct FormSide {
   Side side;
   bool has_text = false;
   bool narrow = false;
-  int width = 64;  // the bits of each shingle hash: < 64 when narrow
+  int width = 64;       // the bits of each shingle hash: < 64 when narrow
   Cut cut = Cut::kLow;  // when narrow
 };
 

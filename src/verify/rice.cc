@@ -125,8 +125,7 @@ void RiceEncode(std::span<const uint64_t> values, std::string* out, int width) {
     prev = values[i];
     uint64_t q = gap >> k;
     if (q + 1 + static_cast<uint64_t>(k) <= 32) {  // the common case: one store
-      w.Put(((uint64_t{1} << q) - 1) | ((gap & low_mask) << (q + 1)),
-            static_cast<int>(q) + 1 + k);
+      w.Put(((uint64_t{1} << q) - 1) | ((gap & low_mask) << (q + 1)), static_cast<int>(q) + 1 + k);
       continue;
     }
     for (; q > 0; q -= std::min<uint64_t>(q, 32)) {
