@@ -224,17 +224,23 @@ void MergeRuns(std::vector<uint32_t>* v, std::vector<size_t>* ends,
 
 }  // namespace
 
-Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out,
-                              Memo* memo) const {
+Status CompactLshIndex::AppendBuffered(std::span<const uint64_t> keys,
+                                       std::vector<Hit>* out) const {
   NEARDUP_CHECK(!bulk_ && "CompactLshIndex::Query during a bulk load");
   NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
-  // A live document sits in exactly one tier, so the buffer's counts are
-  // whole: take its hits first (mapped to slots), then the runs'.
   thread_local std::vector<Hit> buffered;
   buffered.clear();
   NEARDUP_RETURN_IF_ERROR(buffer_->Query(keys, &buffered));
-  const size_t first = out->size();
   for (const Hit& h : buffered) out->push_back({buffer_slots_[h.slot], h.bands});
+  return Status::OK();
+}
+
+Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* out,
+                              Memo* memo) const {
+  // A live document sits in exactly one tier, so the buffer's counts are
+  // whole: take its hits first (mapped to slots), then the runs'.
+  const size_t first = out->size();
+  NEARDUP_RETURN_IF_ERROR(AppendBuffered(keys, out));
   thread_local std::vector<uint32_t> found, folded, scratch;
   thread_local std::vector<size_t> ends;
   found.clear();
@@ -255,21 +261,13 @@ Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* 
 Status CompactLshIndex::QueryAgain(std::span<const uint64_t> keys, const Memo& memo,
                                    std::vector<Hit>* out) const {
   if (memo.generation != merges_ + 1) return Query(keys, out);
-  NEARDUP_CHECK(!bulk_ && "CompactLshIndex::QueryAgain during a bulk load");
-  NEARDUP_RETURN_IF_ERROR(CheckBandKeys(bands_, keys.size()));
-  thread_local std::vector<Hit> buffered;
-  buffered.clear();
-  NEARDUP_RETURN_IF_ERROR(buffer_->Query(keys, &buffered));
   const size_t first = out->size();
-  for (const Hit& h : buffered) out->push_back({buffer_slots_[h.slot], h.bands});
+  NEARDUP_RETURN_IF_ERROR(AppendBuffered(keys, out));
   for (const Hit& h : memo.in_runs) {
     const uint32_t tier = run_of_.Get(h.slot);
     if (tier != 0 && tier != buffer_id_) out->push_back(h);
   }
-  std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),
-            [](const Hit& x, const Hit& y) {
-              return x.bands != y.bands ? x.bands > y.bands : x.slot < y.slot;
-            });
+  SortHits(first, out);
   return Status::OK();
 }
 

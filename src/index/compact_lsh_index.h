@@ -112,6 +112,8 @@ class CompactLshIndex {
 
  private:
   bool Present(uint32_t slot) const { return run_of_.Get(slot) != 0; }
+  // Checks the keys, then appends the mutable tier's hits, as slots.
+  Status AppendBuffered(std::span<const uint64_t> keys, std::vector<Hit>* out) const;
   void NewBuffer();
   void Flush();  // buffer -> run, then merges
   void MergeAsNeeded();

@@ -77,6 +77,10 @@ void AppendHits(const std::vector<uint32_t>& found, size_t first, std::vector<Ls
     out->push_back({found[i], static_cast<uint32_t>(j - i)});
     i = j;
   }
+  SortHits(first, out);
+}
+
+void SortHits(size_t first, std::vector<LshIndex::Hit>* out) {
   std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),
             [](const LshIndex::Hit& x, const LshIndex::Hit& y) {
               return x.bands != y.bands ? x.bands > y.bands : x.slot < y.slot;

@@ -89,6 +89,8 @@ Status CheckBandKeys(int bands, size_t keys);
 // Appends one hit per distinct slot of the sorted `found`, counting repeats
 // as shared bands, then sorts (*out)[first..] most bands first, then by slot.
 void AppendHits(const std::vector<uint32_t>& found, size_t first, std::vector<LshIndex::Hit>* out);
+// Sorts (*out)[first..] most bands first, then by slot.
+void SortHits(size_t first, std::vector<LshIndex::Hit>* out);
 
 }  // namespace neardup::index
 
