@@ -165,8 +165,8 @@ Status DocStore::OpenExisting() {
   writable_ = write_now;
   if (write_now) NEARDUP_RETURN_IF_ERROR(commit_record_.Open(dir_));
   auto format = GetMeta("format");
-  const bool v2 = format.ok() && *format == kFormatV2;
-  if (format.ok() && *format != kFormat && !v2) {
+  const bool older = format.ok() && (*format == kFormatV2 || *format == kFormatV3);
+  if (format.ok() && *format != kFormat && !older) {
     return Status::FailedPrecondition("store " + dir_ + " has format '" + *format +
                                       "', expected '" + kFormat + "'");
   }
@@ -184,8 +184,8 @@ Status DocStore::OpenExisting() {
     NEARDUP_RETURN_IF_ERROR(VerifyNodeCount(n));
   }
   NEARDUP_RETURN_IF_ERROR(OpenForWriting());
-  if (!v2) return Status::OK();
-  Batch b;  // rows written from here on may be format 3's
+  if (!older) return Status::OK();
+  Batch b;  // rows written from here on may be the current format's
   Prepare(&b);
   b.PutMeta("format", kFormat);
   return Write(&b, true);

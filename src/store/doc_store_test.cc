@@ -87,9 +87,9 @@ TEST(DocStoreTest, RowsRoundTripAndScanInArrivalOrder) {
   std::filesystem::remove_all(dir);
 }
 
-// A format-2 store opens, and becomes format 3 when opened for writing; a
-// read-only open leaves it as it is. An unknown format is refused.
-TEST(DocStoreTest, FormatTwoOpensAndIsMarkedThreeWhenWritten) {
+// A format-2 or -3 store opens, and becomes format 4 when opened for
+// writing; a read-only open leaves it as it is. An unknown format is refused.
+TEST(DocStoreTest, OlderFormatsOpenAndAreMarkedFourWhenWritten) {
   const std::string dir = Dir("format");
   auto set_format = [&](std::string_view format) {
     auto st = DocStore::Open(dir, {});
@@ -99,18 +99,18 @@ TEST(DocStoreTest, FormatTwoOpensAndIsMarkedThreeWhenWritten) {
     b.PutMeta("format", format);
     ASSERT_TRUE((*st)->Write(&b, true).ok());
   };
-  set_format("neardup-store-2");
-  {
-    StoreOptions ro;
-    ro.read_only = true;
-    auto st = DocStore::Open(dir, ro);
-    ASSERT_TRUE(st.ok()) << st.status().ToString();
-    EXPECT_EQ(*(*st)->GetMeta("format"), "neardup-store-2");
-  }
-  {
+  for (const char* older : {"neardup-store-2", "neardup-store-3"}) {
+    set_format(older);
+    {
+      StoreOptions ro;
+      ro.read_only = true;
+      auto st = DocStore::Open(dir, ro);
+      ASSERT_TRUE(st.ok()) << st.status().ToString();
+      EXPECT_EQ(*(*st)->GetMeta("format"), older);
+    }
     auto st = DocStore::Open(dir, {});
     ASSERT_TRUE(st.ok()) << st.status().ToString();
-    EXPECT_EQ(*(*st)->GetMeta("format"), "neardup-store-3");
+    EXPECT_EQ(*(*st)->GetMeta("format"), "neardup-store-4");
   }
   set_format("neardup-store-9");
   auto st = DocStore::Open(dir, {});

@@ -16,10 +16,12 @@ namespace neardup::store {
 
 // 2: node rows carry sketches. 3: sketches may hold folded 32-bit band keys
 // and verification forms cut hashes to a width (verify/form.h), which a
-// format-2 reader would misread; a format-2 store opens and becomes 3 when
-// first opened for writing.
-inline constexpr char kFormat[] = "neardup-store-3";
+// format-2 reader would misread. 4: forms may cut to the high bits (flag
+// 32), which a format-3 reader takes for damage. A format-2 or -3 store
+// opens and becomes 4 when first opened for writing.
+inline constexpr char kFormat[] = "neardup-store-4";
 inline constexpr char kFormatV2[] = "neardup-store-2";
+inline constexpr char kFormatV3[] = "neardup-store-3";
 inline constexpr char kNodeCountKey[] = "nodes";  // default family: node rows held
 
 std::string SeqKey(uint64_t seq);  // big-endian: keys sort by seq
