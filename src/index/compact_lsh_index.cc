@@ -249,12 +249,14 @@ Status CompactLshIndex::Query(std::span<const uint64_t> keys, std::vector<Hit>* 
   for (int b = 0; b < bands_; ++b) folded[b] = Fold(keys[static_cast<size_t>(b)]);
   for (const auto& run : runs_) run->FindAll(folded, run_of_, &found, &ends);
   MergeRuns(&found, &ends, &scratch);
-  if (memo != nullptr) {
+  AppendHits(found, first, out);
+  if (memo != nullptr) {  // the hits not in the mutable tier
     memo->generation = merges_ + 1;
     memo->in_runs.clear();
-    AppendHits(found, 0, &memo->in_runs);
+    for (size_t i = first; i < out->size(); ++i) {
+      if (run_of_.Get((*out)[i].slot) != buffer_id_) memo->in_runs.push_back((*out)[i]);
+    }
   }
-  AppendHits(found, first, out);
   return Status::OK();
 }
 

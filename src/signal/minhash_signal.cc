@@ -42,9 +42,14 @@ class MinHashSignal final : public Signal {
   Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
   void BeginBulkInsert(size_t expected) override { index_.BeginBulk(expected); }
   void EndBulkInsert() override { index_.EndBulk(); }
-  Status Query(const SignalSketch& s, const QueryParams& params,
+  Status Query(const SignalSketch& s, const QueryParams&,
                std::vector<Candidate>* out) const override {
-    return QueryAgain(s, params, QueryMemo{}, out);
+    if (!s.indexable) return Status::OK();
+    thread_local Hits hits;
+    hits.clear();
+    NEARDUP_RETURN_IF_ERROR(index_.Query(IndexKeys(s), &hits));
+    Append(hits, out);
+    return Status::OK();
   }
   // The memo keeps the index's hits in its runs, a word each (slot, bands).
   Status QueryRemembering(const SignalSketch& s, const QueryParams&, std::vector<Candidate>* out,
@@ -61,22 +66,19 @@ class MinHashSignal final : public Signal {
     Append(hits, out);
     return Status::OK();
   }
-  Status QueryAgain(const SignalSketch& s, const QueryParams&, const QueryMemo& memo,
+  Status QueryAgain(const SignalSketch& s, const QueryParams& params, const QueryMemo& memo,
                     std::vector<Candidate>* out) const override {
+    if (memo.generation == 0) return Query(s, params, out);
     if (!s.indexable) return Status::OK();
+    thread_local index::CompactLshIndex::Memo kept;
+    kept.generation = memo.generation;
+    kept.in_runs.clear();
+    for (uint64_t w : memo.words) {
+      kept.in_runs.push_back({static_cast<uint32_t>(w >> 32), static_cast<uint32_t>(w)});
+    }
     thread_local Hits hits;
     hits.clear();
-    if (memo.generation == 0) {
-      NEARDUP_RETURN_IF_ERROR(index_.Query(IndexKeys(s), &hits));
-    } else {
-      thread_local index::CompactLshIndex::Memo kept;
-      kept.generation = memo.generation;
-      kept.in_runs.clear();
-      for (uint64_t w : memo.words) {
-        kept.in_runs.push_back({static_cast<uint32_t>(w >> 32), static_cast<uint32_t>(w)});
-      }
-      NEARDUP_RETURN_IF_ERROR(index_.QueryAgain(IndexKeys(s), kept, &hits));
-    }
+    NEARDUP_RETURN_IF_ERROR(index_.QueryAgain(IndexKeys(s), kept, &hits));
     Append(hits, out);
     return Status::OK();
   }

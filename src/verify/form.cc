@@ -103,10 +103,8 @@ void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int 
     bool ascending = true;
     for (size_t i = 0; i < shingles.size(); ++i) {
       const uint64_t h = shingles[i] >> shift;
-      if (n > 0 && h <= (*out)[n - 1]) {
-        ascending = ascending && h == (*out)[n - 1];
-        if (h == (*out)[n - 1]) continue;
-      }
+      if (n > 0 && h == (*out)[n - 1]) continue;  // a repeat
+      ascending = ascending && (n == 0 || h > (*out)[n - 1]);
       (*out)[n++] = h;
     }
     out->resize(n);
