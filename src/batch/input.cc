@@ -409,17 +409,21 @@ Status InputTexts::ReadBytes(uint32_t file, uint64_t offset, size_t len, char* d
   return Status::OK();
 }
 
-Status InputTexts::Read(uint64_t line, std::string* buf, Line* out) const {
-  const Extent e = ExtentOf(line);
+Status ReadLine(const LineSource& source, uint64_t line, std::string* buf, LineSource::Line* out) {
+  const LineSource::Extent e = source.ExtentOf(line);
   out->file = e.file;
   const size_t len = e.end - e.begin;
   buf->resize(len + ChunkReader::kPadding);
-  if (len > 0) NEARDUP_RETURN_IF_ERROR(ReadBytes(e.file, e.begin, len, buf->data()));
+  if (len > 0) NEARDUP_RETURN_IF_ERROR(source.ReadBytes(e.file, e.begin, len, buf->data()));
   const size_t text_len = len > 0 && (*buf)[len - 1] == '\n' ? len - 1 : len;
   out->text = std::string_view(buf->data(), text_len);
   out->readable = buf->size();
-  out->line_in_file = LineInFile(line, e.file);
+  out->line_in_file = source.LineInFile(line);
   return Status::OK();
+}
+
+Status InputTexts::Read(uint64_t line, std::string* buf, Line* out) const {
+  return ReadLine(*this, line, buf, out);
 }
 
 Status InputTexts::Open(const std::vector<InputFile>* files, const LineTable* lines) {

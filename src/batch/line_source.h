@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "neardup/status.h"
@@ -45,6 +46,11 @@ class LineSource {
   // without one).
   virtual uint64_t LineInFile(uint64_t line) const = 0;
 };
+
+// Reads `line` of `source` into *buf (its text, then at least
+// ChunkReader::kPadding readable bytes) and describes it in *out, which
+// points into *buf. One pread(2) (ReadBytes). Errors: ReadBytes'.
+Status ReadLine(const LineSource& source, uint64_t line, std::string* buf, LineSource::Line* out);
 
 }  // namespace neardup::batch
 

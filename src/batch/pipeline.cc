@@ -287,9 +287,13 @@ Result<std::unique_ptr<BatchDedup>> FinishRun(std::unique_ptr<BatchRun> run, Clu
 }
 
 std::unique_ptr<BatchDedup> FinishShare(std::unique_ptr<BatchRun> run,
-                                        std::unique_ptr<ShareNames> share) {
+                                        std::unique_ptr<ShareNames> share,
+                                        std::unique_ptr<MatchRuns> matches,
+                                        std::unique_ptr<LineSource> texts) {
   auto result = std::make_unique<RunResult>();
   result->share = std::move(share);
+  result->matches = std::move(matches);
+  result->texts = std::move(texts);
   return WrapResult(std::move(run), std::move(result));
 }
 

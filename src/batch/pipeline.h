@@ -113,9 +113,14 @@ Result<std::unique_ptr<BatchDedup>> FinishRun(std::unique_ptr<BatchRun> run, Clu
                                               std::unique_ptr<MatchRuns> matches);
 // The BatchDedup of one rank's share of an MPI run (results.h ShareNames):
 // no keep phase here, the share is named already and run->stats counted.
+// With with_matches, `matches` holds the verified edges whose later record
+// (b) is in the share, and `texts` reads every line such an edge names
+// (the share's own from the input, the others' fetched).
 struct ShareNames;
 std::unique_ptr<BatchDedup> FinishShare(std::unique_ptr<BatchRun> run,
-                                        std::unique_ptr<ShareNames> share);
+                                        std::unique_ptr<ShareNames> share,
+                                        std::unique_ptr<MatchRuns> matches = nullptr,
+                                        std::unique_ptr<LineSource> texts = nullptr);
 
 // BatchDedup::Run with a given signature instead of CreateBatchSignature's
 // (tests; other front ends). `sig` must outlive the result.

@@ -58,6 +58,9 @@ class RecordWriter {
   // Names(), from a distributed share's names.
   void ShareNamesOf(uint32_t d, BatchRecord* out);
   Status OpenMatches();
+  // The record of a matched line: from the input, or through r_.texts
+  // (a distributed share's fetched records).
+  Status ParseMatched(uint32_t line, ParsedRecord* out);
   // The verified matches of d among earlier records, best first.
   Status Matches(uint32_t d, const ParsedRecord& rec);
 
@@ -74,7 +77,6 @@ class RecordWriter {
   bool have_next_ = false;
   std::unique_ptr<SignatureScratch> scratch_;
   std::vector<BatchMatch> found_;
-  std::vector<uint32_t> found_lines_;
   std::vector<std::string> match_ids_;
   size_t next_name_ = 0;  // in r_.share->names
 };
@@ -173,21 +175,28 @@ Status RecordWriter::OpenMatches() {
   return Status::OK();
 }
 
+Status RecordWriter::ParseMatched(uint32_t line, ParsedRecord* out) {
+  if (!r_.texts) return input_.Parse(line, &pa_, out);
+  LineSource::Line l;
+  NEARDUP_RETURN_IF_ERROR(ReadLine(*r_.texts, line, pa_.line_buffer(), &l));
+  return input_.ParseLine(line, l, &pa_, out);
+}
+
 Status RecordWriter::Matches(uint32_t d, const ParsedRecord& rec) {
   const BatchSignature& sig = *r_.run->sig;
   const LineTable& lines = *input_.lines;
   found_.clear();
-  found_lines_.clear();
   ParsedRecord ra;
   while (have_next_ && next_.b <= d) {
     if (next_.b == d) {
-      NEARDUP_RETURN_IF_ERROR(input_.Parse(next_.a, &pa_, &ra));
+      NEARDUP_RETURN_IF_ERROR(ParseMatched(next_.a, &ra));
       NEARDUP_ASSIGN_OR_RETURN(PairEvidence ev,
                                sig.Explain({next_.a, ra.text, lines.payload(next_.a)},
                                            {d, rec.text, lines.payload(d)}, scratch_.get()));
       BatchMatch bm;
       bm.id = std::string_view(nullptr, 0);
-      found_lines_.push_back(next_.a);
+      if (match_ids_.size() <= found_.size()) match_ids_.resize(found_.size() + 1);
+      match_ids_[found_.size()].assign(ra.id_json);
       bm.signal = ev.space >= 0 ? std::string_view(sig.spaces()[ev.space].name) : "?";
       bm.distance = ev.distance;
       bm.similarity = ev.similarity;
@@ -197,13 +206,7 @@ Status RecordWriter::Matches(uint32_t d, const ParsedRecord& rec) {
     NEARDUP_ASSIGN_OR_RETURN(have_next_, matches_->Next(&next_));
   }
   // Ids, then best first: verified similarity, estimate, input order.
-  match_ids_.resize(std::max(match_ids_.size(), found_.size()));
-  for (size_t i = 0; i < found_.size(); ++i) {
-    std::string_view id;
-    NEARDUP_RETURN_IF_ERROR(input_.ParseId(found_lines_[i], &pa_, &id));
-    match_ids_[i].assign(id);
-    found_[i].id = match_ids_[i];
-  }
+  for (size_t i = 0; i < found_.size(); ++i) found_[i].id = match_ids_[i];
   std::stable_sort(found_.begin(), found_.end(), [](const BatchMatch& x, const BatchMatch& y) {
     const double vx = x.verified.value_or(-1), vy = y.verified.value_or(-1);
     if (vx != vy) return vx > vy;

@@ -53,6 +53,9 @@ struct RunResult {
   Clustering clustering;
   Kept kept;
   std::unique_ptr<MatchRuns> matches;  // with_matches only
+  // A distributed share's matched records that other ranks own, fetched
+  // (with_matches; null: every matched record is read from the input).
+  std::unique_ptr<LineSource> texts;
   bool matches_read = false;           // WriteRecords streamed them (it runs once then)
 };
 

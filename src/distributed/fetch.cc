@@ -54,7 +54,8 @@ Result<std::vector<std::vector<uint8_t>>> Answer(const std::vector<uint32_t>& as
 
 Result<std::unique_ptr<BorrowedLines>> BorrowedLines::Fetch(
     Comm& c, const LineRanges& ranges, std::vector<uint32_t> ids, batch::RunInput* input,
-    const batch::FormStore* forms, batch::TempDir* tmp, size_t round_bytes, uint64_t* fetched) {
+    const batch::FormStore* forms, batch::TempDir* tmp, size_t round_bytes, uint64_t* fetched,
+    const std::string& file_name) {
   const batch::LineSource* own =
       forms != nullptr ? static_cast<const batch::LineSource*>(forms) : &input->store;
   std::unique_ptr<BorrowedLines> b(new BorrowedLines(own, ranges.begin(c.rank())));
@@ -64,7 +65,7 @@ Result<std::unique_ptr<BorrowedLines>> BorrowedLines::Fetch(
   ids.erase(ids.begin(), std::lower_bound(ids.begin(), ids.end(), b->direct_));
   b->ids_ = std::move(ids);
   b->file_ = forms != nullptr ? forms->files() : static_cast<uint32_t>(input->files.size());
-  b->path_ = tmp->File("borrowed.jsonl");
+  b->path_ = tmp->File(file_name);
   b->offs_.assign(1, 0);
   // Each round a rank asks for about round_bytes / N bytes of records (by
   // the input's average line), so it answers and receives about round_bytes.

@@ -37,12 +37,14 @@ class BorrowedLines final : public batch::LineSource {
   // states (the owner's: a record skipped as a repeated id is no record)
   // into input->lines; answers the other ranks' requests from input->store, or
   // with `forms` (every rank's, or none) from the forms, which it then
-  // serves in place of the texts. Collective. Adds the bytes received to
+  // serves in place of the texts. The records go to `file_name` in `tmp`
+  // (one file per live source). Collective. Adds the bytes received to
   // *fetched. Errors: IOError (reading, writing or opening a file); every
   // rank still takes part.
   static Result<std::unique_ptr<BorrowedLines>> Fetch(
       Comm& c, const LineRanges& ranges, std::vector<uint32_t> ids, batch::RunInput* input,
-      const batch::FormStore* forms, batch::TempDir* tmp, size_t round_bytes, uint64_t* fetched);
+      const batch::FormStore* forms, batch::TempDir* tmp, size_t round_bytes, uint64_t* fetched,
+      const std::string& file_name = "borrowed.jsonl");
   ~BorrowedLines() override;
   BorrowedLines(const BorrowedLines&) = delete;
   BorrowedLines& operator=(const BorrowedLines&) = delete;

@@ -3,15 +3,6 @@
 
 namespace neardup::distributed {
 
-void GatherStates(Comm& c, const LineRanges& ranges, batch::LineTable* lines) {
-  const uint32_t lo = ranges.begin(c.rank()), hi = ranges.end(c.rank());
-  std::vector<uint8_t> own(hi - lo);
-  for (uint32_t d = lo; d < hi; ++d) own[d - lo] = lines->state(d);
-  const std::vector<uint8_t> all = c.Gather(own);
-  if (c.rank() != 0) return;
-  for (uint32_t d = 0; d < all.size(); ++d) lines->set_state(d, all[d]);
-}
-
 std::vector<uint8_t> ShareSkips(Comm& c, batch::RecordErrors* errors, batch::LineTable* lines) {
   std::vector<uint32_t> skipped;
   std::vector<uint8_t> messages;

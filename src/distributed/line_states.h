@@ -3,10 +3,9 @@
 // Line states across ranks. A line's state (record, blank, skipped) is set
 // by its owner while sketching, and a repeated id is skipped by the owner
 // of its id key, which tells every rank (ShareSkips); the verify phase
-// learns the state of another rank's record with its form (fetch.h). Only
-// --with-matches, where rank 0 writes every record, gathers every line's
-// state there (GatherStates). Skip messages are reported by rank 0, in input
-// order, as one process reports them.
+// learns the state of another rank's record with its form (fetch.h). Skip
+// messages are reported by rank 0, in input order, as one process reports
+// them.
 //
 // Thread safety: one thread per rank.
 #ifndef NEARDUP_DISTRIBUTED_LINE_STATES_H_
@@ -21,10 +20,6 @@
 #include "distributed/ranges.h"
 
 namespace neardup::distributed {
-
-// Every rank's own lines' states into rank 0's `lines` (which holds every
-// line: --with-matches). Collective.
-void GatherStates(Comm& c, const LineRanges& ranges, batch::LineTable* lines);
 
 // The records skipped on any rank become kSkipped on every rank; their
 // messages (taken from `errors`) are gathered on rank 0 and returned there

@@ -67,10 +67,11 @@ class Runner {
   Status PairAndVerify(batch::KeyRuns* keys);
   Status Verify(batch::PairRuns* local);
   Status LoadVerify();
-  Status GatherMatches(std::unique_ptr<batch::MatchRuns>* out);
+  Status OwnMatches(std::unique_ptr<batch::MatchRuns>* out);
+  Status FetchMatched(std::unique_ptr<batch::LineSource>* out);
   Status Cluster();
-  batch::Clustering GatherLabels();
-  Result<std::unique_ptr<BatchDedup>> FinishShare();
+  Result<std::unique_ptr<BatchDedup>> FinishShare(std::unique_ptr<batch::MatchRuns> matches,
+                                                  std::unique_ptr<batch::LineSource> texts);
   void SumStats();
   uint64_t ErrLine() const { return run_->errors.first_line(); }
   ShuffleLimits Limits() const { return {run_->budget.ReadBytes(), run_->budget.Available() / 4}; }
@@ -84,11 +85,7 @@ class Runner {
   Checkpoints checkpoints_;
   Stage resume_ = Stage::kNone;
   LineRanges ranges_;
-  // Each rank reads only its own lines (span_), but for rank 0 with
-  // --with-matches: it writes every record, so it reads every line's offset
-  // and gathers every line's state.
-  bool whole_ = false;
-  batch::LineSpan span_;
+  batch::LineSpan span_;  // this rank's lines, the only ones it reads
   std::vector<batch::Edge> edges_;  // verified here (b owned here)
   std::vector<uint8_t> skips_;      // skip messages (rank 0)
   ClusterState clusters_;           // labels of own documents
@@ -145,10 +142,9 @@ Status Runner::Count() {
     span_.first_line_in_file += number.before[static_cast<size_t>(c_.rank()) * files + f];
   }
   ranges_ = number.ranges;
-  // The table holds this rank's lines only (all of them for whole_).
-  run_->budget.TrackLines(
-      in.lines.get(),
-      whole_ ? run_->lines_estimate : run_->lines_estimate / static_cast<uint64_t>(c_.size()));
+  // The table holds this rank's lines only.
+  run_->budget.TrackLines(in.lines.get(),
+                          run_->lines_estimate / static_cast<uint64_t>(c_.size()));
   return Status::OK();
 }
 
@@ -178,7 +174,7 @@ Status Runner::Learn() {
 }
 
 // Sketches this rank's lines (Count; nothing when resuming: only their
-// offsets are read; rank 0 with --with-matches reads every line's). Against an
+// offsets are read). Against an
 // index the ranges split the new input only: the corpus lines come first
 // and belong to rank 0 (their keys are the index's, a share on each rank;
 // their texts are read where they are needed).
@@ -208,14 +204,13 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
                   batch::FormStore::kBytesPerLine);
   }
   NEARDUP_RETURN_IF_ERROR(
-      Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end, whole_ ? nullptr : &span_),
-            ErrLine()));
+      Agree(c_, batch::SketchKeys(run_.get(), keys, own.begin, own.end, &span_), ErrLine()));
   batch::RunInput& in = run_->input;
   Status read = in.OpenStore();
   // The lines read must be those counted (the input did not change).
-  const uint64_t first = whole_ ? in.corpus_lines : span_.first_line;
-  const uint64_t want = whole_ ? in.n() : ranges_.end(c_.rank());
-  if (read.ok() && (whole_ || span_.begin < span_.end) && in.lines->size() != want) {
+  const uint64_t first = span_.first_line;
+  const uint64_t want = ranges_.end(c_.rank());
+  if (read.ok() && span_.begin < span_.end && in.lines->size() != want) {
     read =
         Status::FailedPrecondition("the input changed while running: this rank read " +
                                    std::to_string(in.lines->size() - first) + " lines, counted " +
@@ -227,7 +222,6 @@ Status Runner::Sketch(batch::KeyRuns* keys) {
 // Keys to their owners, pairs there, pairs to the owner of b, verified.
 Status Runner::PairAndVerify(batch::KeyRuns* keys) {
   batch::BatchRun& r = *run_;
-  if (r.options.with_matches) GatherStates(c_, ranges_, r.input.lines.get());
   DieForTest(c_, "sketch");
   batch::PairRuns local(r.tmp.get(), "pairs");
   {
@@ -294,7 +288,6 @@ Status Runner::LoadVerify() {
   skips_ = std::move(state.skips);
   batch::LineTable& lines = *run_->input.lines;
   for (uint32_t d = 0; d < state.states.size(); ++d) lines.set_state(lo + d, state.states[d]);
-  if (run_->options.with_matches) GatherStates(c_, ranges_, &lines);
   BatchStats& st = run_->stats;
   const std::vector<uint64_t>& k = state.counters;
   st.records = k[0], st.skipped = k[1], st.keys = k[2], st.key_runs_spilled = k[3];
@@ -302,33 +295,47 @@ Status Runner::LoadVerify() {
   return Status::OK();
 }
 
-// --with-matches: every verified edge to rank 0 in bounded rounds, where
-// they become sorted runs by (b, a), spilled past an eighth of the budget,
-// as a single process's cluster phase collects them (batch/cluster_phase.h).
-// *out is null on the other ranks.
-Status Runner::GatherMatches(std::unique_ptr<batch::MatchRuns>* out) {
+// --with-matches: the verified edges this rank found (their later record,
+// b, is its own) as sorted runs by (b, a), spilled past an eighth of the
+// budget, as a single process's cluster phase collects them
+// (batch/cluster_phase.h). Before Cluster(), which rewrites the edges that
+// a key space decided.
+Status Runner::OwnMatches(std::unique_ptr<batch::MatchRuns>* out) {
   batch::BatchRun& r = *run_;
-  std::unique_ptr<batch::MatchRuns> matches;
-  if (c_.rank() == 0) matches = std::make_unique<batch::MatchRuns>(r.tmp.get(), "matches");
-  size_t i = 0;
-  const std::function<Result<bool>(batch::Edge*)> next = [&](batch::Edge* e) -> Result<bool> {
-    if (i == edges_.size()) return false;
-    *e = edges_[i++];
-    return true;
+  auto matches = std::make_unique<batch::MatchRuns>(r.tmp.get(), "matches");
+  const uint64_t most = std::max<uint64_t>(1 << 16, r.budget.Available() / 8 / sizeof(batch::Edge));
+  batch::SpillBuffer<batch::Edge> buf(std::clamp<uint64_t>(edges_.size(), 1, most));
+  const auto flush = [&](bool spill) {
+    std::sort(buf.span().begin(), buf.span().end(), batch::MatchLess());
+    return matches->AddRun(&buf, spill);
   };
-  using batch::Edge;
-  const std::function<void(const Edge&, Edge*)> pack = [](const Edge& e, Edge* m) { *m = e; };
-  const std::function<int(const Edge&)> to_rank0 = [](const Edge&) { return 0; };
-  const std::function<Edge(const Edge&)> unpack = [](const Edge& m) { return m; };
-  const std::function<void(std::span<Edge>)> sort = [](std::span<Edge> edges) {
-    std::sort(edges.begin(), edges.end(), batch::MatchLess());
-  };
-  const ShuffleLimits limits{Limits().round_bytes, r.budget.Available() / 8};
-  uint64_t sent = 0;
-  Status s = ShuffleInto<Edge, batch::MatchLess, Edge>(c_, next, matches.get(), limits, pack,
-                                                       to_rank0, unpack, sort, &sent);
+  Status s;
+  for (size_t i = 0; s.ok() && i < edges_.size(); ++i) {
+    s = batch::AppendOrSpill(&buf, edges_[i], [&] { return flush(true); });
+  }
+  if (s.ok()) s = flush(matches->spilled_runs() > 0);
   NEARDUP_RETURN_IF_ERROR(Agree(c_, s, 0));
   *out = std::move(matches);
+  return Status::OK();
+}
+
+// --with-matches: the records of other ranks that this rank's matches name
+// (a, of the edges above), fetched from their owners as texts, in rounds
+// (fetch.h). Collective. Each rank then renders its own records with their
+// matches: no rank reads or writes another's share of the output.
+Status Runner::FetchMatched(std::unique_ptr<batch::LineSource>* out) {
+  batch::BatchRun& r = *run_;
+  const uint32_t lo = ranges_.begin(c_.rank());
+  std::vector<uint32_t> ids;
+  for (const batch::Edge& e : edges_) {
+    if (e.a < lo) ids.push_back(e.a);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  auto source = BorrowedLines::Fetch(c_, ranges_, std::move(ids), &r.input, nullptr, r.tmp.get(),
+                                     Limits().round_bytes, &fetched_, "matched.jsonl");
+  NEARDUP_RETURN_IF_ERROR(Agree(c_, source.status(), 0));
+  *out = std::move(source).value();
   return Status::OK();
 }
 
@@ -365,32 +372,10 @@ Status Runner::Cluster() {
   return Agree(c_, checkpoints_.SaveCluster(clusters_), 0);
 }
 
-// (root, size) of every line, on rank 0 (empty elsewhere).
-batch::Clustering Runner::GatherLabels() {
-  const Labels& own = clusters_.labels;
-  std::vector<uint32_t> pairs;
-  pairs.reserve(2 * own.root.size());
-  for (size_t i = 0; i < own.root.size(); ++i) {
-    pairs.push_back(own.root[i]);
-    pairs.push_back(own.size[i]);
-  }
-  const std::vector<uint32_t> all = FromBytes<uint32_t>(c_.Gather(AsBytes(pairs)));
-  batch::Clustering cl;
-  if (c_.rank() != 0) return cl;
-  const uint64_t n = run_->input.n();
-  cl.root.assign(n, 0);
-  cl.size.assign(n, 1);
-  for (uint32_t d = 0; d < n; ++d) {
-    cl.root[d] = all[2 * d];
-    cl.size[all[2 * d]] = all[2 * d + 1];
-  }
-  run_->budget.Hold((cl.root.capacity() + cl.size.capacity()) * sizeof(uint32_t));
-  return cl;
-}
-
 // This rank's share of the output: its records named (share.h), its own
 // BatchDedup, written in rank order by WriteInRankOrder (output.h).
-Result<std::unique_ptr<BatchDedup>> Runner::FinishShare() {
+Result<std::unique_ptr<BatchDedup>> Runner::FinishShare(
+    std::unique_ptr<batch::MatchRuns> matches, std::unique_ptr<batch::LineSource> texts) {
   batch::BatchRun& r = *run_;
   ShareCounts counts;
   auto share = NameShare(c_, ranges_, r.input, clusters_.labels, r.options.engine.keep,
@@ -411,7 +396,8 @@ Result<std::unique_ptr<BatchDedup>> Runner::FinishShare() {
   r.stats.clusters = counts.clusters;
   r.stats.multi_clusters = counts.multi_clusters;
   r.stats.duplicates = counts.duplicates;
-  return batch::FinishShare(std::move(run_), std::move(share).value());
+  return batch::FinishShare(std::move(run_), std::move(share).value(), std::move(matches),
+                            std::move(texts));
 }
 
 // Counters summed over the ranks (peak memory and disk: the largest rank).
@@ -438,7 +424,6 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
                                                 const BatchOptions& options,
                                                 batch::BatchSignature* sig) {
   NEARDUP_RETURN_IF_ERROR(Open(files, options, sig));
-  whole_ = options.with_matches && c_.rank() == 0;
   NEARDUP_RETURN_IF_ERROR(Count());
   NEARDUP_RETURN_IF_ERROR(Learn());
   {
@@ -453,7 +438,11 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
   DeliverSkips(c_, skips_, run_->options.on_skip);
   DieForTest(c_, "verify");
   std::unique_ptr<batch::MatchRuns> matches;
-  if (run_->options.with_matches) NEARDUP_RETURN_IF_ERROR(GatherMatches(&matches));
+  std::unique_ptr<batch::LineSource> texts;
+  if (run_->options.with_matches) {
+    NEARDUP_RETURN_IF_ERROR(OwnMatches(&matches));
+    NEARDUP_RETURN_IF_ERROR(FetchMatched(&texts));
+  }
   NEARDUP_RETURN_IF_ERROR(Cluster());
   DieForTest(c_, "cluster");
   SumStats();
@@ -462,12 +451,7 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
     if (c_.rank() == 0) s = run_->sig->SaveState(run_->options.idf_save);
     NEARDUP_RETURN_IF_ERROR(Agree(c_, s.WithContext(run_->options.idf_save), 0));
   }
-  // --with-matches lists each record's matches with their evidence, from
-  // both texts: rank 0 writes every record.
-  if (!run_->options.with_matches) return FinishShare();
-  batch::Clustering clustering = GatherLabels();
-  if (c_.rank() != 0) return std::unique_ptr<BatchDedup>();
-  return batch::FinishRun(std::move(run_), std::move(clustering), std::move(matches));
+  return FinishShare(std::move(matches), std::move(texts));
 }
 
 }  // namespace

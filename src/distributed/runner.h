@@ -9,8 +9,7 @@
 //
 //   1. Ownership (ranges.h): each rank counts, reads and sketches only the
 //      lines of its byte range of the input; an all-gather of the ranks'
-//      per-file line counts numbers them. With --with-matches rank 0 reads
-//      every line's offset and gathers every state (it writes every record).
+//      per-file line counts numbers them. No rank reads another's lines.
 //   2. Keys go to the owner of their hash (shuffle.h); a bucket is then
 //      whole on one rank, which pairs it as one process would.
 //   3. Pairs (a, b) go to the owner of b, which fetches the records of a it
@@ -19,8 +18,9 @@
 //   5. Each rank names its own records (share.h: the keep policy over
 //      ranks) and owns the result for its lines; the shares, written in
 //      rank order (output.h), are BatchDedup::Run's output. With
-//      --with-matches the labels go to rank 0, which runs the keep phase
-//      and writes every record.
+//      --with-matches each rank lists its own records' matches (the edges
+//      it verified: their later record is its own), with the texts of the
+//      matched records other ranks own fetched from them.
 //
 // With a work directory, stages 3 and 4 leave checkpoints (checkpoint.h)
 // that a resumed run loads instead of running the stages again.
@@ -42,8 +42,7 @@
 namespace neardup::distributed {
 
 // Runs on every rank of `c`; all ranks return the same status. Each rank's
-// result holds its share of the records (stats summed over the ranks); with
-// with_matches rank 0's holds every record and the others' are null. `sig` (tests): the signature
+// result holds its share of the records (stats summed over the ranks). `sig` (tests): the signature
 // every rank uses instead of CreateBatchSignature's; it must outlive the result. Errors: as
 // RunDistributed.
 Result<std::unique_ptr<BatchDedup>> RunOnComm(Comm& c, const std::vector<std::string>& files,
