@@ -38,8 +38,9 @@ Status RunInput::ParseLine(uint64_t line, const InputTexts::Line& l, RecordParse
   return s.ok() ? s : s.WithContext(Where(line));
 }
 
-Status RunInput::ParseId(uint64_t line, RecordParser* parser, std::string_view* id) const {
-  const InputTexts::Line l = store.Get(line);
+Status RunInput::ParseId(uint64_t line, RecordParser* parser, std::string_view* id,
+                         bool in_order) const {
+  const InputTexts::Line l = store.Get(line, in_order);
   Status s = parser->ParseId(l.text, l.readable, Place(line, l.line_in_file), id);
   return s.ok() ? s : s.WithContext(Where(line));
 }

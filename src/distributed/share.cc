@@ -41,7 +41,7 @@ Status SendMembers(Comm& c, const LineRanges& ranges, const batch::RunInput& inp
       id = rec.id_json;
       code_points = static_cast<uint32_t>(base::CodePointCount(rec.text));
     } else {
-      s = input.ParseId(d, &parser, &id);
+      s = input.ParseId(d, &parser, &id, /*in_order=*/true);
     }
     if (!s.ok()) {
       *bad_line = d;

@@ -39,49 +39,6 @@ Status ShuffleKeysAs(Comm& c, batch::KeyRuns* keys, batch::KeyRuns* owned, batch
 
 }  // namespace
 
-Status ShuffleBytes(Comm& c, size_t record_bytes, size_t round_bytes,
-                    const std::function<Result<bool>(void*)>& next,
-                    const std::function<int(const void*)>& owner,
-                    const std::function<Status(std::span<const uint8_t>)>& deliver,
-                    uint64_t* sent_away) {
-  // At most this many records to each destination a round, so no rank
-  // receives more than round_bytes in one round.
-  const size_t per_dest =
-      std::max<size_t>(1, round_bytes / record_bytes / static_cast<size_t>(c.size()));
-  std::vector<std::vector<uint8_t>> out(c.size());
-  std::vector<uint8_t> pending(record_bytes);
-  bool have_pending = false, exhausted = false;
-  Status status;
-  while (true) {
-    for (auto& o : out) o.clear();
-    while (!exhausted) {
-      if (!have_pending) {
-        Result<bool> more = next(pending.data());
-        if (!more.ok() || !*more) {
-          if (!more.ok()) status = more.status();
-          exhausted = true;
-          break;
-        }
-        have_pending = true;
-      }
-      std::vector<uint8_t>& o = out[owner(pending.data())];
-      if (o.size() >= per_dest * record_bytes) break;  // next round
-      o.insert(o.end(), pending.begin(), pending.end());
-      have_pending = false;
-    }
-    for (int d = 0; d < c.size(); ++d) {
-      if (d != c.rank()) *sent_away += out[d].size();
-    }
-    const std::vector<uint8_t> in = c.Exchange(out);
-    if (status.ok() && !in.empty()) {
-      status = deliver(in);
-      if (!status.ok()) exhausted = true, have_pending = false;
-    }
-    if (MaxAll(c, exhausted ? 0 : 1) == 0) break;
-  }
-  return status;
-}
-
 Status ShuffleKeys(Comm& c, batch::KeyRuns* keys, batch::KeyRuns* owned, batch::LineTable* lines,
                    const ShuffleLimits& limits, std::vector<batch::KeyEntry>* id_entries,
                    uint64_t* sent_away) {
