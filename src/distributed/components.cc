@@ -49,10 +49,10 @@ Status Replay(const std::vector<batch::Edge>& mine, const LineRanges& ranges, ui
 
 }  // namespace
 
-Labels Components(Comm& c, const LineRanges& ranges, const std::vector<batch::Edge>& edges,
-                  uint64_t* rounds) {
-  Forest forest(c, ranges);
-  std::vector<batch::Edge> active = edges;  // edges not known to be inside one tree
+Labels Components(Comm& c, const LineRanges& ranges, std::vector<batch::Edge> edges,
+                  uint64_t* rounds, size_t slice) {
+  Forest forest(c, ranges, slice);
+  std::vector<batch::Edge>& active = edges;  // edges not known to be inside one tree
   do {
     ++*rounds;
   } while (forest.Round(&active) > 0);

@@ -18,11 +18,12 @@
 //
 // Bound: at most floor(log_{3/2} s) + 2 rounds, s the size of the largest
 // component (36 for a million documents; a chain of a million links takes
-// 21, a 1000 x 1000 grid 12). A round is a fixed 10 all-to-alls (Exchange)
-// and one all-reduce, whatever the input; the labels take 3 more
-// all-to-alls. No rank holds more than its edges, its documents' parents
-// and flags and, during a round, per-document and per-edge scratch (forest.h),
-// plus O(N) counters.
+// 21, a 1000 x 1000 grid 12). A round is 5 all-to-alls (Exchange), 8 more
+// per slice of at most `slice` edges (as many slices as the rank with the
+// most edges still in play needs), and 3 all-reduces; the labels take 3
+// more all-to-alls. No rank holds more than its edges, its documents'
+// parents, flags and proposals and, during a round, per-document scratch
+// and the scratch of one slice of edges (forest.h), plus O(N) counters.
 //
 // The cap: edges of components over the cap go to rank Mix(root) mod N,
 // which replays them through the batch ClusterBuilder over the documents
@@ -33,8 +34,8 @@
 // Collectives (comm.h): every rank calls them, in the same order.
 //
 // Thread safety: one thread per rank. Memory: its edges, its documents'
-// parents, flags and labels (13 bytes each), the scratch of a round, O(N)
-// counters.
+// parents, proposals, flags and labels (17 bytes each), the scratch of a
+// round, O(N) counters.
 #ifndef NEARDUP_DISTRIBUTED_COMPONENTS_H_
 #define NEARDUP_DISTRIBUTED_COMPONENTS_H_
 
@@ -54,11 +55,13 @@ struct Labels {
 };
 
 // The connected components of the union of every rank's `edges` (any rank
-// may hold any edge); labels of this rank's documents, roots the smallest
-// member. Adds the rounds (above) to *rounds: the same on every rank and
-// for any number of ranks.
-Labels Components(Comm& c, const LineRanges& ranges, const std::vector<batch::Edge>& edges,
-                  uint64_t* rounds);
+// may hold any edge; taken by value: the rounds drop the edges found inside
+// one tree, so a caller that needs them no more moves them in); labels of
+// this rank's documents, roots the smallest member. Adds the rounds
+// (above) to *rounds: the same on every rank, for any number of ranks and
+// any slice.
+Labels Components(Comm& c, const LineRanges& ranges, std::vector<batch::Edge> edges,
+                  uint64_t* rounds, size_t slice = SIZE_MAX);
 
 struct CapStats {
   uint64_t oversized_components = 0, refused_by_cap = 0;

@@ -103,9 +103,11 @@ Labelling UnionFind(uint32_t docs, const std::vector<batch::Edge>& edges) {
   return r;
 }
 
-// Components on `ranks` in-process ranks with even line ranges; the owner
-// of b holds an edge, except every 7th, held by some other rank.
-Labelling RunComponents(int ranks, uint32_t docs, const std::vector<batch::Edge>& edges) {
+// Components on `ranks` in-process ranks with even line ranges, `slice`
+// edges at a time; the owner of b holds an edge, except every 7th, held by
+// some other rank.
+Labelling RunComponents(int ranks, uint32_t docs, const std::vector<batch::Edge>& edges,
+                        size_t slice = SIZE_MAX) {
   std::vector<uint32_t> bounds;
   for (int r = 0; r <= ranks; ++r)
     bounds.push_back(static_cast<uint32_t>(uint64_t{docs} * r / ranks));
@@ -122,10 +124,14 @@ Labelling RunComponents(int ranks, uint32_t docs, const std::vector<batch::Edge>
     }
     CountingComm counted(c);
     uint64_t& n = rounds[c.rank()];
-    const Labels l = Components(counted, lines, mine, &n);
-    // Each round is 10 exchanges and an all-reduce; the labels 3 exchanges.
-    EXPECT_EQ(counted.exchanges, 10 * n + 3) << n << " rounds";
-    EXPECT_EQ(counted.reduces, n);
+    const size_t held = MaxAll(c, mine.size());
+    const Labels l = Components(counted, lines, mine, &n, slice);
+    // Each round is 5 exchanges, 8 per slice (of at most `held` edges, in
+    // steps 1 and 2), and 3 all-reduces; the labels 3 exchanges.
+    const uint64_t slices = held == 0 ? 0 : (held - 1) / slice + 1;
+    EXPECT_GE(counted.exchanges, 5 * n + 3) << n << " rounds";
+    EXPECT_LE(counted.exchanges, (5 + 16 * slices) * n + 3) << n << " rounds";
+    EXPECT_EQ(counted.reduces, 3 * n);
     EXPECT_EQ(counted.others, 0u);
     std::copy(l.root.begin(), l.root.end(), g.root.begin() + lines.begin(c.rank()));
     std::copy(l.size.begin(), l.size.end(), g.size.begin() + lines.begin(c.rank()));
@@ -158,6 +164,11 @@ uint64_t CheckAllRanks(const std::string& name, uint32_t docs,
       EXPECT_EQ(got.rounds, rounds) << name << ": rounds depend on the ranks";
     }
     rounds = got.rounds;
+    if (ranks == 2) {  // a few slices of edges a step: the same labels and rounds
+      const Labelling sliced = RunComponents(ranks, docs, edges, edges.size() / 6 + 1);
+      EXPECT_EQ(FirstDifference(sliced, want), -1) << name << " in slices";
+      EXPECT_EQ(sliced.rounds, rounds) << name << " in slices";
+    }
     std::printf("%s: %u documents, %d ranks: %llu rounds (bound %llu)\n", name.c_str(), docs, ranks,
                 static_cast<unsigned long long>(got.rounds),
                 static_cast<unsigned long long>(Bound(largest)));

@@ -97,12 +97,15 @@ enum : uint8_t {
 
 }  // namespace
 
-Forest::Forest(Comm& c, const LineRanges& ranges)
-    : c_(c), ranges_(ranges), lo_(ranges.begin(c.rank())) {
+Forest::Forest(Comm& c, const LineRanges& ranges, size_t slice)
+    : c_(c), ranges_(ranges), lo_(ranges.begin(c.rank())), slice_(std::max<size_t>(1, slice)) {
   parent_.resize(ranges.end(c.rank()) - lo_);
   std::iota(parent_.begin(), parent_.end(), lo_);
+  proposal_.assign(parent_.size(), UINT32_MAX);
   flags_.assign(parent_.size(), kStar);
 }
+
+size_t Forest::Slices(size_t edges) { return MaxAll(c_, edges == 0 ? 0 : (edges - 1) / slice_ + 1); }
 
 template <typename T>
 std::vector<T> Forest::Fetch(
@@ -137,83 +140,109 @@ std::vector<T> Forest::Lookup(const std::vector<uint32_t>& ids,
 }
 
 uint64_t Forest::Round(std::vector<batch::Edge>* active) {
-  std::vector<std::array<Answer, 2>> ends;
-  const std::vector<uint32_t> under = HookStars(active, &ends);
-  uint64_t changes = under.size() + HookStagnant(*active, ends, under);
+  const std::vector<uint32_t> under = HookStars(active);
+  uint64_t changes = under.size() + HookStagnant(*active, under);
   changes += ShortcutAndFindStars();
   return SumAll(c_, changes);
 }
 
-// Step 1. Keeps what the owners said of the ends in *ends (per edge kept);
-// returns what the roots hung on this rank went under. 3 exchanges.
-std::vector<uint32_t> Forest::HookStars(std::vector<batch::Edge>* active,
-                                        std::vector<std::array<Answer, 2>>* ends) {
+// Step 1, a slice of the edges at a time: the owners tell each end's
+// parent and whether it is in a star; edges inside one tree are dropped
+// for good, and each star root's proposals go to its owner. Then the own
+// roots hang. Returns what the roots hung on this rank went under. 3
+// exchanges a slice.
+std::vector<uint32_t> Forest::HookStars(std::vector<batch::Edge>* active) {
+  const size_t slices = Slices(active->size()), n = active->size();
+  size_t kept = 0;  // edges kept so far, moved to the front (kept <= k)
   std::vector<uint32_t> ids;
-  for (const batch::Edge& e : *active) ids.push_back(e.a), ids.push_back(e.b);
-  const std::vector<Answer> at = Lookup<Answer>(ids, [&](uint32_t i) {
-    return Answer{parent_[i], (flags_[i] & kStar) != 0u};
-  });
-  std::vector<uint64_t> hooks;
-  ends->clear();
-  size_t kept = 0;
-  for (size_t k = 0; k < active->size(); ++k) {
-    const Answer a = at[2 * k], b = at[2 * k + 1];
-    if (a.parent == b.parent) continue;  // inside one tree for good
-    (*active)[kept++] = (*active)[k];
-    ends->push_back({a, b});
-    if (a.bit != 0 && a.parent > b.parent) hooks.push_back(Hooking(a.parent, b.parent));
-    if (b.bit != 0 && b.parent > a.parent) hooks.push_back(Hooking(b.parent, a.parent));
+  for (size_t s = 0; s < slices; ++s) {
+    const size_t begin = std::min(n, s * slice_), end = std::min(n, begin + slice_);
+    ids.clear();
+    for (size_t k = begin; k < end; ++k) ids.push_back((*active)[k].a), ids.push_back((*active)[k].b);
+    const std::vector<Answer> at = Lookup<Answer>(ids, [&](uint32_t i) {
+      return Answer{parent_[i], (flags_[i] & kStar) != 0u};
+    });
+    std::vector<uint64_t> hooks;
+    for (size_t k = begin; k < end; ++k) {
+      const Answer a = at[2 * (k - begin)], b = at[2 * (k - begin) + 1];
+      if (a.parent == b.parent) continue;  // inside one tree for good
+      (*active)[kept++] = (*active)[k];
+      if (a.bit != 0 && a.parent > b.parent) hooks.push_back(Hooking(a.parent, b.parent));
+      if (b.bit != 0 && b.parent > a.parent) hooks.push_back(Hooking(b.parent, a.parent));
+    }
+    Propose(std::move(hooks));
   }
   active->resize(kept);
-  return Hook(std::move(hooks));
+  return HangProposed();
 }
 
-// Step 2, for the edges with an end in a star: is its root stagnant, and
-// the other end's parent now. The trees hung under in step 1 (`under`)
-// learn it on the way. 3 exchanges.
+// Step 2. The trees hung under in step 1 (`under`) learn it first (1
+// exchange); then the edges, a slice at a time (HookStagnantSlice), and
+// the own stagnant roots hang.
 uint64_t Forest::HookStagnant(const std::vector<batch::Edge>& active,
-                              const std::vector<std::array<Answer, 2>>& ends,
                               const std::vector<uint32_t>& under) {
-  std::vector<uint32_t> ids;  // pairs: a star's root, the other end
-  for (size_t k = 0; k < active.size(); ++k) {
-    if (ends[k][0].bit != 0) ids.push_back(ends[k][0].parent), ids.push_back(active[k].b);
-    if (ends[k][1].bit != 0) ids.push_back(ends[k][1].parent), ids.push_back(active[k].a);
-  }
   std::vector<uint32_t> marks = under;
   SortUniqueIds(&marks);
-  const std::vector<Answer> now = Fetch<Answer>(ids, [&](std::span<const uint32_t> distinct) {
-    return MarkThenQuery<Answer>(
-        c_, marks, distinct, [&](uint32_t d) { return Owner(d); },
-        [&](uint32_t d) { flags_[d - lo_] |= kReceived; },
-        [&](uint32_t d) {
-          const uint32_t i = d - lo_;
-          const bool stagnant = Root(i) && (flags_[i] & (kStar | kHooked | kReceived)) == kStar;
-          return Answer{parent_[i], stagnant};
-        });
+  std::vector<std::vector<uint8_t>> out(c_.size());
+  internal::AppendByOwner(
+      marks, [&](uint32_t d) { return Owner(d); }, &out);
+  for (uint32_t d : FromBytes<uint32_t>(c_.Exchange(out))) flags_[d - lo_] |= kReceived;
+  const size_t slices = Slices(active.size());
+  for (size_t s = 0; s < slices; ++s) {
+    const size_t begin = std::min(active.size(), s * slice_);
+    const size_t end = std::min(active.size(), begin + slice_);
+    HookStagnantSlice(std::span<const batch::Edge>(active.data() + begin, end - begin));
+  }
+  return HangProposed().size();
+}
+
+// A slice of step 2. An end that was in a star when the round began, and
+// is not a root that step 1 hung, still has that star's root as its
+// parent (step 1 moves roots only; a star whose root it moved is not
+// stagnant). The owners of those roots tell whether they are stagnant, and
+// the other ends' owners their parents now; a stagnant root's proposals go
+// to its owner. 5 exchanges.
+void Forest::HookStagnantSlice(std::span<const batch::Edge> edges) {
+  std::vector<uint32_t> ids;
+  for (const batch::Edge& e : edges) ids.push_back(e.a), ids.push_back(e.b);
+  const std::vector<Answer> at = Lookup<Answer>(ids, [&](uint32_t i) {
+    return Answer{parent_[i], (flags_[i] & (kStar | kHooked)) == kStar};
+  });
+  std::vector<uint32_t> asks;  // pairs: a star's root, the other end
+  for (size_t k = 0; k < edges.size(); ++k) {
+    if (at[2 * k].bit != 0) asks.push_back(at[2 * k].parent), asks.push_back(edges[k].b);
+    if (at[2 * k + 1].bit != 0) asks.push_back(at[2 * k + 1].parent), asks.push_back(edges[k].a);
+  }
+  const std::vector<Answer> now = Lookup<Answer>(asks, [&](uint32_t i) {
+    const bool stagnant = Root(i) && (flags_[i] & (kStar | kHooked | kReceived)) == kStar;
+    return Answer{parent_[i], stagnant};
   });
   std::vector<uint64_t> hooks;
   for (size_t k = 0; k + 1 < now.size(); k += 2) {
-    if (now[k].bit != 0) hooks.push_back(Hooking(ids[k], now[k + 1].parent));
+    if (now[k].bit != 0) hooks.push_back(Hooking(asks[k], now[k + 1].parent));
   }
-  return Hook(std::move(hooks)).size();
+  Propose(std::move(hooks));
 }
 
-// Sends each proposal (Hooking) to the root's owner, which hangs the root
-// under the smallest document proposed for it. Returns those documents,
-// one per root hung on this rank. 1 exchange.
-std::vector<uint32_t> Forest::Hook(std::vector<uint64_t> hooks) {
+void Forest::Propose(std::vector<uint64_t> hooks) {
   KeepSmallest(&hooks);
   std::vector<std::vector<uint8_t>> out(c_.size());
   for (uint64_t h : hooks) AppendPod(h, &out[Owner(h >> 32)]);
-  std::vector<uint64_t> in = FromBytes<uint64_t>(c_.Exchange(out));
-  KeepSmallest(&in);
+  for (uint64_t h : FromBytes<uint64_t>(c_.Exchange(out))) {
+    uint32_t& p = proposal_[static_cast<uint32_t>(h >> 32) - lo_];
+    p = std::min(p, static_cast<uint32_t>(h));
+  }
+}
+
+std::vector<uint32_t> Forest::HangProposed() {
   std::vector<uint32_t> under;
-  for (uint64_t h : in) {
-    const uint32_t i = static_cast<uint32_t>(h >> 32) - lo_;
-    under.push_back(static_cast<uint32_t>(h));
-    NEARDUP_CHECK(Root(i) && under.back() != lo_ + i);
-    parent_[i] = under.back();
+  for (uint32_t i = 0; i < proposal_.size(); ++i) {
+    if (proposal_[i] == UINT32_MAX) continue;
+    NEARDUP_CHECK(Root(i) && proposal_[i] != lo_ + i);
+    parent_[i] = proposal_[i];
     flags_[i] |= kHooked;
+    under.push_back(proposal_[i]);
+    proposal_[i] = UINT32_MAX;
   }
   return under;
 }

@@ -5,13 +5,15 @@
 // algorithm, its bound and its cost; forest.cc the steps and the proof).
 //
 // Collectives (comm.h): every rank calls Round and Finish the same number
-// of times. Thread safety: one thread per rank. Memory: 5 bytes per own
+// of times. Thread safety: one thread per rank. Memory: 9 bytes per own
 // document; during a round, scratch of up to about 40 bytes per own
-// document in a tree of more than one and 80 per edge still in play.
+// document in a tree of more than one, and about 80 bytes per edge of a
+// slice: steps 1 and 2 take the edges a slice at a time (the slices'
+// proposals meet on the roots' owners), so the per-edge scratch is bounded
+// by the slice, not by the edges.
 #ifndef NEARDUP_DISTRIBUTED_FOREST_H_
 #define NEARDUP_DISTRIBUTED_FOREST_H_
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -26,13 +28,15 @@ namespace neardup::distributed {
 
 class Forest {
  public:
-  // Every document its own tree (a star).
-  Forest(Comm& c, const LineRanges& ranges);
+  // Every document its own tree (a star). Steps 1 and 2 of a round take
+  // at most `slice` edges at a time (at least 1).
+  Forest(Comm& c, const LineRanges& ranges, size_t slice = SIZE_MAX);
 
   // One round over the edges of `active` (edges not yet known to lie in
-  // one tree; the others are dropped from it): 10 exchanges and an
-  // all-reduce. Returns the changes (hooks, parents moved) over all ranks;
-  // 0 once every tree is a star and a whole component.
+  // one tree; the others are dropped from it): 5 exchanges, 8 per slice of
+  // each rank's edges (as many slices as the rank with the most edges has)
+  // and 3 all-reduces. Returns the changes (hooks, parents moved) over all
+  // ranks; 0 once every tree is a star and a whole component.
   uint64_t Round(std::vector<batch::Edge>* active);
 
   // After a round without changes: each document's label (the smallest
@@ -58,18 +62,25 @@ class Forest {
   template <typename T>
   std::vector<T> Lookup(const std::vector<uint32_t>& ids, const std::function<T(uint32_t)>& answer);
 
-  std::vector<uint32_t> HookStars(std::vector<batch::Edge>* active,
-                                  std::vector<std::array<Answer, 2>>* ends);
-  uint64_t HookStagnant(const std::vector<batch::Edge>& active,
-                        const std::vector<std::array<Answer, 2>>& ends,
-                        const std::vector<uint32_t>& under);
-  std::vector<uint32_t> Hook(std::vector<uint64_t> hooks);
+  // The number of slices of `edges` every rank takes part in.
+  size_t Slices(size_t edges);
+  std::vector<uint32_t> HookStars(std::vector<batch::Edge>* active);
+  uint64_t HookStagnant(const std::vector<batch::Edge>& active, const std::vector<uint32_t>& under);
+  void HookStagnantSlice(std::span<const batch::Edge> edges);
+  // Sends proposals (root << 32 | under) to the roots' owners, which keep
+  // the smallest `under` per root. 1 exchange.
+  void Propose(std::vector<uint64_t> hooks);
+  // Hangs every own root under its smallest proposal; returns those
+  // documents, one per root hung.
+  std::vector<uint32_t> HangProposed();
   uint64_t ShortcutAndFindStars();
 
   Comm& c_;
   const LineRanges& ranges_;
   uint32_t lo_;
+  size_t slice_;
   std::vector<uint32_t> parent_;
+  std::vector<uint32_t> proposal_;  // per own root, this step's smallest
   std::vector<uint8_t> flags_;
 };
 

@@ -86,7 +86,9 @@ class Runner {
   Stage resume_ = Stage::kNone;
   LineRanges ranges_;
   batch::LineSpan span_;  // this rank's lines, the only ones it reads
-  std::vector<batch::Edge> edges_;  // verified here (b owned here)
+  static constexpr size_t kScratchPerEdge = 96;  // of a round of the components
+  std::vector<batch::Edge> edges_;               // verified here (b owned here)
+  uint64_t edge_count_ = 0;                      // edges_.size() before Cluster()
   std::vector<uint8_t> skips_;      // skip messages (rank 0)
   ClusterState clusters_;           // labels of own documents
   uint64_t rounds_ = 0, key_bytes_ = 0, pair_bytes_ = 0, fetched_ = 0;
@@ -343,6 +345,7 @@ Status Runner::FetchMatched(std::unique_ptr<batch::LineSource>* out) {
 Status Runner::Cluster() {
   batch::BatchRun& r = *run_;
   r.monitor->Phase(BatchPhase::kCluster, 0);
+  edge_count_ = edges_.size();
   // An edge a key space decided (-1) counts as 1 for the cap's order.
   for (batch::Edge& e : edges_) e.similarity = e.similarity < 0 ? 1.0f : e.similarity;
   const auto hold_labels = [&] {
@@ -355,7 +358,17 @@ Status Runner::Cluster() {
     hold_labels();
     return loaded;
   }
-  clusters_.labels = Components(c_, ranges_, edges_, &rounds_);
+  // The rounds take the edges a slice at a time, the slice's scratch
+  // (about 80 bytes an edge) within a round's bytes of the budget; they
+  // drop edges as they go, so without the cap, which reads every edge
+  // again, they take the edges themselves rather than a copy.
+  const size_t slice = std::max<size_t>(4096, Limits().round_bytes / kScratchPerEdge);
+  if (r.options.max_cluster_size > 0) {
+    clusters_.labels = Components(c_, ranges_, edges_, &rounds_, slice);
+  } else {
+    clusters_.labels = Components(c_, ranges_, std::move(edges_), &rounds_, slice);
+    edges_ = std::vector<batch::Edge>();
+  }
   hold_labels();
   if (r.options.max_cluster_size > 0) {
     CapStats cap;
@@ -407,7 +420,7 @@ void Runner::SumStats() {
                       &st.key_bytes_spilled, &st.candidate_pairs, &st.similarity_calls}) {
     *v = SumAll(c_, *v);
   }
-  st.edges = SumAll(c_, edges_.size());
+  st.edges = SumAll(c_, edge_count_);
   st.oversized_components = SumAll(c_, clusters_.oversized_components);
   st.refused_by_cap = SumAll(c_, clusters_.refused_by_cap);
   st.ranks = c_.size();
