@@ -8,6 +8,7 @@
 #include "batch/results.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "base/status_macros.h"
 #include "batch/sort.h"
@@ -161,8 +162,8 @@ void RecordWriter::ShareNamesOf(uint32_t d, BatchRecord* out) {
   }
   const ShareNames::Name& m = names[next_name_];
   out->cluster_size = m.size;
-  out->cluster = m.first == d ? out->id : std::string_view(m.first_id);
-  out->kept = m.kept == d ? out->id : std::string_view(m.kept_id);
+  out->cluster = m.first == d ? out->id : r_.share->ids.Get(m.first_id);
+  out->kept = m.kept == d ? out->id : r_.share->ids.Get(m.kept_id);
   out->is_kept = m.kept == d;
   out->duplicates_corpus = m.first < input_.corpus_lines;
 }
@@ -255,6 +256,30 @@ Status WriteShareClusters(const ShareNames& share,
 }
 
 }  // namespace
+
+uint64_t StringArena::Add(std::string_view s) {
+  const size_t need = sizeof(uint32_t) + s.size();
+  if (blocks_.empty() || used_ + need > size_) {
+    size_ = std::max(kBlock, need);
+    blocks_.push_back(std::make_unique<char[]>(size_));
+    bytes_ += size_;
+    used_ = 0;
+  }
+  char* at = blocks_.back().get() + used_;
+  const auto n = static_cast<uint32_t>(s.size());
+  std::memcpy(at, &n, sizeof n);
+  if (n > 0) std::memcpy(at + sizeof n, s.data(), n);
+  const uint64_t handle = (blocks_.size() - 1) << 32 | used_;
+  used_ += need;
+  return handle;
+}
+
+std::string_view StringArena::Get(uint64_t handle) const {
+  const char* at = blocks_[handle >> 32].get() + static_cast<uint32_t>(handle);
+  uint32_t n;
+  std::memcpy(&n, at, sizeof n);
+  return {at + sizeof n, n};
+}
 
 Status WriteRecords(RunResult* r, const std::function<Status(const BatchRecord&)>& fn) {
   if (r->run->options.with_matches) {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "batch/cluster_phase.h"
@@ -25,15 +26,33 @@
 
 namespace neardup::batch {
 
+// Strings kept end to end in blocks of 1 MiB (a longer one gets a block of
+// its own), each behind its 4-byte length; Add returns a handle for Get.
+// Memory: the strings, 4 bytes each and the last block's slack. Views
+// stay valid while the arena lives.
+class StringArena {
+ public:
+  uint64_t Add(std::string_view s);
+  std::string_view Get(uint64_t handle) const;
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  static constexpr size_t kBlock = 1 << 20;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t used_ = 0, size_ = 0;  // of the last block
+  uint64_t bytes_ = 0;          // of every block
+};
+
 // One rank's share of a distributed run's output (src/distributed/share.h):
 // the records of its lines [begin, end), named without the whole
 // clustering, and the clusters of two or more whose first member is one of
-// them. Memory: the names of its records in clusters of two or more, and
-// the member ids of its clusters.
+// them. Memory: 24 bytes per record in a cluster of two or more, the ids
+// of their first and kept members (once when they are one record), and the
+// member ids of its clusters.
 struct ShareNames {
   struct Name {  // a record in a cluster of two or more
     uint32_t line = 0, first = 0, kept = 0, size = 0;
-    std::string first_id, kept_id;
+    uint64_t first_id = 0, kept_id = 0;  // handles in `ids`
   };
   struct Cluster {  // with clusters: one whose first member is here
     uint32_t first = 0;
@@ -41,6 +60,7 @@ struct ShareNames {
     std::vector<std::string> members;  // ids, input order
   };
   uint32_t begin = 0, end = 0;
+  StringArena ids;
   std::vector<Name> names;        // by line
   std::vector<Cluster> clusters;  // by first member
 };
@@ -56,7 +76,7 @@ struct RunResult {
   // A distributed share's matched records that other ranks own, fetched
   // (with_matches; null: every matched record is read from the input).
   std::unique_ptr<LineSource> texts;
-  bool matches_read = false;           // WriteRecords streamed them (it runs once then)
+  bool matches_read = false;  // WriteRecords streamed them (it runs once then)
 };
 
 class BatchInternal {

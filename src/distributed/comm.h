@@ -119,6 +119,7 @@ class MessageReader {
  public:
   explicit MessageReader(std::span<const uint8_t> bytes) : b_(bytes) {}
   bool done() const { return pos_ >= b_.size(); }
+  size_t position() const { return pos_; }  // bytes read so far
   template <typename T>
   T Pod() {
     static_assert(std::is_trivially_copyable_v<T>);

@@ -105,7 +105,9 @@ Forest::Forest(Comm& c, const LineRanges& ranges, size_t slice)
   flags_.assign(parent_.size(), kStar);
 }
 
-size_t Forest::Slices(size_t edges) { return MaxAll(c_, edges == 0 ? 0 : (edges - 1) / slice_ + 1); }
+size_t Forest::Slices(size_t edges) {
+  return MaxAll(c_, edges == 0 ? 0 : (edges - 1) / slice_ + 1);
+}
 
 template <typename T>
 std::vector<T> Forest::Fetch(
@@ -158,7 +160,8 @@ std::vector<uint32_t> Forest::HookStars(std::vector<batch::Edge>* active) {
   for (size_t s = 0; s < slices; ++s) {
     const size_t begin = std::min(n, s * slice_), end = std::min(n, begin + slice_);
     ids.clear();
-    for (size_t k = begin; k < end; ++k) ids.push_back((*active)[k].a), ids.push_back((*active)[k].b);
+    for (size_t k = begin; k < end; ++k)
+      ids.push_back((*active)[k].a), ids.push_back((*active)[k].b);
     const std::vector<Answer> at = Lookup<Answer>(ids, [&](uint32_t i) {
       return Answer{parent_[i], (flags_[i] & kStar) != 0u};
     });

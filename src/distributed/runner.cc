@@ -85,12 +85,12 @@ class Runner {
   Checkpoints checkpoints_;
   Stage resume_ = Stage::kNone;
   LineRanges ranges_;
-  batch::LineSpan span_;  // this rank's lines, the only ones it reads
+  batch::LineSpan span_;                         // this rank's lines, the only ones it reads
   static constexpr size_t kScratchPerEdge = 96;  // of a round of the components
   std::vector<batch::Edge> edges_;               // verified here (b owned here)
   uint64_t edge_count_ = 0;                      // edges_.size() before Cluster()
-  std::vector<uint8_t> skips_;      // skip messages (rank 0)
-  ClusterState clusters_;           // labels of own documents
+  std::vector<uint8_t> skips_;                   // skip messages (rank 0)
+  ClusterState clusters_;                        // labels of own documents
   uint64_t rounds_ = 0, key_bytes_ = 0, pair_bytes_ = 0, fetched_ = 0;
 };
 
@@ -145,8 +145,7 @@ Status Runner::Count() {
   }
   ranges_ = number.ranges;
   // The table holds this rank's lines only.
-  run_->budget.TrackLines(in.lines.get(),
-                          run_->lines_estimate / static_cast<uint64_t>(c_.size()));
+  run_->budget.TrackLines(in.lines.get(), run_->lines_estimate / static_cast<uint64_t>(c_.size()));
   return Status::OK();
 }
 
@@ -387,20 +386,21 @@ Status Runner::Cluster() {
 
 // This rank's share of the output: its records named (share.h), its own
 // BatchDedup, written in rank order by WriteInRankOrder (output.h).
-Result<std::unique_ptr<BatchDedup>> Runner::FinishShare(
-    std::unique_ptr<batch::MatchRuns> matches, std::unique_ptr<batch::LineSource> texts) {
+Result<std::unique_ptr<BatchDedup>> Runner::FinishShare(std::unique_ptr<batch::MatchRuns> matches,
+                                                        std::unique_ptr<batch::LineSource> texts) {
   batch::BatchRun& r = *run_;
   ShareCounts counts;
+  // A pass of the naming within an eighth of what the budget has left
+  // (no floor: a small budget makes more passes, not larger ones).
+  const NameLimits limits{std::max<uint64_t>(16 << 10, r.budget.Available() / 8), r.tmp.get()};
   auto share = NameShare(c_, ranges_, r.input, clusters_.labels, r.options.engine.keep,
-                         d_.clusters && r.options.against.empty(), &counts);
+                         d_.clusters && r.options.against.empty(), limits, &counts);
   NEARDUP_RETURN_IF_ERROR(share.status());
   clusters_ = ClusterState();
   edges_ = std::vector<batch::Edge>();
   // The names stay until the output is written.
   uint64_t held = 0;
-  for (const batch::ShareNames::Name& n : (*share)->names) {
-    held += sizeof n + n.first_id.capacity() + n.kept_id.capacity();
-  }
+  held += (*share)->names.capacity() * sizeof(batch::ShareNames::Name) + (*share)->ids.bytes();
   for (const batch::ShareNames::Cluster& cl : (*share)->clusters) {
     held += sizeof cl + cl.kept_id.capacity();
     for (const std::string& m : cl.members) held += sizeof m + m.capacity();

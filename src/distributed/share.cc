@@ -2,11 +2,15 @@
 #include "distributed/share.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "batch/spill_file.h"
 #include "neardup/ids.h"
 
 namespace neardup::distributed {
@@ -17,14 +21,57 @@ struct Member {
   std::string_view id;
 };
 
+// The members' messages of step 1, split into passes by root: in memory
+// when there is one pass, else one spill file a pass (written while the
+// records are read, read back a pass at a time).
+class Parts {
+ public:
+  Parts(size_t passes, batch::TempDir* tmp) : passes_(passes), tmp_(tmp), memory_(passes) {}
+  size_t passes() const { return passes_; }
+  Status Add(uint32_t root, const std::vector<uint8_t>& message) {
+    const size_t p = root % passes_;
+    if (passes_ == 1) {
+      memory_[0].insert(memory_[0].end(), message.begin(), message.end());
+      return Status::OK();
+    }
+    if (files_.empty()) {
+      for (size_t k = 0; k < passes_; ++k) {
+        files_.push_back(std::make_unique<batch::SpillWriter>());
+        NEARDUP_RETURN_IF_ERROR(
+            files_[k]->Open(tmp_->File("names-" + std::to_string(k)), 64 << 10));
+      }
+    }
+    return files_[p]->Append(message.data(), message.size());
+  }
+  // The messages of pass p (once).
+  Result<std::vector<uint8_t>> Take(size_t p) {
+    if (files_.empty()) return std::move(memory_[p]);
+    const std::string path = files_[p]->path();
+    NEARDUP_RETURN_IF_ERROR(files_[p]->Close());
+    std::vector<uint8_t> bytes(files_[p]->bytes());
+    batch::SpillReader r;
+    NEARDUP_RETURN_IF_ERROR(r.Open(path, 1 << 20, /*release=*/true));
+    if (!bytes.empty()) NEARDUP_RETURN_IF_ERROR(r.Read(bytes.data(), bytes.size()).status());
+    std::remove(path.c_str());
+    return bytes;
+  }
+
+ private:
+  size_t passes_;
+  batch::TempDir* tmp_;
+  std::vector<std::vector<uint8_t>> memory_;
+  std::vector<std::unique_ptr<batch::SpillWriter>> files_;
+};
+
 // Step 1: (root, line, code points, id) of each own record in a cluster of
-// two or more, to the owner of its root. Counts the own singletons.
-Status SendMembers(Comm& c, const LineRanges& ranges, const batch::RunInput& input,
-                   const Labels& labels, KeepPolicy keep, std::vector<std::vector<uint8_t>>* out,
-                   uint64_t* singletons, uint64_t* bad_line) {
+// two or more, into its root's pass. Counts the own singletons.
+Status SendMembers(const LineRanges& ranges, int rank, const batch::RunInput& input,
+                   const Labels& labels, KeepPolicy keep, Parts* parts, uint64_t* singletons,
+                   uint64_t* bad_line) {
   batch::RecordParser parser(input.fields);
   batch::ParsedRecord rec;
-  const uint32_t begin = ranges.begin(c.rank());
+  const uint32_t begin = ranges.begin(rank);
+  std::vector<uint8_t> m;
   for (uint32_t i = 0; i < labels.root.size(); ++i) {
     const uint32_t d = begin + i;
     if (input.lines->state(d) != batch::kRecord) continue;
@@ -47,13 +94,30 @@ Status SendMembers(Comm& c, const LineRanges& ranges, const batch::RunInput& inp
       *bad_line = d;
       return s;
     }
-    std::vector<uint8_t>& m = (*out)[ranges.Owner(labels.root[i])];
+    m.clear();
     AppendPod(labels.root[i], &m);
     AppendPod(d, &m);
     AppendPod(code_points, &m);
     AppendString(id, &m);
+    NEARDUP_RETURN_IF_ERROR(parts->Add(labels.root[i], m));
   }
   return Status::OK();
+}
+
+// A pass's messages to the owners of their roots.
+std::vector<std::vector<uint8_t>> ByRootOwner(const std::vector<uint8_t>& bytes,
+                                              const LineRanges& ranges, int ranks) {
+  std::vector<std::vector<uint8_t>> out(ranks);
+  for (MessageReader r(bytes); !r.done();) {
+    const size_t at = r.position();
+    const uint32_t root = r.Pod<uint32_t>();
+    r.Pod<uint32_t>();
+    r.Pod<uint32_t>();
+    r.String();
+    std::vector<uint8_t>& to = out[ranges.Owner(root)];
+    to.insert(to.end(), bytes.begin() + at, bytes.begin() + r.position());
+  }
+  return out;
 }
 
 // The member the keep phase keeps among `g` (sorted by line).
@@ -121,27 +185,26 @@ Replies NameClusters(Comm& c, const LineRanges& ranges, const std::vector<uint8_
   return out;
 }
 
-std::vector<batch::ShareNames::Name> ReadNames(const std::vector<uint8_t>& in,
-                                               const LineRanges& ranges, int rank,
-                                               const Labels& labels) {
-  std::vector<batch::ShareNames::Name> names;
+// The names of a pass's members into *share (unsorted); counts the new
+// records that are not kept.
+void ReadNames(const std::vector<uint8_t>& in, const LineRanges& ranges, int rank,
+               const Labels& labels, uint64_t corpus_lines, batch::ShareNames* share,
+               uint64_t* duplicates) {
   for (MessageReader r(in); !r.done();) {
     batch::ShareNames::Name n;
     n.line = r.Pod<uint32_t>();
     n.first = r.Pod<uint32_t>();
     n.kept = r.Pod<uint32_t>();
-    n.first_id = r.String();
-    n.kept_id = r.String();
+    const std::string_view first_id = r.String(), kept_id = r.String();
+    n.first_id = share->ids.Add(first_id);
+    n.kept_id = n.kept == n.first ? n.first_id : share->ids.Add(kept_id);
     n.size = labels.size[n.line - ranges.begin(rank)];
-    names.push_back(std::move(n));
+    *duplicates += n.line >= corpus_lines && n.kept != n.line;
+    share->names.push_back(n);
   }
-  std::sort(names.begin(), names.end(),
-            [](const auto& a, const auto& b) { return a.line < b.line; });
-  return names;
 }
 
-std::vector<batch::ShareNames::Cluster> ReadClusters(const std::vector<uint8_t>& in) {
-  std::vector<batch::ShareNames::Cluster> clusters;
+void ReadClusters(const std::vector<uint8_t>& in, std::vector<batch::ShareNames::Cluster>* out) {
   for (MessageReader r(in); !r.done();) {
     batch::ShareNames::Cluster cl;
     cl.first = r.Pod<uint32_t>();
@@ -149,11 +212,8 @@ std::vector<batch::ShareNames::Cluster> ReadClusters(const std::vector<uint8_t>&
     cl.kept_id = r.String();
     cl.members.reserve(n);
     for (uint32_t k = 0; k < n; ++k) cl.members.emplace_back(r.String());
-    clusters.push_back(std::move(cl));
+    out->push_back(std::move(cl));
   }
-  std::sort(clusters.begin(), clusters.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  return clusters;
 }
 
 }  // namespace
@@ -161,29 +221,45 @@ std::vector<batch::ShareNames::Cluster> ReadClusters(const std::vector<uint8_t>&
 Result<std::unique_ptr<batch::ShareNames>> NameShare(Comm& c, const LineRanges& ranges,
                                                      const batch::RunInput& input,
                                                      const Labels& labels, KeepPolicy keep,
-                                                     bool clusters, ShareCounts* counts) {
-  std::vector<std::vector<uint8_t>> out(c.size());
+                                                     bool clusters, const NameLimits& limits,
+                                                     ShareCounts* counts) {
+  // Passes: as many as keep a pass's messages and their replies (about
+  // kBytesPerMember a member, on the rank with the most) within the bytes.
+  uint64_t members = 0;
+  for (uint32_t i = 0; i < labels.size.size(); ++i) members += labels.size[i] >= 2;
+  const uint64_t bytes = MaxAll(c, members) * kBytesPerMember;
+  const size_t passes = static_cast<size_t>(bytes / std::max<uint64_t>(1, limits.round_bytes) + 1);
+  Parts parts(passes, limits.tmp);
   uint64_t singletons = 0, bad_line = 0;
-  const Status s = SendMembers(c, ranges, input, labels, keep, &out, &singletons, &bad_line);
-  if (Status agreed = Agree(c, s, bad_line); !agreed.ok()) return agreed;
-  Replies replies;
-  {
-    const std::vector<uint8_t> in = c.Exchange(out);
-    out.clear();
-    replies = NameClusters(c, ranges, in, keep, input.corpus_lines, clusters);
-  }
+  const Status s =
+      SendMembers(ranges, c.rank(), input, labels, keep, &parts, &singletons, &bad_line);
+  NEARDUP_RETURN_IF_ERROR(Agree(c, s, bad_line));
   auto share = std::make_unique<batch::ShareNames>();
   share->begin = ranges.begin(c.rank());
   share->end = ranges.end(c.rank());
-  share->names = ReadNames(c.Exchange(replies.names), ranges, c.rank(), labels);
-  replies.names.clear();
-  if (clusters) share->clusters = ReadClusters(c.Exchange(replies.clusters));
-  uint64_t duplicates = 0;
-  for (const batch::ShareNames::Name& n : share->names) {
-    duplicates += n.line >= input.corpus_lines && n.kept != n.line;
+  uint64_t duplicates = 0, clusters_counted = 0;
+  for (size_t p = 0; p < passes; ++p) {
+    Result<std::vector<uint8_t>> mine = parts.Take(p);
+    NEARDUP_RETURN_IF_ERROR(Agree(c, mine.status(), 0));
+    Replies replies;
+    {
+      const std::vector<uint8_t> in = c.Exchange(ByRootOwner(*mine, ranges, c.size()));
+      mine = std::vector<uint8_t>();
+      replies = NameClusters(c, ranges, in, keep, input.corpus_lines, clusters);
+    }
+    clusters_counted += replies.clusters_counted;
+    ReadNames(c.Exchange(replies.names), ranges, c.rank(), labels, input.corpus_lines, share.get(),
+              &duplicates);
+    replies.names.clear();
+    if (clusters) ReadClusters(c.Exchange(replies.clusters), &share->clusters);
   }
-  counts->clusters = SumAll(c, singletons + replies.clusters_counted);
-  counts->multi_clusters = SumAll(c, replies.clusters_counted);
+  std::sort(share->names.begin(), share->names.end(),
+            [](const auto& a, const auto& b) { return a.line < b.line; });
+  share->names.shrink_to_fit();
+  std::sort(share->clusters.begin(), share->clusters.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  counts->clusters = SumAll(c, singletons + clusters_counted);
+  counts->multi_clusters = SumAll(c, clusters_counted);
   counts->duplicates = SumAll(c, duplicates);
   return share;
 }

@@ -15,13 +15,20 @@
 //      cluster (kept id, member ids) to the owner of its first member.
 //   3. Singletons name themselves.
 //
-// Two all-to-alls (three with clusters), whatever the input. The counts of
-// the output (clusters, clusters of two or more, duplicates over the new
-// records) are summed over the ranks.
+// Two all-to-alls (three with clusters) a pass. The clusters are split into
+// passes by root (root mod passes), as many as keep a pass's messages and
+// replies within limits.round_bytes on the rank with the most members
+// (about kBytesPerMember each); with more than one pass, step 1's messages
+// go to a spill file per pass in limits.tmp as the records are read, and
+// each pass reads its own back. The counts of the output (clusters,
+// clusters of two or more, duplicates over the new records) are summed
+// over the ranks.
 //
 // Collective: every rank calls it. Thread safety: one thread per rank.
-// Memory: the messages, the names of its records in clusters of two or
-// more and, with `clusters`, the member ids of the clusters it lists.
+// Memory: a pass's messages (within the round bytes), the names of its
+// records in clusters of two or more (24 bytes each and their first and
+// kept ids, ShareNames) and, with `clusters`, the member ids of the
+// clusters it lists.
 #ifndef NEARDUP_DISTRIBUTED_SHARE_H_
 #define NEARDUP_DISTRIBUTED_SHARE_H_
 
@@ -38,13 +45,24 @@ struct ShareCounts {
   uint64_t clusters = 0, multi_clusters = 0, duplicates = 0;  // summed over ranks
 };
 
+struct NameLimits {
+  uint64_t round_bytes = 64 << 20;  // a pass's messages and replies
+  batch::TempDir* tmp = nullptr;    // for the passes' files (more than one pass)
+};
+
+// What a member costs a pass: its messages both ways (ids included), the
+// root owner's copy and sort, the replies and their copies.
+inline constexpr uint64_t kBytesPerMember = 192;
+
 // The names of this rank's records (lines ranges.begin(rank) + i, labelled
 // by labels.root[i], labels.size[i]). Errors: reading or parsing a record
-// (the same status on every rank, the first bad line winning).
+// (the same status on every rank, the first bad line winning); IOError
+// writing or reading a pass's file.
 Result<std::unique_ptr<batch::ShareNames>> NameShare(Comm& c, const LineRanges& ranges,
                                                      const batch::RunInput& input,
                                                      const Labels& labels, KeepPolicy keep,
-                                                     bool clusters, ShareCounts* counts);
+                                                     bool clusters, const NameLimits& limits,
+                                                     ShareCounts* counts);
 
 }  // namespace neardup::distributed
 

@@ -91,8 +91,8 @@ Status ShuffleStream(Comm& c, size_t round_bytes, Next&& next, Owner&& owner, Ow
     for (const auto& o : out) *sent_away += o.size();
     const std::vector<uint8_t> in = c.Exchange(out);
     if (status.ok() && !in.empty()) {
-      status = deliver(std::span<const Msg>(reinterpret_cast<const Msg*>(in.data()),
-                                            in.size() / sizeof(Msg)));
+      status = deliver(
+          std::span<const Msg>(reinterpret_cast<const Msg*>(in.data()), in.size() / sizeof(Msg)));
       if (!status.ok()) exhausted = true, pending_to = -1;
     }
     if (MaxAll(c, exhausted ? 0 : 1) == 0) break;
@@ -126,8 +126,8 @@ struct ShuffleLimits {
 // form runs that need no sort. `to` may be null on a rank that no record
 // is sent to. Errors: the stream's, or spilling's (IOError); the first of
 // this rank's.
-template <typename Rec, typename Less, typename Msg, typename Next, typename Pack,
-          typename Owner, typename Unpack, typename Sort>
+template <typename Rec, typename Less, typename Msg, typename Next, typename Pack, typename Owner,
+          typename Unpack, typename Sort>
 Status ShuffleInto(Comm& c, Next&& next, batch::RunSet<Rec, Less>* to, const ShuffleLimits& limits,
                    Pack&& pack, Owner&& owner, Unpack&& unpack, Sort&& sort, bool sorted,
                    uint64_t* sent_away) {
@@ -156,8 +156,8 @@ Status ShuffleInto(Comm& c, Next&& next, batch::RunSet<Rec, Less>* to, const Shu
     for (const Msg& m : got) NEARDUP_RETURN_IF_ERROR(add(&in, unpack(m)));
     return Status::OK();
   };
-  Status s = ShuffleStream<Msg>(c, limits.round_bytes, next_msg, owner, take_own, deliver,
-                                sent_away);
+  Status s =
+      ShuffleStream<Msg>(c, limits.round_bytes, next_msg, owner, take_own, deliver, sent_away);
   if (s.ok() && to != nullptr) {
     const bool spill = to->spilled_runs() > 0;
     s = flush(&own, spill);
@@ -168,8 +168,7 @@ Status ShuffleInto(Comm& c, Next&& next, batch::RunSet<Rec, Less>* to, const Shu
 
 // ShuffleInto for the records of `from`, merged in order, into runs
 // radix-sorted by (radix_key, Less). Errors: merging, or ShuffleInto's.
-template <typename Rec, typename Less, typename Msg, typename Pack, typename Owner,
-          typename Unpack>
+template <typename Rec, typename Less, typename Msg, typename Pack, typename Owner, typename Unpack>
 Status ShuffleRuns(Comm& c, batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, Less>* to,
                    const ShuffleLimits& limits, Pack&& pack, Owner&& owner, Unpack&& unpack,
                    uint64_t (*radix_key)(const Rec&), uint64_t* sent_away) {
@@ -185,9 +184,7 @@ Status ShuffleRuns(Comm& c, batch::RunSet<Rec, Less>* from, batch::RunSet<Rec, L
     if (!merger) return status.ok() ? Result<bool>(false) : Result<bool>(status);
     return merger->Next(r);
   };
-  const auto sort = [radix_key](std::span<Rec> recs) {
-    batch::RadixSort(recs, radix_key, Less());
-  };
+  const auto sort = [radix_key](std::span<Rec> recs) { batch::RadixSort(recs, radix_key, Less()); };
   Status s = ShuffleInto<Rec, Less, Msg>(c, next, to, limits, pack, owner, unpack, sort,
                                          /*sorted=*/true, sent_away);
   merger.reset();
