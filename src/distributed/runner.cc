@@ -390,8 +390,9 @@ Result<std::unique_ptr<BatchDedup>> Runner::FinishShare(std::unique_ptr<batch::M
                                                         std::unique_ptr<batch::LineSource> texts) {
   batch::BatchRun& r = *run_;
   ShareCounts counts;
-  // A pass of the naming within an eighth of what the budget has left
-  // (no floor: a small budget makes more passes, not larger ones).
+  // A pass of the naming within an eighth of what the budget has left,
+  // at least 16 KiB: a small budget makes more passes (up to
+  // kMaxPasses), not larger ones.
   const NameLimits limits{std::max<uint64_t>(16 << 10, r.budget.Available() / 8), r.tmp.get()};
   auto share = NameShare(c_, ranges_, r.input, clusters_.labels, r.options.engine.keep,
                          d_.clusters && r.options.against.empty(), limits, &counts);

@@ -224,11 +224,14 @@ Result<std::unique_ptr<batch::ShareNames>> NameShare(Comm& c, const LineRanges& 
                                                      bool clusters, const NameLimits& limits,
                                                      ShareCounts* counts) {
   // Passes: as many as keep a pass's messages and their replies (about
-  // kBytesPerMember a member, on the rank with the most) within the bytes.
+  // kBytesPerMember a member) within the bytes.
   uint64_t members = 0;
   for (uint32_t i = 0; i < labels.size.size(); ++i) members += labels.size[i] >= 2;
-  const uint64_t bytes = MaxAll(c, members) * kBytesPerMember;
-  const size_t passes = static_cast<size_t>(bytes / std::max<uint64_t>(1, limits.round_bytes) + 1);
+  // Every rank makes the passes the rank with the least room needs (the
+  // ranks' budgets differ).
+  const uint64_t bytes = members * kBytesPerMember;
+  const size_t passes = static_cast<size_t>(MaxAll(
+      c, std::min<uint64_t>(kMaxPasses, bytes / std::max<uint64_t>(1, limits.round_bytes) + 1)));
   Parts parts(passes, limits.tmp);
   uint64_t singletons = 0, bad_line = 0;
   const Status s =

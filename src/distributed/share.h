@@ -18,7 +18,7 @@
 // Two all-to-alls (three with clusters) a pass. The clusters are split into
 // passes by root (root mod passes), as many as keep a pass's messages and
 // replies within limits.round_bytes on the rank with the most members
-// (about kBytesPerMember each); with more than one pass, step 1's messages
+// (about kBytesPerMember each; at most kMaxPasses); with more than one pass, step 1's messages
 // go to a spill file per pass in limits.tmp as the records are read, and
 // each pass reads its own back. The counts of the output (clusters,
 // clusters of two or more, duplicates over the new records) are summed
@@ -53,6 +53,9 @@ struct NameLimits {
 // What a member costs a pass: its messages both ways (ids included), the
 // root owner's copy and sort, the replies and their copies.
 inline constexpr uint64_t kBytesPerMember = 192;
+// At most this many passes (a file and a 64 KiB buffer each while step 1
+// writes them): past it the passes grow instead.
+inline constexpr uint64_t kMaxPasses = 64;
 
 // The names of this rank's records (lines ranges.begin(rank) + i, labelled
 // by labels.root[i], labels.size[i]). Errors: reading or parsing a record
