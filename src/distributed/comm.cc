@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "distributed/comm.h"
 
+#include <algorithm>
+
 namespace neardup::distributed {
 
 Status Agree(Comm& c, const Status& local, uint64_t line) {
-  const uint64_t mine = local.ok() ? UINT64_MAX : line;
+  // UINT64_MAX is "no error": an error at that line still counts.
+  const uint64_t mine = local.ok() ? UINT64_MAX : std::min<uint64_t>(line, UINT64_MAX - 1);
   const uint64_t first = c.AllReduce(mine, ReduceOp::kMin);
   if (first == UINT64_MAX) return Status::OK();
   const uint64_t candidate = mine == first ? c.rank() : c.size();
