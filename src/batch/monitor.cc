@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "batch/monitor.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,6 +20,12 @@ uint64_t CurrentRssBytes() {
   const int n = std::fscanf(f, "%llu %llu", &size, &resident);
   std::fclose(f);
   return n == 2 ? resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+void ReleaseFreedMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
 }
 
 uint64_t PeakRssBytes() {

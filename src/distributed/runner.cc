@@ -449,6 +449,7 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
       NEARDUP_RETURN_IF_ERROR(LoadVerify());
     }
   }
+  batch::ReleaseFreedMemory();  // the shuffles' and verification's buffers
   DeliverSkips(c_, skips_, run_->options.on_skip);
   DieForTest(c_, "verify");
   std::unique_ptr<batch::MatchRuns> matches;
@@ -458,6 +459,7 @@ Result<std::unique_ptr<BatchDedup>> Runner::Run(const std::vector<std::string>& 
     NEARDUP_RETURN_IF_ERROR(FetchMatched(&texts));
   }
   NEARDUP_RETURN_IF_ERROR(Cluster());
+  batch::ReleaseFreedMemory();  // the edges and the components' scratch
   DieForTest(c_, "cluster");
   SumStats();
   if (!run_->options.idf_save.empty()) {  // rank 0 writes it, as one process does at the end

@@ -10,6 +10,7 @@
 
 #include "base/status_macros.h"
 #include "base/utf8.h"
+#include "batch/monitor.h"
 #include "batch/spill_file.h"
 #include "neardup/ids.h"
 
@@ -255,6 +256,8 @@ Result<std::unique_ptr<batch::ShareNames>> NameShare(Comm& c, const LineRanges& 
               &duplicates);
     replies.names.clear();
     if (clusters) ReadClusters(c.Exchange(replies.clusters), &share->clusters);
+    replies = Replies();
+    batch::ReleaseFreedMemory();  // the pass's messages
   }
   std::sort(share->names.begin(), share->names.end(),
             [](const auto& a, const auto& b) { return a.line < b.line; });
