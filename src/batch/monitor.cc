@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/parallel.h"
+#include "base/sanitizers.h"
 
 namespace neardup::batch {
 
@@ -24,7 +25,10 @@ uint64_t CurrentRssBytes() {
 
 void ReleaseFreedMemory() {
 #ifdef __GLIBC__
-  malloc_trim(0);
+  // Under a sanitizer the allocator is the sanitizer's: glibc's arenas
+  // are not the process's heap, and trimming them broke glibc's own
+  // bookkeeping (an assertion at thread exit).
+  if constexpr (!base::kSanitized) malloc_trim(0);
 #endif
 }
 

@@ -38,7 +38,8 @@ uint64_t PeakRssBytes();
 // dynamic mmap threshold (which grows to 32 MiB as large blocks are freed)
 // in the heap, so a phase's freed buffers stayed resident into the next
 // phase: 23 MB of a 113 MB peak at --memory 64M. Between phases, where
-// large buffers were just freed; costs a walk of the heap.
+// large buffers were just freed; costs a walk of the heap. Nothing under
+// a sanitizer, whose allocator is not glibc's.
 void ReleaseFreedMemory();
 
 class Monitor {

@@ -28,7 +28,6 @@ struct Member {
 class Parts {
  public:
   Parts(size_t passes, batch::TempDir* tmp) : passes_(passes), tmp_(tmp), memory_(passes) {}
-  size_t passes() const { return passes_; }
   Status Add(uint32_t root, const std::vector<uint8_t>& message) {
     const size_t p = root % passes_;
     if (passes_ == 1) {
