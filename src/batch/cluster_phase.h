@@ -29,6 +29,26 @@ struct MatchLess {
 };
 using MatchRuns = RunSet<Edge, MatchLess>;
 
+// Collects edges, in any order, into MatchRuns: a buffer of at most
+// `limit` edges (memory by need), sorted and spilled to `tmp` when full.
+// Used by the cluster phase and by an MPI rank for its own edges.
+class MatchCollector {
+ public:
+  MatchCollector(TempDir* tmp, uint64_t limit)
+      : runs_(std::make_unique<MatchRuns>(tmp, "matches")), buf_(limit) {}
+  // Errors: IOError (spilling).
+  Status Add(const Edge& e) {
+    return AppendOrSpill(&buf_, e, [&] { return Flush(true); });
+  }
+  // The runs (once). Errors: IOError.
+  Result<std::unique_ptr<MatchRuns>> Finish();
+
+ private:
+  Status Flush(bool spill);
+  std::unique_ptr<MatchRuns> runs_;
+  SpillBuffer<Edge> buf_;
+};
+
 struct ClusterOutput {
   Clustering clustering;
   std::unique_ptr<MatchRuns> matches;  // null without with_matches
@@ -47,13 +67,10 @@ class ClusterPhase {
   Result<ClusterOutput> Finish();
 
  private:
-  Status SpillMatches(bool spill);
-
   PhaseEnv env_;
   uint64_t reserved_ = 0;
   ClusterBuilder builder_;
-  std::unique_ptr<MatchRuns> matches_;
-  SpillBuffer<Edge> match_buf_;  // memory by need
+  std::unique_ptr<MatchCollector> matches_;  // with_matches only
 };
 
 }  // namespace neardup::batch

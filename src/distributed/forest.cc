@@ -105,10 +105,6 @@ Forest::Forest(Comm& c, const LineRanges& ranges, size_t slice)
   flags_.assign(parent_.size(), kStar);
 }
 
-size_t Forest::Slices(size_t edges) {
-  return MaxAll(c_, edges == 0 ? 0 : (edges - 1) / slice_ + 1);
-}
-
 template <typename T>
 std::vector<T> Forest::Fetch(
     const std::vector<uint32_t>& ids,
@@ -154,11 +150,9 @@ uint64_t Forest::Round(std::vector<batch::Edge>* active) {
 // roots hang. Returns what the roots hung on this rank went under. 3
 // exchanges a slice.
 std::vector<uint32_t> Forest::HookStars(std::vector<batch::Edge>* active) {
-  const size_t slices = Slices(active->size()), n = active->size();
   size_t kept = 0;  // edges kept so far, moved to the front (kept <= k)
   std::vector<uint32_t> ids;
-  for (size_t s = 0; s < slices; ++s) {
-    const size_t begin = std::min(n, s * slice_), end = std::min(n, begin + slice_);
+  InSlices(active->size(), [&](size_t begin, size_t end) {
     ids.clear();
     for (size_t k = begin; k < end; ++k)
       ids.push_back((*active)[k].a), ids.push_back((*active)[k].b);
@@ -174,7 +168,7 @@ std::vector<uint32_t> Forest::HookStars(std::vector<batch::Edge>* active) {
       if (b.bit != 0 && b.parent > a.parent) hooks.push_back(Hooking(b.parent, a.parent));
     }
     Propose(std::move(hooks));
-  }
+  });
   active->resize(kept);
   return HangProposed();
 }
@@ -190,12 +184,9 @@ uint64_t Forest::HookStagnant(const std::vector<batch::Edge>& active,
   internal::AppendByOwner(
       marks, [&](uint32_t d) { return Owner(d); }, &out);
   for (uint32_t d : FromBytes<uint32_t>(c_.Exchange(out))) flags_[d - lo_] |= kReceived;
-  const size_t slices = Slices(active.size());
-  for (size_t s = 0; s < slices; ++s) {
-    const size_t begin = std::min(active.size(), s * slice_);
-    const size_t end = std::min(active.size(), begin + slice_);
+  InSlices(active.size(), [&](size_t begin, size_t end) {
     HookStagnantSlice(std::span<const batch::Edge>(active.data() + begin, end - begin));
-  }
+  });
   return HangProposed().size();
 }
 

@@ -14,6 +14,7 @@
 #ifndef NEARDUP_DISTRIBUTED_FOREST_H_
 #define NEARDUP_DISTRIBUTED_FOREST_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -62,8 +63,17 @@ class Forest {
   template <typename T>
   std::vector<T> Lookup(const std::vector<uint32_t>& ids, const std::function<T(uint32_t)>& answer);
 
-  // The number of slices of `edges` every rank takes part in.
-  size_t Slices(size_t edges);
+  // Calls f(begin, end) for each slice of [0, n), as many times as the rank
+  // with the most slices (empty ranges past n): every rank takes part in
+  // each slice's collectives. 1 all-reduce.
+  template <typename F>
+  void InSlices(size_t n, F&& f) {
+    const size_t slices = MaxAll(c_, n == 0 ? 0 : (n - 1) / slice_ + 1);
+    for (size_t s = 0; s < slices; ++s) {
+      const size_t begin = std::min(n, s * slice_);
+      f(begin, std::min(n, begin + slice_));
+    }
+  }
   std::vector<uint32_t> HookStars(std::vector<batch::Edge>* active);
   uint64_t HookStagnant(const std::vector<batch::Edge>& active, const std::vector<uint32_t>& under);
   void HookStagnantSlice(std::span<const batch::Edge> edges);

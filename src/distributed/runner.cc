@@ -303,21 +303,16 @@ Status Runner::LoadVerify() {
 // a key space decided.
 Status Runner::OwnMatches(std::unique_ptr<batch::MatchRuns>* out) {
   batch::BatchRun& r = *run_;
-  auto matches = std::make_unique<batch::MatchRuns>(r.tmp.get(), "matches");
   const uint64_t most = std::max<uint64_t>(1 << 16, r.budget.Available() / 8 / sizeof(batch::Edge));
-  batch::SpillBuffer<batch::Edge> buf(std::clamp<uint64_t>(edges_.size(), 1, most));
-  const auto flush = [&](bool spill) {
-    std::sort(buf.span().begin(), buf.span().end(), batch::MatchLess());
-    return matches->AddRun(&buf, spill);
-  };
+  batch::MatchCollector matches(r.tmp.get(), std::clamp<uint64_t>(edges_.size(), 1, most));
   Status s;
-  for (size_t i = 0; s.ok() && i < edges_.size(); ++i) {
-    s = batch::AppendOrSpill(&buf, edges_[i], [&] { return flush(true); });
+  for (size_t i = 0; s.ok() && i < edges_.size(); ++i) s = matches.Add(edges_[i]);
+  if (s.ok()) {
+    Result<std::unique_ptr<batch::MatchRuns>> runs = matches.Finish();
+    s = runs.status();
+    if (s.ok()) *out = std::move(runs).value();
   }
-  if (s.ok()) s = flush(matches->spilled_runs() > 0);
-  NEARDUP_RETURN_IF_ERROR(Agree(c_, s, 0));
-  *out = std::move(matches);
-  return Status::OK();
+  return Agree(c_, s, 0);
 }
 
 // --with-matches: the records of other ranks that this rank's matches name
