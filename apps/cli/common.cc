@@ -67,6 +67,10 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
   g->add_option("--short-words", f->short_words,
                 "similarity verifier: texts up to --short-chars, mostly Han, with a Latin word "
                 "replaced are not near-duplicates (\"求 x\" vs \"求 y\"): true or false [true]");
+  g->add_option("--boilerplate-documents", f->boilerplate_documents,
+                "similarity verifier, engines: text repeated by this many documents that "
+                "started clusters (a site's footer, an ad) is left out of the similarity of "
+                "texts over --short-chars; 0 turns the guard off [8]");
   g->add_option("--short-chars", f->short_chars,
                 "similarity verifier: texts up to this many characters also get the edit "
                 "similarity [200]");
@@ -134,6 +138,7 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.edit_weight) o.verify.edit_weight = *f.edit_weight;
   if (f.short_numbers) o.verify.short_numbers = *f.short_numbers;
   if (f.short_words) o.verify.short_words = *f.short_words;
+  if (f.boilerplate_documents) o.verify.boilerplate_documents = *f.boilerplate_documents;
   if (f.ngram) o.features.ngram = *f.ngram;
   if (f.word_ngram) o.features.word_ngram = *f.word_ngram;
   if (f.keep_punctuation) o.normalize.drop_punctuation = false;

@@ -44,6 +44,7 @@ struct PipelineFlags {
   std::optional<double> edit_weight;
   std::optional<bool> short_numbers;
   std::optional<bool> short_words;
+  std::optional<int> boilerplate_documents;
   std::optional<int> ngram;  // SimHash features
   std::optional<int> word_ngram;
   std::optional<double> minhash_threshold;  // older name of --candidate-threshold

@@ -115,7 +115,7 @@ struct EngineStats {
   uint64_t added = 0;       // successful Adds since creation
   uint64_t duplicates = 0;  // of those, how many joined an existing cluster
   uint64_t removed = 0;
-  size_t index_bytes = 0;  // every signal's index
+  size_t index_bytes = 0;  // every signal's index, and the boilerplate guard's counts
   size_t forest_bytes = 0;
   size_t id_bytes = 0;     // the id table
   size_t text_bytes = 0;   // normalized texts kept for verification

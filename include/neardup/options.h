@@ -176,6 +176,12 @@ struct VerifyOptions {
   // as many Han characters as ASCII letters or fewer are unaffected: in
   // English a replaced word is as often a typo.
   bool short_words = true;
+  // kSimilarity, engines: the boilerplate guard (verify/boilerplate.h). Text
+  // that at least this many documents which started clusters of their own
+  // repeat (a site's header and footer, a copyright notice, an ad) is left
+  // out of the similarity of texts longer than short_chars, so a page of
+  // footer alone is not a copy of every story under that footer. 0: off.
+  int boilerplate_documents = 8;
   // kQbank: minimum similarity of the non-Han parts (1 = identical).
   double qbank_other_min = 1.0;
 };

@@ -22,6 +22,17 @@ std::string FingerprintHex(uint64_t fp) {
   return buf;
 }
 
+namespace {
+
+// Whether the engine keeps the boilerplate guard's counts: the similarity
+// verifier over shingles, with the guard on.
+bool BoilerplateGuard(const EngineOptions& o, const verify::Verifier* v) {
+  return v != nullptr && v->spec().kind == verify::VerifierSpec::Kind::kSimilarity &&
+         o.verify.boilerplate_documents > 0 && o.verify.short_chars >= 0;
+}
+
+}  // namespace
+
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
@@ -40,6 +51,11 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) try
   const pipeline::PipelineNeeds needs = pipeline::NeedsOf(options);
   NEARDUP_ASSIGN_OR_RETURN(impl->pipeline,
                            pipeline::Pipeline::Create(options, needs.features, needs.shingles));
+  if (BoilerplateGuard(options, impl->signals->verifier())) {
+    impl->pipeline->KeepAnchors(static_cast<size_t>(options.verify.short_chars));
+    base::WriterLock lock(impl->mu);
+    impl->boilerplate = std::make_unique<verify::BoilerplateCounts>();
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 } catch (...) {
   return base::ResourceErrorOrRethrow();
@@ -124,7 +140,9 @@ Result<QueryResult> Engine::Query(std::string_view text, const QueryOptions& q) 
   base::ReaderLock lock(impl_->mu);
   signal::QueryParams params;
   params.max_distance = q.max_distance;
-  NEARDUP_RETURN_IF_ERROR(impl_->Candidates(p, params, &near, &r.matches));
+  impl_->MarkBoilerplate(p.processed, &p.boilerplate);
+  NEARDUP_RETURN_IF_ERROR(
+      impl_->Candidates(impl_->InputOf(p), p.sketches, params, &near, &r.matches));
   const Slot root = impl_->forest.ChooseCluster(near, impl_->fingerprints);
   if (root != kNoSlot) {
     r.cluster = impl_->IdOf(root);
@@ -200,6 +218,7 @@ EngineStats Engine::Stats() const {
   s.documents = impl_->forest.live();
   s.clusters = impl_->forest.clusters();
   s.index_bytes = impl_->signals->MemoryBytes() + 8 * impl_->fingerprints.capacity();
+  if (impl_->boilerplate) s.index_bytes += impl_->boilerplate->MemoryBytes();  // <= 32 MiB
   s.forest_bytes = impl_->forest.MemoryBytes();
   s.id_bytes = impl_->ids.MemoryBytes();
   s.text_bytes = impl_->texts.MemoryBytes();

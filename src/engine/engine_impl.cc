@@ -27,14 +27,15 @@ signal::QueryParams Engine::Impl::PerCluster(signal::QueryParams q) const {
   return q;
 }
 
-Status Engine::Impl::Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
-                                std::vector<Slot>* near, std::vector<Match>* matches,
-                                signal::SignalSet::Verdicts* verdicts,
+Status Engine::Impl::Candidates(const signal::SignalInput& input,
+                                const signal::SignalSet::Sketches& sketches,
+                                const signal::QueryParams& q, std::vector<Slot>* near,
+                                std::vector<Match>* matches, signal::SignalSet::Verdicts* verdicts,
                                 const signal::SignalSet::QueryMemos* again) const {
   thread_local std::vector<signal::Evidence> found;
   found.clear();
-  NEARDUP_RETURN_IF_ERROR(signals->Candidates(InputOf(p), p.sketches, PerCluster(q), text_source(),
-                                              &found, verdicts, nullptr, again));
+  NEARDUP_RETURN_IF_ERROR(signals->Candidates(input, sketches, PerCluster(q), text_source(), &found,
+                                              verdicts, nullptr, again));
   near->reserve(found.size());
   for (const auto& e : found) {
     near->push_back(e.slot);
@@ -67,6 +68,13 @@ void Engine::Impl::FileRestored(Slot slot, Slot root, uint64_t fingerprint, int6
   }
 }
 
+void Engine::Impl::MarkBoilerplate(const pipeline::Processed& p, std::vector<uint64_t>* out) const {
+  out->clear();
+  if (!boilerplate) return;
+  verify::BoilerplateShingles(*boilerplate, options.verify.boilerplate_documents, p.anchors,
+                              p.sequence, out);
+}
+
 Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::PreparedDocument& p) {
   if (Lookup(doc.id) != kNoSlot) {
     return Status::AlreadyExists("document '" + doc.id + "' already exists");
@@ -77,12 +85,20 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::Pre
   std::vector<Slot> near;
   // PreVerify's verdicts hold while no slot changed hands since; its index
   // answers are brought up to date (QueryAgain) rather than asked again.
+  // The same holds for the boilerplate marks they were reached with.
   signal::SignalSet::Verdicts verdicts;
-  const bool fresh = p.verdicts_epoch == released_slots;
+  thread_local std::vector<uint64_t> marked;
+  MarkBoilerplate(p.processed, &marked);
+  const bool fresh = p.verdicts_epoch == released_slots && marked == p.boilerplate;
   if (fresh) verdicts = p.verdicts;
-  NEARDUP_RETURN_IF_ERROR(Candidates(p, {}, &near, &r.matches, &verdicts,
+  signal::SignalInput input = InputOf(p);
+  input.boilerplate = marked;
+  NEARDUP_RETURN_IF_ERROR(Candidates(input, p.sketches, {}, &near, &r.matches, &verdicts,
                                      fresh && !p.memos.empty() ? &p.memos : nullptr));
   const Slot root = forest.ChooseCluster(near, fingerprints);
+  // A document that starts a cluster counts its anchors: a story's copies
+  // join its cluster and count once, a footer counts once a story.
+  if (root == kNoSlot && boilerplate) boilerplate->Add(p.processed.anchors);
   const Slot slot = AllocateSlot();
   Index(slot, p);
   const int64_t time = doc.time != 0 ? doc.time : Now();

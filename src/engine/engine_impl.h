@@ -27,6 +27,7 @@
 #include "neardup/engine.h"
 #include "pipeline/pipeline.h"
 #include "signal/signal_set.h"
+#include "verify/boilerplate.h"
 
 namespace neardup {
 
@@ -148,7 +149,10 @@ struct Engine::Impl {
   std::vector<Slot> free_slots GUARDED_BY(mu);
   uint64_t released_slots GUARDED_BY(mu) = 0;  // ever: a slot may hold another document
   EngineStats counters GUARDED_BY(mu);
-  engine::TextStore texts GUARDED_BY(mu);              // with a verifier and no external source
+  engine::TextStore texts GUARDED_BY(mu);  // with a verifier and no external source
+  // The boilerplate guard's counts (verify/boilerplate.h): documents that
+  // started a cluster, by anchor. Null when the guard is off.
+  std::unique_ptr<verify::BoilerplateCounts> boilerplate PT_GUARDED_BY(mu);
   std::unique_ptr<signal::TextSource> external_texts;  // set at creation
 
   bool keeps_texts() const REQUIRES_SHARED(mu) {
@@ -177,8 +181,13 @@ struct Engine::Impl {
             p.processed.key_salt,
             p.narrow,
             p.processed.Expressions(),
-            p.narrow_width};
+            p.narrow_width,
+            p.boilerplate};
   }
+  // The shingles of `p` the guard marks as boilerplate now, into *out
+  // (empty when the guard is off).
+  void MarkBoilerplate(const pipeline::Processed& p, std::vector<uint64_t>* out) const
+      REQUIRES_SHARED(mu);
 
   // `q` with verification limited to options.verify_per_cluster passes per
   // cluster. Call under the shared lock (the limit reads the forest).
@@ -188,9 +197,10 @@ struct Engine::Impl {
   // matches, best first, at most max_matches.
   // `verdicts` as for SignalSet::Candidates.
   // `again`: the signals' memos of an earlier query of p (SignalSet::Candidates).
-  Status Candidates(const engine::PreparedDocument& p, const signal::QueryParams& q,
-                    std::vector<Slot>* near, std::vector<Match>* matches,
-                    signal::SignalSet::Verdicts* verdicts = nullptr,
+  // `input`: InputOf(p) with the boilerplate marks of the moment.
+  Status Candidates(const signal::SignalInput& input, const signal::SignalSet::Sketches& sketches,
+                    const signal::QueryParams& q, std::vector<Slot>* near,
+                    std::vector<Match>* matches, signal::SignalSet::Verdicts* verdicts = nullptr,
                     const signal::SignalSet::QueryMemos* again = nullptr) const REQUIRES_SHARED(mu);
 
   Result<AddResult> AddLocked(const Document& doc, const engine::PreparedDocument& p) REQUIRES(mu);

@@ -60,6 +60,9 @@ struct PreparedDocument {
   // PreVerify's index answers, which the writer brings up to date
   // (SignalSet::Candidates' `again`) under the same condition.
   signal::SignalSet::QueryMemos memos;
+  // The shingles the boilerplate guard marked (Impl::MarkBoilerplate) when
+  // the candidates were verified: PreVerify's, then the writer's.
+  std::vector<uint64_t> boilerplate;
 };
 
 // Reads the raw text of a stored document by id (the durable engine's

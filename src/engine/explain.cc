@@ -121,8 +121,16 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
 
   const verify::Verifier* v = m.signals->verifier();
   if (v != nullptr) {
-    const verify::Side sa{a.normalized, a.shingles, std::nullopt, a.Expressions()},
+    verify::Side sa{a.normalized, a.shingles, std::nullopt, a.Expressions()},
         sb{b.normalized, std::nullopt, std::nullopt, b.Expressions()};
+    std::vector<uint64_t> marked_a, marked_b;  // the guard's marks as Add would make them
+    {
+      base::ReaderLock lock(m.mu);
+      m.MarkBoilerplate(a, &marked_a);
+      m.MarkBoilerplate(b, &marked_b);
+    }
+    sa.boilerplate = marked_a;
+    sb.boilerplate = marked_b;
     const verify::Verdict verdict = v->Verify(sa, sb);
     verify::VerdictSteps steps = v->Explain(sa, sb);
     x.steps = std::move(steps.steps);
@@ -132,7 +140,11 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
              (verdict.passed ? " >= " : " < ") + "threshold " + Fmt(x.threshold);
     // The question-bank rule and the fact rule of short texts decide on
     // their parts, not on that one number.
-    if (!steps.reason.empty()) {
+    if (steps.reason.starts_with("boilerplate")) {
+      x.rule = "boilerplate guard: " + steps.reason + "; the jaccard of the rest " +
+               Fmt(verdict.similarity) + (verdict.passed ? " >= " : " < ") + "threshold " +
+               Fmt(x.threshold);
+    } else if (!steps.reason.empty()) {
       x.rule = (m.options.verify.kind == VerifyKind::kQbank ? "question-bank rule: "
                                                             : "fact rule of short texts: ") +
                steps.reason;

@@ -49,6 +49,11 @@ class Shingler {
 
   // Replaces *out with the ascending, duplicate-free shingle hashes.
   void Shingle(std::string_view normalized, std::vector<uint64_t>* out) const;
+  // The shingle hashes in text order, repeats kept: the i-th is the shingle
+  // that starts at the i-th token (features/anchors.h reads it).
+  void Sequence(std::string_view normalized, std::vector<uint64_t>* out) const {
+    Collect(normalized, out, nullptr);
+  }
   // The same with each shingle's text, as (hash, text) in hash order.
   void ShingleWithText(std::string_view normalized,
                        std::vector<std::pair<uint64_t, std::string>>* out) const;

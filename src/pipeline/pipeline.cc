@@ -4,6 +4,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "base/hash_sort.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "features/char_ngram.h"
@@ -116,6 +117,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options,
   if (options.verify.kind == VerifyKind::kSimilarity && options.verify.short_numbers) {
     p->expressions_below_ = options.verify.short_chars;
   }
+
   if (options.features.learn_idf && (options.features.idf != IdfSource::kLearned ||
                                      options.features.weights != Weights::kTfIdf)) {
     return Status::InvalidArgument("learn_idf needs weights tfidf and idf learned");
@@ -177,7 +179,16 @@ Status Pipeline::Process(std::string_view text, Processed* out) const {
   out->features.clear();
   out->shingles.clear();
   if (needs_features_) NEARDUP_RETURN_IF_ERROR(Features(out->normalized, &out->features));
-  if (needs_shingles_) shingler_->Shingle(out->normalized, &out->shingles);
+  out->sequence.clear();
+  out->anchors.clear();
+  if (needs_shingles_ && out->normalized.size() > anchors_above_) {
+    shingler_->Sequence(out->normalized, &out->sequence);
+    features::SampleAnchors(out->sequence, &out->anchors);
+    out->shingles.assign(out->sequence.begin(), out->sequence.end());
+    base::SortUniqueHashes(&out->shingles);
+  } else if (needs_shingles_) {
+    shingler_->Shingle(out->normalized, &out->shingles);
+  }
   out->fingerprint = FingerprintOf(*out);
   out->key_salt = salt_keys_ ? verify::OtherPartKey(out->normalized) : 0;
   out->has_expressions = Expressions(text, out->normalized, &out->expressions);

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "features/anchors.h"
 #include "features/feature.h"
 #include "features/shingles.h"
 #include "features/tfidf.h"
@@ -33,7 +34,11 @@ struct Processed {
   std::string normalized;
   std::vector<features::Feature> features;  // only if the pipeline needs them
   std::vector<uint64_t> shingles;           // ascending, distinct; only if needed
-  uint64_t fingerprint = 0;                 // SimHash-64, or XXH3-64 of normalized
+  // With the boilerplate guard, for texts of more than short_chars bytes:
+  // the shingles in text order and their anchors (features/anchors.h).
+  std::vector<uint64_t> sequence;
+  std::vector<features::Anchor> anchors;
+  uint64_t fingerprint = 0;  // SimHash-64, or XXH3-64 of normalized
   // Mixed into the MinHash band keys (sketch::SaltedBandKey); 0 = none. Set
   // when the verifier demands an exact part (the question-bank rule with
   // qbank_other_min = 1): the hash of that part (verify::OtherPartKey).
@@ -57,6 +62,10 @@ class Pipeline {
 
   // Errors: InvalidArgument (ill-formed UTF-8), OutOfRange (too large).
   Status Process(std::string_view text, Processed* out) const;
+  // Makes Process() fill Processed::sequence and anchors for texts whose
+  // normalized form has more than `bytes` bytes (the engine's boilerplate
+  // guard). Call before the pipeline is shared.
+  void KeepAnchors(size_t bytes) { anchors_above_ = bytes; }
   Status Normalize(std::string_view text, std::string* out) const;
   // `text` with each character normalized on its own: one code point out
   // per code point in, the character itself where its fold is not exactly
@@ -95,7 +104,8 @@ class Pipeline {
   Status CheckSize(std::string_view text) const;
   size_t max_bytes_ = 0;
   bool needs_features_ = false, needs_shingles_ = false, salt_keys_ = false;
-  int expressions_below_ = -1;  // code points; -1: no expressions
+  int expressions_below_ = -1;       // code points; -1: no expressions
+  size_t anchors_above_ = SIZE_MAX;  // bytes of normalized text (KeepAnchors)
   std::unique_ptr<normalize::Normalizer> normalizer_;
   std::unique_ptr<features::FeatureExtractor> extractor_;
   std::unique_ptr<features::Weighter> weighter_;          // null: term frequency

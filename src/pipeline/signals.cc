@@ -173,6 +173,10 @@ Status CheckSignalOptions(const EngineOptions& o) {
   if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) {
     return Status::InvalidArgument("threshold must be a similarity in [0, 1]");
   }
+  if (o.verify.boilerplate_documents < 0 || o.verify.boilerplate_documents > 255) {
+    return Status::InvalidArgument("boilerplate documents must be in [0, 255] (0: off), got " +
+                                   std::to_string(o.verify.boilerplate_documents));
+  }
   if (o.signals.empty()) return Status::InvalidArgument("no signal selected");
   return Status::OK();
 }

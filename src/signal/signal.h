@@ -74,6 +74,9 @@ struct SignalInput {
   // (short texts under the fact rule), for the verifier.
   std::optional<std::string_view> expressions = std::nullopt;
   int narrow_width = 32;  // of `narrow`
+  // The shingles the boilerplate guard marks (verify/boilerplate.h),
+  // ascending; empty: none.
+  std::span<const uint64_t> boilerplate = {};
 };
 
 // A signal's sketch of one document; which fields are used depends on the

@@ -45,7 +45,8 @@ class Verification {
   // Errors: the source's IOError; Corruption for a malformed form of a slot
   // without its text.
   Result<std::optional<verify::Verdict>> Verify(uint32_t slot) {
-    const verify::Side mine{doc_.normalized, doc_.shingles, std::nullopt, doc_.expressions};
+    verify::Side mine{doc_.normalized, doc_.shingles, std::nullopt, doc_.expressions};
+    mine.boilerplate = doc_.boilerplate;
     Status s = texts_->GetForm(slot, &stored_);
     Status bad_form;
     std::optional<verify::Verdict> unsure;
@@ -88,6 +89,11 @@ class Verification {
     if (!theirs.narrow) return verifier_->Verify(mine, theirs.side);
     verify::Side narrow{doc_.normalized, cut, std::nullopt, doc_.expressions};
     if (theirs.side.shingle_count) narrow.shingle_count = doc_.shingles.size();
+    if (!doc_.boilerplate.empty()) {
+      // The marked shingles cut as the form's, like this document's own.
+      verify::Narrow(doc_.boilerplate, &narrow_bp_, theirs.width, theirs.cut);
+      narrow.boilerplate = narrow_bp_;
+    }
     return verifier_->Verify(narrow, theirs.side);
   }
   bool Sure(const verify::Verdict& v, const verify::FormSide& theirs, size_t cut_size) const {
@@ -117,6 +123,7 @@ class Verification {
   std::string stored_, expressions_;
   std::vector<uint64_t> theirs_;
   std::unordered_map<int, std::vector<uint64_t>> narrowed_;  // 2 width + high -> this cut
+  mutable std::vector<uint64_t> narrow_bp_;                  // FromForm's boilerplate, cut
 };
 
 Result<std::unique_ptr<SignalSet>> SignalSet::Create(std::vector<std::unique_ptr<Signal>> signals,

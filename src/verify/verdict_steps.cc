@@ -170,12 +170,31 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
                    " characters, up to short_chars " + N(limit) + ", so they state different facts";
         v.steps.push_back(v.reason + ": the similarity is 0");
         s = 0;
+      } else if (ca.size() > limit || cb.size() > limit) {
+        std::vector<uint64_t> scratch;
+        const std::span<const uint64_t> u = BoilerplateOf(a, b, &scratch);
+        const OwnSizes own = OwnSetSizes(x, y, u, x.size(), y.size(), shared);
+        if (!u.empty() && std::max(own.a, own.b) >= kMinOwnShingles) {
+          s = JaccardOfSizes(own.common, own.a, own.b);
+          v.reason = "boilerplate left out: " + N(x.size() - own.a) + " and " +
+                     N(y.size() - own.b) + " shingles lie in text that " +
+                     "many unrelated documents repeat";
+          v.steps.push_back(v.reason);
+          v.steps.push_back("jaccard of the rest = shared / union = " + N(own.common) + " / " +
+                            N(own.a + own.b - own.common) + " = " + Fmt(s) + " (sets of " +
+                            N(own.a) + " and " + N(own.b) + "): the similarity");
+        } else if (!u.empty()) {
+          v.steps.push_back("both texts are nearly all boilerplate (fewer than " +
+                            N(kMinOwnShingles) + " other shingles): the similarity is the jaccard");
+        } else if (s >= t) {
+          v.steps.push_back("jaccard >= threshold: the similarity is the jaccard");
+        } else {
+          v.steps.push_back("texts of " + N(ca.size()) + " and " + N(cb.size()) +
+                            " characters, over short_chars " + N(limit) +
+                            ": no edit similarity, the similarity is the jaccard");
+        }
       } else if (s >= t) {
         v.steps.push_back("jaccard >= threshold: the similarity is the jaccard");
-      } else if (ca.size() > limit || cb.size() > limit) {
-        v.steps.push_back("texts of " + N(ca.size()) + " and " + N(cb.size()) +
-                          " characters, over short_chars " + N(limit) +
-                          ": no edit similarity, the similarity is the jaccard");
       } else {
         const double e = LevenshteinSimilarity(ca, cb);
         const double w = std::max(0.0, 1.0 - spec_.edit_weight * (1.0 - e));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "base/sorted_set.h"
 #include "base/status_macros.h"
@@ -37,6 +38,30 @@ SetSizes SizesOf(std::span<const uint64_t> x, std::span<const uint64_t> y, const
 }
 
 }  // namespace
+
+std::span<const uint64_t> BoilerplateOf(const Side& a, const Side& b,
+                                        std::vector<uint64_t>* scratch) {
+  if (a.boilerplate.empty()) return b.boilerplate;
+  if (b.boilerplate.empty()) return a.boilerplate;
+  scratch->clear();
+  std::set_union(a.boilerplate.begin(), a.boilerplate.end(), b.boilerplate.begin(),
+                 b.boilerplate.end(), std::back_inserter(*scratch));
+  return *scratch;
+}
+
+OwnSizes OwnSetSizes(std::span<const uint64_t> x, std::span<const uint64_t> y,
+                     std::span<const uint64_t> union_bp, size_t na, size_t nb, size_t common) {
+  size_t in_x = 0, in_y = 0, in_both = 0;
+  size_t i = 0, j = 0;
+  for (uint64_t u : union_bp) {
+    while (i < x.size() && x[i] < u) ++i;
+    while (j < y.size() && y[j] < u) ++j;
+    const bool hx = i < x.size() && x[i] == u, hy = j < y.size() && y[j] == u;
+    in_x += hx, in_y += hy, in_both += hx && hy;
+  }
+  const size_t a = na - std::min(na, in_x), b = nb - std::min(nb, in_y);
+  return {std::min({common - std::min(common, in_both), a, b}), a, b};
+}
 
 Result<std::unique_ptr<Verifier>> Verifier::Create(const VerifierSpec& spec) {
   if (!(spec.threshold >= 0.0 && spec.threshold <= 1.0)) {
@@ -95,7 +120,14 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
       const size_t la = a.code_points ? *a.code_points : base::CodePointCount(a.normalized);
       const size_t lb = b.code_points ? *b.code_points : base::CodePointCount(b.normalized);
       const size_t limit = static_cast<size_t>(spec_.short_chars);
-      if (la > limit || lb > limit) return j;
+      if (la > limit || lb > limit) {
+        thread_local std::vector<uint64_t> bp;
+        const std::span<const uint64_t> u = BoilerplateOf(a, b, &bp);
+        if (u.empty()) return j;
+        const OwnSizes own = OwnSetSizes(x, y, u, n.a, n.b, n.common);
+        if (std::max(own.a, own.b) < kMinOwnShingles) return j;
+        return JaccardOfSizes(own.common, own.a, own.b);
+      }
       if (ChangedFact({a.normalized, a.expressions}, {b.normalized, b.expressions},
                       spec_.short_numbers, spec_.short_words) != Fact::kNone) {
         return 0.0;

@@ -82,7 +82,30 @@ struct Side {
   // The size of the whole shingle set when `shingles` holds it cut short
   // (verify/form.h Narrow): the set measures take the sides' sizes from it.
   std::optional<size_t> shingle_count = std::nullopt;
+  // Shingles of this side found to be boilerplate (verify/boilerplate.h),
+  // ascending, cut as `shingles` are; empty: none known.
+  std::span<const uint64_t> boilerplate = {};
 };
+
+// The boilerplate guard of kSimilarity (boilerplate.h): for texts that are
+// not both short, the shingles either side marks as boilerplate are left
+// out of both sets, and when either set keeps at least kMinOwnShingles the
+// similarity is the Jaccard of what they keep. A page of a site's header and
+// footer is then not a near-duplicate of every story that site runs, and
+// two copies of a story under different footers are.
+inline constexpr size_t kMinOwnShingles = 16;
+
+// The sizes of the two sets and their intersection with the boilerplate of
+// either side left out (`union_bp`: both sides' boilerplate, ascending).
+struct OwnSizes {
+  size_t common, a, b;
+};
+OwnSizes OwnSetSizes(std::span<const uint64_t> x, std::span<const uint64_t> y,
+                     std::span<const uint64_t> union_bp, size_t na, size_t nb, size_t common);
+// The ascending union of the two sides' boilerplate (one of them when the
+// other has none), in *scratch when both have some.
+std::span<const uint64_t> BoilerplateOf(const Side& a, const Side& b,
+                                        std::vector<uint64_t>* scratch);
 
 struct Verdict {
   double similarity = 0.0;

@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "base/sorted_set.h"
 #include "base/utf8.h"
 #include "features/char_ngram.h"
 #include "verify/edit_distance.h"
@@ -364,6 +365,85 @@ TEST(VerifierTest, ExplainNamesWhatDiffersInAQuestion) {
                                            Side{"最小的数是（ ）A、12 B、-3 C、7 D、0"});
   EXPECT_EQ(opts.steps[0].rfind("the options are in another order", 0), 0u) << opts.steps[0];
   EXPECT_EQ(opts.steps.back().rfind("passes: ", 0), 0u) << opts.steps.back();
+}
+
+}  // namespace
+}  // namespace neardup::verify
+
+namespace neardup::verify {
+namespace {
+
+// Random Han text, seeded: no shingle in common with another seed's.
+std::string RandomHan(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string s;
+  for (size_t i = 0; i < n; ++i) base::AppendUtf8(0x4E00 + int32_t(rng() % 8000), &s);
+  return s;
+}
+
+struct GuardCase {
+  std::unique_ptr<Verifier> v = Verifier::Create(VerifierSpec{}).value();
+  std::vector<uint64_t> Shingles(const std::string& s) const {
+    std::vector<uint64_t> out;
+    v->shingler().Shingle(s, &out);
+    return out;
+  }
+  Verdict Verify(const std::string& a, const std::string& b, std::span<const uint64_t> bp) const {
+    Side sa{a}, sb{b};
+    sa.boilerplate = bp;
+    const Verdict got = v->Verify(sa, sb);
+    const VerdictSteps steps = v->Explain(sa, sb);
+    EXPECT_NE(steps.steps.back().find(got.passed ? "passes" : "fails"), std::string::npos);
+    return got;
+  }
+};
+
+// A page of footer alone against a short story under it: the plain Jaccard
+// passes, the guard does not, and neither do two stories under one footer.
+TEST(VerifierTest, BoilerplateGuardParts) {
+  GuardCase g;
+  const std::string footer = RandomHan(300, 1), s1 = RandomHan(70, 2), s2 = RandomHan(70, 3);
+  const std::vector<uint64_t> marks = g.Shingles(footer);
+  const std::string bare = footer, page1 = s1 + footer, page2 = s2 + footer;
+  EXPECT_TRUE(g.Verify(bare, page1, {}).passed);
+  EXPECT_TRUE(g.Verify(page1, page2, {}).passed);
+  EXPECT_FALSE(g.Verify(page1, bare, marks).passed);
+  EXPECT_FALSE(g.Verify(bare, page1, marks).passed);
+  EXPECT_FALSE(g.Verify(page1, page2, marks).passed);
+  // The marks of either side count: the other side's here.
+  Side a{page1}, b{page2};
+  b.boilerplate = marks;
+  EXPECT_FALSE(g.v->Verify(a, b).passed);
+  const VerdictSteps steps = g.v->Explain(a, b);
+  EXPECT_EQ(steps.reason.rfind("boilerplate", 0), 0u) << steps.reason;
+}
+
+TEST(VerifierTest, BoilerplateGuardFindsAStoryUnderAnotherFooter) {
+  GuardCase g;
+  const std::string story = RandomHan(400, 4), f1 = RandomHan(300, 5), f2 = RandomHan(300, 6);
+  std::vector<uint64_t> marks = g.Shingles(f1), more = g.Shingles(f2);
+  marks.insert(marks.end(), more.begin(), more.end());
+  std::sort(marks.begin(), marks.end());
+  EXPECT_FALSE(g.Verify(story + f1, story + f2, {}).passed);
+  const Verdict v = g.Verify(story + f1, story + f2, marks);
+  EXPECT_TRUE(v.passed);
+  EXPECT_GT(v.similarity, 0.95);
+}
+
+TEST(VerifierTest, BoilerplateGuardLeavesNearlyEmptyPagesAndShortTexts) {
+  GuardCase g;
+  const std::string footer = RandomHan(300, 7);
+  const std::vector<uint64_t> marks = g.Shingles(footer);
+  // Two copies of the footer alone: nothing else to compare, the Jaccard decides.
+  const Verdict bare = g.Verify(footer, footer + RandomHan(3, 8), marks);
+  EXPECT_TRUE(bare.passed);
+  EXPECT_NEAR(bare.similarity,
+              SortedSetJaccard<uint64_t>(g.Shingles(footer), g.Shingles(footer + RandomHan(3, 8))),
+              1e-12);
+  // Texts up to short_chars keep their rules: the marks change nothing.
+  const std::string shorter = RandomHan(150, 9);
+  const std::vector<uint64_t> all = g.Shingles(shorter);
+  EXPECT_EQ(g.Verify(shorter, shorter, all).similarity, 1.0);
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Anchors: a sample of a document's windows of consecutive shingles, the
+// units whose document frequency tells boilerplate (a site's footer, a
+// copyright notice, an ad paragraph) from a story (verify/boilerplate.h).
+//
+// Method: the shingle hashes in text order (Shingler::Sequence) are read in
+// windows of kAnchorShingles; a window's hash is a polynomial rolling hash
+// of its shingles (Karp and Rabin, "Efficient randomized pattern-matching
+// algorithms", IBM J. Res. Dev. 1987), mixed (Mix64). A window is an
+// anchor when its hash is 0 modulo kAnchorSampling, the "0 mod p" sample of
+// Broder ("On the resemblance and containment of documents", 1997) and of
+// Schleimer, Wilkerson and Aiken (winnowing, SIGMOD 2003). The choice
+// depends on the window's text alone, so a block of text repeated in many
+// documents yields the same anchors in each. A shingle lies under an anchor
+// with probability 1 - (1 - 1/p)^w away from a block's edges (w = 8, p = 4:
+// 0.90), so a block whose anchors are frequent is about nine tenths covered.
+//
+// Thread safety: free functions. Complexity: O(n) in the sequence length.
+#ifndef NEARDUP_FEATURES_ANCHORS_H_
+#define NEARDUP_FEATURES_ANCHORS_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace neardup::features {
+
+inline constexpr uint32_t kAnchorShingles = 8;  // shingles a window
+inline constexpr uint64_t kAnchorSampling = 4;  // one window in p is an anchor
+
+struct Anchor {
+  uint64_t hash;  // of the window's shingles
+  uint32_t pos;   // its first shingle's index in the sequence
+};
+
+// Replaces *out with the anchors of `sequence` (shingle hashes in text
+// order), in text order. A sequence shorter than a window has none.
+void SampleAnchors(std::span<const uint64_t> sequence, std::vector<Anchor>* out);
+
+}  // namespace neardup::features
+
+#endif  // NEARDUP_FEATURES_ANCHORS_H_

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// Boilerplate by frequency: a count-min sketch of anchors (boilerplate.h).
+#include "verify/boilerplate.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "base/hash_sort.h"
+
+namespace neardup::verify {
+namespace {
+
+constexpr size_t kMinWidth = 2048;  // counters a row
+
+}  // namespace
+
+BoilerplateCounts::BoilerplateCounts(size_t max_bytes)
+    : width_(kMinWidth), max_width_(std::max(kMinWidth, std::bit_floor(max_bytes / 2))) {
+  rows_.assign(2 * width_, 0);
+}
+
+int BoilerplateCounts::Count(uint64_t anchor) const {
+  return std::min(rows_[Index(anchor, 0)], rows_[Index(anchor, 1)]);
+}
+
+void BoilerplateCounts::Add(std::span<const features::Anchor> anchors) {
+  distinct_.clear();
+  for (const features::Anchor& a : anchors) distinct_.push_back(a.hash);
+  base::SortUniqueHashes(&distinct_);
+  ++documents_;
+  for (uint64_t h : distinct_) {
+    const int next = std::min(Count(h) + 1, 255);
+    for (int row = 0; row < 2; ++row) {
+      uint8_t& c = rows_[Index(h, row)];
+      c = static_cast<uint8_t>(std::max<int>(c, next));  // conservative update
+    }
+  }
+  added_ += distinct_.size();
+  // Growing at an eighth of a row keeps the collisions each width leaves
+  // (copied into the wider rows) at about 2 counts a counter over all of
+  // them; halving at half a row keeps them there.
+  if (added_ >= (width_ < max_width_ ? width_ / 8 : width_ / 2)) MakeRoom();
+}
+
+void BoilerplateCounts::MakeRoom() {
+  added_ = 0;
+  if (width_ < max_width_) {
+    // Each row doubles; counter i of the old row serves i and i + width.
+    std::vector<uint8_t> wider(4 * width_);
+    for (int row = 0; row < 2; ++row) {
+      const uint8_t* from = rows_.data() + row * width_;
+      uint8_t* to = wider.data() + row * 2 * width_;
+      std::copy(from, from + width_, to);
+      std::copy(from, from + width_, to + width_);
+    }
+    rows_.swap(wider);
+    width_ *= 2;
+    return;
+  }
+  for (uint8_t& c : rows_) c >>= 1;
+}
+
+void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
+                         std::span<const features::Anchor> anchors,
+                         std::span<const uint64_t> sequence, std::vector<uint64_t>* out) {
+  out->clear();
+  if (min_documents <= 0) return;
+  size_t covered_to = 0;  // sequence[.. covered_to) is already taken
+  for (const features::Anchor& a : anchors) {
+    if (counts.Count(a.hash) < min_documents) continue;
+    const size_t end = std::min<size_t>(a.pos + features::kAnchorShingles, sequence.size());
+    for (size_t i = std::max<size_t>(a.pos, covered_to); i < end; ++i) out->push_back(sequence[i]);
+    covered_to = std::max(covered_to, end);
+  }
+  base::SortUniqueHashes(out);
+}
+
+}  // namespace neardup::verify

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "verify/boilerplate.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+namespace neardup::verify {
+namespace {
+
+using features::Anchor;
+
+std::vector<Anchor> Anchors(std::initializer_list<uint64_t> hashes) {
+  std::vector<Anchor> v;
+  uint32_t pos = 0;
+  for (uint64_t h : hashes) v.push_back({h, pos++});
+  return v;
+}
+
+TEST(BoilerplateCountsTest, CountsDocumentsNotRepeats) {
+  BoilerplateCounts c;
+  c.Add(Anchors({7, 7, 7, 9}));
+  c.Add(Anchors({7}));
+  EXPECT_EQ(c.Count(7), 2);
+  EXPECT_EQ(c.Count(9), 1);
+  EXPECT_EQ(c.documents(), 2u);
+}
+
+// Count-min: never below the true count, through growth and (small table)
+// without halving; and mostly exact at a light load.
+TEST(BoilerplateCountsTest, NeverBelowTheTruthAcrossGrowth) {
+  BoilerplateCounts c(1 << 20);
+  std::mt19937_64 rng(1);
+  std::map<uint64_t, int> truth;
+  std::vector<uint64_t> pool(3000);
+  for (auto& h : pool) h = rng();
+  for (int doc = 0; doc < 2000; ++doc) {
+    std::vector<Anchor> a;
+    std::map<uint64_t, bool> seen;
+    for (int k = 0; k < 20; ++k) {
+      const uint64_t h = pool[rng() % (k < 5 ? 30 : pool.size())];  // a few frequent ones
+      a.push_back({h, uint32_t(k)});
+      if (!seen[h]) seen[h] = true, ++truth[h];
+    }
+    c.Add(a);
+  }
+  EXPECT_GT(c.MemoryBytes(), 4096u);  // it grew
+  int exact = 0;
+  for (const auto& [h, n] : truth) {
+    ASSERT_GE(c.Count(h), std::min(n, 255));
+    exact += c.Count(h) == std::min(n, 255);
+  }
+  EXPECT_GT(exact, int(truth.size() * 9 / 10));
+}
+
+TEST(BoilerplateCountsTest, FullTablesHalveOldCounts) {
+  BoilerplateCounts c(4096);  // 2,048 counters a row: no growth
+  c.Add(Anchors({42}));
+  for (int i = 0; i < 15; ++i) c.Add(Anchors({42}));
+  EXPECT_EQ(c.Count(42), 16);
+  std::mt19937_64 rng(2);
+  std::vector<Anchor> fill;
+  for (uint32_t i = 0; i < 1100; ++i) fill.push_back({rng(), i});
+  c.Add(fill);  // past half a row: every counter halves
+  EXPECT_LE(c.Count(42), 9);
+  EXPECT_GE(c.Count(42), 8);
+  EXPECT_EQ(c.MemoryBytes(), 4096u);
+}
+
+TEST(BoilerplateCountsTest, Saturates) {
+  BoilerplateCounts c;
+  for (int i = 0; i < 300; ++i) c.Add(Anchors({5}));
+  EXPECT_EQ(c.Count(5), 255);
+}
+
+TEST(BoilerplateShinglesTest, MarksTheShinglesUnderFrequentAnchors) {
+  BoilerplateCounts c;
+  std::vector<uint64_t> seq;
+  for (uint64_t i = 0; i < 40; ++i) seq.push_back(1000 + i);
+  seq.push_back(1000);  // a repeat: marked once
+  const std::vector<Anchor> anchors = {{11, 0}, {12, 20}, {13, 30}};
+  for (int i = 0; i < 3; ++i) c.Add(std::vector<Anchor>{{11, 0}, {13, 0}});
+  std::vector<uint64_t> out;
+  BoilerplateShingles(c, 3, anchors, seq, &out);
+  std::vector<uint64_t> want;
+  for (uint64_t i = 0; i < features::kAnchorShingles; ++i) want.push_back(1000 + i);
+  for (uint64_t i = 30; i < 30 + features::kAnchorShingles; ++i) want.push_back(1000 + i);
+  EXPECT_EQ(out, want);
+  BoilerplateShingles(c, 4, anchors, seq, &out);
+  EXPECT_TRUE(out.empty());
+  BoilerplateShingles(c, 0, anchors, seq, &out);  // off
+  EXPECT_TRUE(out.empty());
+}
+
+}  // namespace
+}  // namespace neardup::verify
