@@ -147,6 +147,14 @@ void PrintBatchStats(const std::string& cmd, const BatchStats& s, std::ostream& 
                   s.verify_bytes_read / 1048576.0);
     out << buf;
   }
+  if (s.boilerplate_table_bytes > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "\n  boilerplate guard: anchors of %llu records without an earlier candidate "
+                  "counted (table %.1f MB)",
+                  static_cast<unsigned long long>(s.boilerplate_founders),
+                  s.boilerplate_table_bytes / 1048576.0);
+    out << buf;
+  }
   if (s.oversized_components > 0) {
     out << ", " << s.oversized_components << " components over the cap (" << s.refused_by_cap
         << " joins refused)";

@@ -106,6 +106,9 @@ struct BatchStats {
   // of texts in memory) and the input bytes it read.
   uint64_t verify_ranges = 0, verify_bytes_read = 0;
   uint64_t oversized_components = 0, refused_by_cap = 0;
+  // The boilerplate guard: records whose anchors were counted (no earlier
+  // candidate), and the bytes of its table.
+  uint64_t boilerplate_founders = 0, boilerplate_table_bytes = 0;
   uint64_t memory_budget = 0;
   uint64_t peak_rss_bytes = 0, peak_disk_bytes = 0;
   uint64_t input_bytes = 0;

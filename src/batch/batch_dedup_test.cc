@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -463,6 +464,67 @@ TEST_F(BatchDedupTest, OptionsPastTheMachineAreInvalidArguments) {
     EXPECT_TRUE(BuildBatchIndex({path_}, dir_->File("index"), o).IsInvalidArgument());
   }
   EXPECT_TRUE(ValidateBatchOptions(BatchOptions{}).ok());
+}
+
+}  // namespace
+}  // namespace neardup
+
+namespace neardup {
+namespace {
+
+std::string RandomHan(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::u32string s;
+  for (size_t i = 0; i < n; ++i) s += static_cast<char32_t>(0x4E00 + rng() % 8000);
+  return Utf8(s);
+}
+
+// A site: twelve long stories under one footer, a page of the footer alone,
+// three short stories under it, and a copy of a long story.
+std::string TrapCorpus() {
+  const std::string footer = RandomHan(280, 99);
+  std::ostringstream out;
+  auto page = [&](const std::string& id, const std::string& story) {
+    out << "{\"id\":\"" << id << "\",\"text\":\"" << story << "。" << footer << "\"}\n";
+  };
+  for (int i = 0; i < 12; ++i) page("long" + std::to_string(i), RandomHan(500, 100 + i));
+  page("bare", "");
+  for (int i = 0; i < 3; ++i) page("short" + std::to_string(i), RandomHan(60, 200 + i));
+  page("copy", RandomHan(500, 103));
+  return out.str();
+}
+
+TEST_F(BatchDedupTest, TheBoilerplateGuardSplitsAFootersChain) {
+  const std::string path = dir_->File("trap.jsonl");
+  std::ofstream(path) << TrapCorpus();
+  auto cluster_of = [&](BatchOptions o) {
+    auto run = BatchDedup::Run({path}, o);
+    EXPECT_TRUE(run.ok()) << run.status().ToString();
+    std::map<std::string, std::string> c;
+    for (const Row& r : Rows(run->get())) c[r.id] = r.cluster;
+    EXPECT_GT((*run)->stats().boilerplate_founders, 0u);
+    return c;
+  };
+  BatchOptions o;
+  std::map<std::string, std::string> on = cluster_of(o);
+  auto q = [](std::string id) { return "\"" + id + "\""; };  // ids are JSON
+  for (const char* id : {"bare", "short0", "short1", "short2"}) EXPECT_EQ(on[q(id)], q(id)) << id;
+  EXPECT_EQ(on[q("copy")], q("long3"));
+  // Spilled and on one thread: the same clusters.
+  BatchOptions small = o;
+  small.engine.threads = 1;
+  small.memory_bytes = 256 << 10;
+  small.tmp_dir = dir_->path();
+  EXPECT_EQ(cluster_of(small), on);
+  o.engine.verify.boilerplate_documents = 0;  // off: the bare page chains the short stories
+  auto run = BatchDedup::Run({path}, o);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ((*run)->stats().boilerplate_founders, 0u);
+  for (const Row& r : Rows(run->get())) {
+    if (r.id.starts_with("\"short")) {
+      EXPECT_EQ(r.cluster, q("bare")) << r.id;
+    }
+  }
 }
 
 }  // namespace

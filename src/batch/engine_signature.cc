@@ -5,11 +5,13 @@
 #include <cmath>
 
 #include "base/status_macros.h"
+#include "features/anchors.h"
 #include "pipeline/identity.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/signals.h"
 #include "signal/signal.h"
 #include "signal/signal_set.h"
+#include "verify/boilerplate.h"
 #include "verify/form.h"
 #include "verify/numbers.h"
 #include "verify/verifier.h"
@@ -34,21 +36,30 @@ struct Scratch final : SignatureScratch {
   uint32_t a_form_doc = UINT32_MAX, b_form_doc = UINT32_MAX;
   verify::FormSide a_form, b_form;
   std::vector<uint64_t> a_form_shingles, b_form_shingles;
+  // The boilerplate guard: a side's shingles in text order, its anchors and
+  // the shingles they mark, for the side cached above.
+  std::vector<uint64_t> sequence, a_marks, b_marks;
+  std::vector<features::Anchor> anchors;
 };
 
 // Decodes d's form into *side unless *cached_doc says it holds d's already
 // (pairs come in runs of equal b). A cached side's text is pointed at d's
 // bytes again: the buffer that held them before may have been reused.
+// With `sequence` (the boilerplate guard), a freshly read form's shingles
+// in text order go there and *fresh is set.
 Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side,
-                  std::vector<uint64_t>* shingles) {
+                  std::vector<uint64_t>* shingles, std::vector<uint64_t>* sequence = nullptr,
+                  bool* fresh = nullptr) {
   if (*cached_doc == d.doc && !side->side.expressions) {  // else read again: they moved too
     const size_t n = side->side.normalized.size();
     if (side->has_text) side->side.normalized = d.text.substr(d.text.size() - n);
     return Status::OK();
   }
   *cached_doc = UINT32_MAX;
-  NEARDUP_ASSIGN_OR_RETURN(*side, verify::ReadForm(d.text, shingles));
+  if (sequence != nullptr) sequence->clear();
+  NEARDUP_ASSIGN_OR_RETURN(*side, verify::ReadForm(d.text, shingles, sequence));
   *cached_doc = d.doc;
+  if (fresh != nullptr) *fresh = true;
   return Status::OK();
 }
 
@@ -93,6 +104,18 @@ struct EngineSignature::Impl {
   size_t max_keys = 0, max_space_keys = 0;
   int judge = -1;         // without a verifier: the first space that does not decide
   bool shingled = false;  // Process() fills Processed::shingles
+  bool guard = false;     // the boilerplate guard: forms keep the shingles in text order
+  std::shared_ptr<const verify::BoilerplateCounts> counts;  // UseBoilerplate's
+
+  // The shingles the guard marks in a text whose shingles in text order are
+  // s->sequence, into *marks (empty without counts).
+  void Mark(Scratch* s, std::vector<uint64_t>* marks) const {
+    marks->clear();
+    if (!counts || s->sequence.empty()) return;
+    features::SampleAnchors(s->sequence, &s->anchors);
+    verify::BoilerplateShingles(*counts, options.verify.boilerplate_documents, s->anchors,
+                                s->sequence, marks);
+  }
 
   const verify::Verifier* verifier() const { return signals->verifier(); }
   // A Processed of a normalized text (features and shingles as the
@@ -114,6 +137,16 @@ struct EngineSignature::Impl {
     }
     return v.similarity;
   }
+  // A text's shingles and, with counts, the shingles the guard marks.
+  void ShingleAndMark(const verify::Verifier& v, std::string_view normalized, Scratch* s,
+                      std::vector<uint64_t>* shingles, std::vector<uint64_t>* marks) const {
+    v.shingler().Shingle(normalized, shingles);
+    s->sequence.clear();
+    if (counts && normalized.size() > static_cast<size_t>(options.verify.short_chars)) {
+      v.shingler().Sequence(normalized, &s->sequence);
+    }
+    Mark(s, marks);
+  }
   // The similarity of two normalized texts (shingles cached on the docs).
   Result<double> Compare(uint32_t a_doc, const verify::FactSide& a, uint32_t b_doc,
                          const verify::FactSide& b, Scratch* s) const;
@@ -133,6 +166,10 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
   NEARDUP_ASSIGN_OR_RETURN(m->pipeline,
                            pipeline::Pipeline::Create(o, needs.features, needs.shingles));
   NEARDUP_ASSIGN_OR_RETURN(m->signals, pipeline::BuildSignalSet(o));
+  const verify::Verifier* v = m->verifier();
+  m->guard = v != nullptr && v->spec().kind == verify::VerifierSpec::Kind::kSimilarity &&
+             o.verify.boilerplate_documents > 0 && o.verify.short_chars >= 0 && m->shingled;
+  if (m->guard) m->pipeline->KeepAnchors(static_cast<size_t>(o.verify.short_chars));
   const bool decide = m->verifier() == nullptr;
   for (size_t i = 0; i < m->signals->size(); ++i) {
     const signal::Signal& sig = m->signals->signal(i);
@@ -217,15 +254,17 @@ Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, const verify::Fact
     verify::Side sb{b_norm, std::nullopt, std::nullopt, b.expressions};
     if (verifier->uses_shingles()) {
       if (s->a_shingles_doc != a_doc) {
-        verifier->shingler().Shingle(a_norm, &s->a_shingles);
+        ShingleAndMark(*verifier, a_norm, s, &s->a_shingles, &s->a_marks);
         s->a_shingles_doc = a_doc;
       }
       if (s->b_shingles_doc != b_doc) {
-        verifier->shingler().Shingle(b_norm, &s->b_shingles);
+        ShingleAndMark(*verifier, b_norm, s, &s->b_shingles, &s->b_marks);
         s->b_shingles_doc = b_doc;
       }
       sa.shingles = std::span<const uint64_t>(s->a_shingles);
       sb.shingles = std::span<const uint64_t>(s->b_shingles);
+      sa.boilerplate = s->a_marks;
+      sb.boilerplate = s->b_marks;
     }
     return Decided(*verifier, verifier->Verify(sa, sb));
   }
@@ -260,20 +299,37 @@ void EngineSignature::Form(SignatureScratch* scratch, std::string* out) const {
       shingles = &s->form_shingles;
     }
   }
-  verify::MakeForm(v, s->p.normalized, out, shingles, s->p.Expressions());
+  // The guard's sequence is the pipeline's: kept when its shingles are the verifier's.
+  const bool sequence = impl_->guard && shingles == &s->p.shingles && !s->p.sequence.empty();
+  verify::MakeForm(v, s->p.normalized, out, shingles, s->p.Expressions(),
+                   sequence ? &s->p.sequence : nullptr);
+}
+
+bool EngineSignature::counts_boilerplate() const { return impl_->guard; }
+
+void EngineSignature::UseBoilerplate(std::shared_ptr<const verify::BoilerplateCounts> counts) {
+  impl_->counts = std::move(counts);
 }
 
 Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocText& b,
                                                   SignatureScratch* scratch) const {
   auto* s = static_cast<Scratch*>(scratch);
-  NEARDUP_RETURN_IF_ERROR(ReadFormOf(a, &s->a_form_doc, &s->a_form, &s->a_form_shingles));
-  NEARDUP_RETURN_IF_ERROR(ReadFormOf(b, &s->b_form_doc, &s->b_form, &s->b_form_shingles));
+  const bool mark = impl_->counts != nullptr;
+  bool a_fresh = false, b_fresh = false;
+  NEARDUP_RETURN_IF_ERROR(ReadFormOf(a, &s->a_form_doc, &s->a_form, &s->a_form_shingles,
+                                     mark ? &s->sequence : nullptr, &a_fresh));
+  if (a_fresh) impl_->Mark(s, &s->a_marks);
+  NEARDUP_RETURN_IF_ERROR(ReadFormOf(b, &s->b_form_doc, &s->b_form, &s->b_form_shingles,
+                                     mark ? &s->sequence : nullptr, &b_fresh));
+  if (b_fresh) impl_->Mark(s, &s->b_marks);
   const verify::Verifier* verifier = impl_->verifier();
   if (verifier == nullptr) {
     return impl_->Compare(a.doc, {s->a_form.side.normalized}, b.doc, {s->b_form.side.normalized},
                           s);
   }
-  const verify::Verdict v = verifier->Verify(s->a_form.side, s->b_form.side);
+  verify::Side sa = s->a_form.side, sb = s->b_form.side;
+  if (mark) sa.boilerplate = s->a_marks, sb.boilerplate = s->b_marks;
+  const verify::Verdict v = verifier->Verify(sa, sb);
   return Impl::Decided(*verifier, v);
 }
 

@@ -52,6 +52,8 @@ class EngineSignature : public BatchSignature {
   Result<double> SimilarityOfForms(const DocText& a, const DocText& b,
                                    SignatureScratch* scratch) const override;
   double threshold() const override;
+  bool counts_boilerplate() const override;
+  void UseBoilerplate(std::shared_ptr<const verify::BoilerplateCounts> counts) override;
   std::string identity() const override;
   std::string IdentityHint(std::string_view recorded) const override;
   bool IdentityMatches(std::string_view recorded) const override;

@@ -56,6 +56,10 @@ struct PairInput {
   // An MPI rank's repeated-id candidates that other ranks own, with their
   // ids (fetched from the owners): these are not parsed. Null: none.
   const std::unordered_map<uint32_t, std::string>* ids = nullptr;
+  // Not null: bit d (of word d / 64) is set for each record d that is the
+  // later record of a pair made here (the boilerplate guard's founders are
+  // the records without one). Sized by the caller to the lines.
+  std::vector<uint64_t>* later = nullptr;
 };
 
 struct PairCounts {

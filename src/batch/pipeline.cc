@@ -11,6 +11,7 @@
 #include "base/machine.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
+#include "batch/boilerplate_phase.h"
 #include "batch/results.h"
 
 namespace neardup::batch {
@@ -190,8 +191,14 @@ Status SketchKeys(BatchRun* run, KeyRuns* keys, uint64_t own_begin, uint64_t own
 
 Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs,
                 const std::unordered_map<uint32_t, std::string>* ids) {
-  const PairInput in{&run->input, &run->key_filter, run->options.min_shared_keys,
-                     run->options.skip_invalid, ids};
+  const bool guard = run->forms != nullptr && run->sig->counts_boilerplate();
+  if (guard) run->later.assign((run->input.n() + 63) / 64, 0);
+  const PairInput in{&run->input,
+                     &run->key_filter,
+                     run->options.min_shared_keys,
+                     run->options.skip_invalid,
+                     ids,
+                     guard ? &run->later : nullptr};
   PairPhase phase(run->env(), in, &run->errors);
   PairCounts c;
   Status s = phase.Run(keys, pairs, &c);
@@ -238,6 +245,7 @@ Result<std::unique_ptr<BatchDedup>> RunPhases(std::unique_ptr<BatchRun> run) {
     PairRuns pairs(r.tmp.get(), "pairs");
     NEARDUP_RETURN_IF_ERROR(PairKeys(&r, &keys, &pairs));
     r.errors.DeliverSkips(r.options.on_skip);
+    NEARDUP_RETURN_IF_ERROR(CountBoilerplate(&r));
     ClusterPhase cluster(r.env(), r.input.n(), r.options.max_cluster_size, r.options.with_matches);
     const LineSource& source = r.forms ? static_cast<const LineSource&>(*r.forms) : r.input.store;
     NEARDUP_RETURN_IF_ERROR(VerifyPairs(&r, &pairs, source, cluster.reserved(),

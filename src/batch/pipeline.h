@@ -65,6 +65,11 @@ struct BatchRun {
   // The records' verification forms, when the signature has them and the
   // run is on one process without an index (RunPhases); else null.
   std::unique_ptr<FormStore> forms;
+  // The boilerplate guard (boilerplate_phase.h), when the signature has it
+  // and the run has forms: records that are the later of a candidate pair
+  // (a bit each), then the counts of the others' anchors.
+  std::vector<uint64_t> later;
+  std::shared_ptr<const verify::BoilerplateCounts> boilerplate;
   uint64_t lines_estimate = 0;
   BatchStats stats;
 

@@ -43,6 +43,10 @@
 #include "neardup/options.h"
 #include "neardup/status.h"
 
+namespace neardup::verify {
+class BoilerplateCounts;
+}  // namespace neardup::verify
+
 namespace neardup::batch {
 
 struct KeySpace {
@@ -145,6 +149,13 @@ class BatchSignature {
                                            SignatureScratch* scratch) const {
     return Status::FailedPrecondition("this signature has no verification forms");
   }
+
+  // The boilerplate guard (verify/boilerplate.h, batch/boilerplate_phase.h):
+  // whether this signature applies it (its forms then keep their shingles
+  // in text order), and the counts to verify with from now on (null: none,
+  // the plain similarity). Call UseBoilerplate before the verify phase.
+  virtual bool counts_boilerplate() const { return false; }
+  virtual void UseBoilerplate(std::shared_ptr<const verify::BoilerplateCounts> /*counts*/) {}
 
   // Every option that changes keys or similarities, as one line; stored in
   // on-disk indexes, which refuse to mix signatures.

@@ -16,6 +16,7 @@
 #include "batch/form_store.h"
 #include "batch/pipeline.h"
 #include "batch/spill_buffer.h"
+#include "distributed/boilerplate_counts.h"
 #include "distributed/checkpoint.h"
 #include "distributed/components.h"
 #include "distributed/fetch.h"
@@ -238,6 +239,7 @@ Status Runner::PairAndVerify(batch::KeyRuns* keys) {
     NEARDUP_RETURN_IF_ERROR(Agree(c_, batch::PairKeys(&r, &owned, &local, &ids), ErrLine()));
   }
   skips_ = ShareSkips(c_, &r.errors, r.input.lines.get());
+  NEARDUP_RETURN_IF_ERROR(CountBoilerplateAcross(c_, ranges_, &r));
   NEARDUP_RETURN_IF_ERROR(Verify(&local));
   if (!checkpoints_.enabled()) return Status::OK();
   VerifyState state;

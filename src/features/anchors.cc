@@ -2,20 +2,14 @@
 // Anchors: sampled windows of consecutive shingles (method in anchors.h).
 #include "features/anchors.h"
 
+#include <bit>
+
 namespace neardup::features {
 namespace {
 
 constexpr uint64_t kBase = 0x9E3779B97F4A7C15ULL;  // odd: a unit modulo 2^64
-
-// MurmurHash3's fmix64: a bijection with full avalanche.
-uint64_t Mix(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xFF51AFD7ED558CCDULL;
-  k ^= k >> 33;
-  k *= 0xC4CEB9FE1A85EC53ULL;
-  k ^= k >> 33;
-  return k;
-}
+static_assert(std::has_single_bit(kAnchorSampling));
+constexpr int kSampleShift = 64 - std::countr_zero(kAnchorSampling);
 
 }  // namespace
 
@@ -30,10 +24,8 @@ void SampleAnchors(std::span<const uint64_t> sequence, std::vector<Anchor>* out)
     if (i >= w) h -= sequence[i - w] * top;
     h = h * kBase + sequence[i];
     if (i + 1 < w) continue;
-    const uint64_t mixed = Mix(h);
-    if (mixed % kAnchorSampling == 0) {
-      out->push_back({mixed, static_cast<uint32_t>(i + 1 - w)});
-    }
+    // The shingle hashes are uniform, so is h: its top bits choose.
+    if ((h >> kSampleShift) == 0) out->push_back({h, static_cast<uint32_t>(i + 1 - w)});
   }
 }
 

@@ -7,8 +7,9 @@
 // Method: the shingle hashes in text order (Shingler::Sequence) are read in
 // windows of kAnchorShingles; a window's hash is a polynomial rolling hash
 // of its shingles (Karp and Rabin, "Efficient randomized pattern-matching
-// algorithms", IBM J. Res. Dev. 1987), mixed (Mix64). A window is an
-// anchor when its hash is 0 modulo kAnchorSampling, the "0 mod p" sample of
+// algorithms", IBM J. Res. Dev. 1987): the shingle hashes being uniform, so
+// is the window's. A window is an anchor when its hash's top log2(p) bits
+// are 0 (p = kAnchorSampling), the "0 mod p" sample of
 // Broder ("On the resemblance and containment of documents", 1997) and of
 // Schleimer, Wilkerson and Aiken (winnowing, SIGMOD 2003). The choice
 // depends on the window's text alone, so a block of text repeated in many

@@ -3,9 +3,11 @@
 #include "verify/boilerplate.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 
 #include "base/hash_sort.h"
+#include "base/status_macros.h"
 
 namespace neardup::verify {
 namespace {
@@ -19,6 +21,45 @@ BoilerplateCounts::BoilerplateCounts(size_t max_bytes)
   rows_.assign(2 * width_, 0);
 }
 
+BoilerplateCounts BoilerplateCounts::Fixed(size_t bytes) {
+  BoilerplateCounts c(bytes);
+  c.width_ = c.max_width_;
+  c.rows_.assign(2 * c.width_, 0);
+  c.fixed_ = true;
+  return c;
+}
+
+void BoilerplateCounts::AddConcurrently(std::span<const features::Anchor> anchors,
+                                        std::vector<uint64_t>* distinct) {
+  NEARDUP_CHECK(fixed_);
+  distinct->clear();
+  for (const features::Anchor& a : anchors) distinct->push_back(a.hash);
+  base::SortUniqueHashes(distinct);
+  for (uint64_t h : *distinct) Prefetch(h);
+  for (uint64_t h : *distinct) {
+    for (int row = 0; row < 2; ++row) {
+      std::atomic_ref<uint8_t> c(rows_[Index(h, row)]);
+      uint8_t v = c.load(std::memory_order_relaxed);
+      while (v < 255 && !c.compare_exchange_weak(v, v + 1, std::memory_order_relaxed)) {
+      }
+    }
+  }
+}
+
+void BoilerplateCounts::Merge(const BoilerplateCounts& other) {
+  NEARDUP_CHECK(fixed_ && other.fixed_ && other.rows_.size() == rows_.size());
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    rows_[i] = static_cast<uint8_t>(std::min(255, rows_[i] + other.rows_[i]));
+  }
+  documents_ += other.documents_;
+}
+
+bool BoilerplateCounts::Assign(std::span<const uint8_t> counters) {
+  if (counters.size() != rows_.size()) return false;
+  std::copy(counters.begin(), counters.end(), rows_.begin());
+  return true;
+}
+
 int BoilerplateCounts::Count(uint64_t anchor) const {
   return std::min(rows_[Index(anchor, 0)], rows_[Index(anchor, 1)]);
 }
@@ -27,7 +68,17 @@ void BoilerplateCounts::Add(std::span<const features::Anchor> anchors) {
   distinct_.clear();
   for (const features::Anchor& a : anchors) distinct_.push_back(a.hash);
   base::SortUniqueHashes(&distinct_);
+  for (uint64_t h : distinct_) Prefetch(h);
   ++documents_;
+  if (fixed_) {
+    for (uint64_t h : distinct_) {
+      for (int row = 0; row < 2; ++row) {
+        uint8_t& c = rows_[Index(h, row)];
+        c = static_cast<uint8_t>(c + (c < 255));
+      }
+    }
+    return;
+  }
   for (uint64_t h : distinct_) {
     const int next = std::min(Count(h) + 1, 255);
     for (int row = 0; row < 2; ++row) {
@@ -45,14 +96,10 @@ void BoilerplateCounts::Add(std::span<const features::Anchor> anchors) {
 void BoilerplateCounts::MakeRoom() {
   added_ = 0;
   if (width_ < max_width_) {
-    // Each row doubles; counter i of the old row serves i and i + width.
-    std::vector<uint8_t> wider(4 * width_);
-    for (int row = 0; row < 2; ++row) {
-      const uint8_t* from = rows_.data() + row * width_;
-      uint8_t* to = wider.data() + row * 2 * width_;
-      std::copy(from, from + width_, to);
-      std::copy(from, from + width_, to + width_);
-    }
+    // The blocks double; block i of the old serves i and i + blocks.
+    std::vector<uint8_t> wider(2 * rows_.size());
+    std::copy(rows_.begin(), rows_.end(), wider.begin());
+    std::copy(rows_.begin(), rows_.end(), wider.begin() + static_cast<ptrdiff_t>(rows_.size()));
     rows_.swap(wider);
     width_ *= 2;
     return;
@@ -65,6 +112,7 @@ void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
                          std::span<const uint64_t> sequence, std::vector<uint64_t>* out) {
   out->clear();
   if (min_documents <= 0) return;
+  counts.PrefetchAll(anchors);
   size_t covered_to = 0;  // sequence[.. covered_to) is already taken
   for (const features::Anchor& a : anchors) {
     if (counts.Count(a.hash) < min_documents) continue;

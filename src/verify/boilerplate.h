@@ -13,10 +13,17 @@
 // "An improved data stream summary", J. Algorithms 2005) with two rows of
 // saturating 8-bit counters and conservative update (Estan and Varghese,
 // SIGCOMM 2002): a count is never below the true one and is above it only
-// through collisions in both rows. The rows start small and double, each
+// through collisions in both rows. An anchor's two counters share a cache
+// line (the blocked layout of Putze, Sanders and Singler's cache-efficient
+// Bloom filters, JEA 2009), and lookups of a document's anchors are
+// prefetched together. The rows start small and double, each
 // new half a copy of the old (counts stay upper bounds), up to `max_bytes`;
 // past that, every counter is halved once as many counts were added as half a
 // row has counters, so old frequencies fade and collisions stay rare.
+//
+// Batch runs count with Fixed(): rows of one width that never grow or halve,
+// and plain additive updates, so tables counted apart (threads, MPI ranks)
+// add up (Merge) to the table one counter would make, in any order.
 //
 // Thread safety: none; the engine calls Add under its writer lock and Count
 // under its reader lock. Memory: at most max_bytes.
@@ -38,25 +45,49 @@ class BoilerplateCounts {
   // `max_bytes`: the most the two rows take (rounded down to a power of two,
   // at least 4 KiB).
   explicit BoilerplateCounts(size_t max_bytes = kDefaultMaxBytes);
+  // Two rows of `bytes` / 2 counters each (a power of two, at least 4 KiB in
+  // all), fixed and additive (see above).
+  static BoilerplateCounts Fixed(size_t bytes);
 
   // How many counted documents held `anchor` (at most 255). O(1).
   int Count(uint64_t anchor) const;
+  // Prefetches the counters of `anchors` (before Count()s of them).
+  void PrefetchAll(std::span<const features::Anchor> anchors) const {
+    for (const features::Anchor& a : anchors) Prefetch(a.hash);
+  }
   // Counts one document holding `anchors` (each distinct hash once).
   // O(anchors) amortized; a growth or a halving is O(bytes).
   void Add(std::span<const features::Anchor> anchors);
+
+  // Add() on a Fixed() table from several threads at once (atomic
+  // saturating increments; `distinct` is the caller's scratch). The
+  // documents() count is the caller's (AddDocuments).
+  void AddConcurrently(std::span<const features::Anchor> anchors, std::vector<uint64_t>* distinct);
+  void AddDocuments(uint64_t n) { documents_ += n; }
+  // Adds another Fixed() table of the same size, each counter saturating.
+  void Merge(const BoilerplateCounts& other);
+  // The counters, for sending between processes; Assign takes them back
+  // (false, unchanged, if the sizes differ).
+  std::span<const uint8_t> counters() const { return rows_; }
+  bool Assign(std::span<const uint8_t> counters);
 
   size_t MemoryBytes() const { return rows_.capacity(); }
   uint64_t documents() const { return documents_; }
 
  private:
   void MakeRoom();
+  // Blocked: both of an anchor's counters lie in one 64-byte block (chosen by
+  // the hash's low bits), row 0's in its first half, row 1's in its second,
+  // so a count costs one cache miss; the halves' slots come from other bits.
   size_t Index(uint64_t h, int row) const {
-    return row * width_ + ((row == 0 ? h : h >> 32) & (width_ - 1));
+    return ((h & (width_ / 32 - 1)) << 6) | (size_t(row) << 5) | ((h >> (40 + 8 * row)) & 31);
   }
-  std::vector<uint8_t> rows_;  // row 0, then row 1, width_ each
+  void Prefetch(uint64_t h) const { __builtin_prefetch(rows_.data() + Index(h, 0)); }
+  std::vector<uint8_t> rows_;  // the blocks: 2 width_ counters
   size_t width_;
   size_t max_width_;
-  size_t added_ = 0;  // counts added since the last growth or halving
+  bool fixed_ = false;  // Fixed(): additive, never grows nor halves
+  size_t added_ = 0;    // counts added since the last growth or halving
   uint64_t documents_ = 0;
   std::vector<uint64_t> distinct_;  // scratch
 };

@@ -95,3 +95,33 @@ TEST(BoilerplateShinglesTest, MarksTheShinglesUnderFrequentAnchors) {
 
 }  // namespace
 }  // namespace neardup::verify
+
+namespace neardup::verify {
+namespace {
+
+// Fixed tables counted apart add up to the table counted at once.
+TEST(BoilerplateCountsTest, FixedTablesMerge) {
+  std::mt19937_64 rng(3);
+  std::vector<std::vector<Anchor>> docs(300);
+  for (auto& d : docs) {
+    for (uint32_t k = 0; k < 30; ++k) d.push_back({rng() % 500, k});
+  }
+  auto whole = BoilerplateCounts::Fixed(1 << 16);
+  auto left = BoilerplateCounts::Fixed(1 << 16), right = BoilerplateCounts::Fixed(1 << 16);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    whole.Add(docs[i]);
+    (i % 3 ? left : right).Add(docs[i]);
+  }
+  left.Merge(right);
+  EXPECT_TRUE(std::equal(whole.counters().begin(), whole.counters().end(), left.counters().begin(),
+                         left.counters().end()));
+  EXPECT_EQ(left.documents(), 300u);
+  EXPECT_EQ(whole.MemoryBytes(), size_t{1} << 16);  // fixed: never grew
+  auto copy = BoilerplateCounts::Fixed(1 << 16);
+  ASSERT_TRUE(copy.Assign(whole.counters()));
+  for (uint64_t h = 0; h < 500; ++h) EXPECT_EQ(copy.Count(h), whole.Count(h));
+  EXPECT_FALSE(BoilerplateCounts::Fixed(1 << 15).Assign(whole.counters()));
+}
+
+}  // namespace
+}  // namespace neardup::verify

@@ -15,12 +15,33 @@
 namespace neardup::verify {
 namespace {
 
-constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16, kHigh = 32;
+constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16, kHigh = 32,
+                  kSequence = 64;
+
+// Each of `sequence` as its rank in `set` (ascending, holding them all),
+// varints after their count. The set's hashes being uniform, an index of
+// where each value of the top k bits starts (k = bit width of the set's
+// size) leaves about one step of search per shingle.
+void PutRanks(std::span<const uint64_t> set, std::span<const uint64_t> sequence, std::string* out) {
+  thread_local std::vector<uint32_t> start;
+  const int k = std::max(1, static_cast<int>(std::bit_width(set.size())));
+  const int shift = 64 - k;
+  start.assign((size_t{1} << k) + 1, 0);
+  for (uint64_t h : set) ++start[(h >> shift) + 1];
+  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  PutVarint(sequence.size(), out);
+  for (uint64_t h : sequence) {
+    uint32_t r = start[h >> shift];
+    while (set[r] < h) ++r;
+    NEARDUP_CHECK(set[r] == h);  // every shingle is in the set
+    PutVarint(r, out);
+  }
+}
 
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
           const std::vector<uint64_t>* shingles, bool narrow, const std::vector<uint64_t>* narrowed,
-          std::optional<std::string_view> expressions, int width_for_test = 0,
-          Cut cut = Cut::kHigh) {
+          std::optional<std::string_view> expressions, int width_for_test = 0, Cut cut = Cut::kHigh,
+          const std::vector<uint64_t>* sequence = nullptr) {
   out->clear();
   const size_t code_points = base::CodePointCount(normalized);
   const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
@@ -30,9 +51,12 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
       verifier != nullptr && verifier->uses_shingles() && !(narrow && with_text);
   const bool with_expressions = with_text && expressions.has_value();
   narrow = narrow && with_shingles;
+  const bool with_sequence =
+      with_shingles && !narrow && sequence != nullptr && !sequence->empty() && shingles != nullptr;
   out->push_back(static_cast<char>(
-      (with_shingles ? kShingles : 0) | (with_text ? kText : 0) | (narrow ? kNarrow | kWidth : 0) |
-      (narrow && cut == Cut::kHigh ? kHigh : 0) | (with_expressions ? kExpressions : 0)));
+      (with_sequence ? kSequence : 0) | (with_shingles ? kShingles : 0) | (with_text ? kText : 0) |
+      (narrow ? kNarrow | kWidth : 0) | (narrow && cut == Cut::kHigh ? kHigh : 0) |
+      (with_expressions ? kExpressions : 0)));
   PutVarint(code_points, out);
   if (with_expressions) {
     PutVarint(expressions->size(), out);
@@ -67,6 +91,7 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
         for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(h >> (8 * i));
       }
     }
+    if (with_sequence) PutRanks(*shingles, *sequence, out);
   }
   if (with_text) out->append(normalized);
 }
@@ -74,8 +99,9 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
 }  // namespace
 
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
-              const std::vector<uint64_t>* shingles, std::optional<std::string_view> expressions) {
-  Make(verifier, normalized, out, shingles, false, nullptr, expressions);
+              const std::vector<uint64_t>* shingles, std::optional<std::string_view> expressions,
+              const std::vector<uint64_t>* sequence) {
+  Make(verifier, normalized, out, shingles, false, nullptr, expressions, 0, Cut::kHigh, sequence);
 }
 
 void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
@@ -183,12 +209,16 @@ bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine
   return std::abs(v.similarity - t) > PoissonBound(near) * slope;
 }
 
-Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles) {
+Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles,
+                          std::vector<uint64_t>* sequence) {
   const Status bad = Status::Corruption("malformed verification form");
   if (form.empty()) return bad;
   const auto flags = static_cast<uint8_t>(form.front());
   form.remove_prefix(1);
-  if ((flags & ~(kShingles | kText | kNarrow | kExpressions | kWidth | kHigh)) != 0) return bad;
+  if ((flags & ~(kShingles | kText | kNarrow | kExpressions | kWidth | kHigh | kSequence)) != 0) {
+    return bad;
+  }
+  if ((flags & kSequence) && ((flags & kNarrow) || !(flags & kShingles))) return bad;
   if ((flags & kHigh) && !(flags & kWidth)) return bad;
   if ((flags & kNarrow) && !(flags & kShingles)) return bad;
   if ((flags & kWidth) && !(flags & kNarrow)) return bad;
@@ -236,6 +266,17 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
     }
     form.remove_prefix(n * 8);
     out.side.shingles = std::span<const uint64_t>(*shingles);
+    if (flags & kSequence) {
+      uint64_t len = 0;
+      if (!GetVarint(&form, &len) || len > form.size()) return bad;
+      if (sequence != nullptr) sequence->resize(len);
+      for (uint64_t i = 0; i < len; ++i) {
+        uint64_t rank = 0;
+        if (!GetVarint(&form, &rank) || rank >= n) return bad;
+        if (sequence != nullptr) (*sequence)[i] = (*shingles)[rank];
+      }
+      out.has_sequence = true;
+    }
   }
   if (flags & kText) {
     out.side.normalized = form;

@@ -18,12 +18,15 @@
 // it, and truncated hashes could change a Jaccard value.
 //
 // Layout: a flags byte (1: shingles, 2: text, 4: narrow, 8: expressions,
-// 16: narrow with a width, 32: narrow to the high bits), the code points as a varint, with
+// 16: narrow with a width, 32: narrow to the high bits, 64: the sequence), the code points as a
+// varint, with
 // expressions their length as a varint and the bytes (numbers.h Expressions() of the original text:
 // forms with the text carry them when the caller gives them; forms written before they were kept
 // have none), then with shingles their count as a varint and the hashes (8 bytes little-endian
 // each, ascending) or, narrow, with flag 16 the width byte and n minus the cut set's size as a
-// varint, then the Rice-coded cut set; then with text the normalized text to the end.
+// varint, then the Rice-coded cut set; with flag 64 (wide shingles only) the number of shingles
+// in text order as a varint and each one's rank in the set as a varint; then with text the
+// normalized text to the end.
 //
 // The compact form (MakeCompactForm, for the online store, where every
 // document keeps one) keeps the text of a text the verifier reads (short
@@ -68,9 +71,13 @@ namespace neardup::verify {
 // verifier's shingles of `normalized` (saves shingling it again).
 // `expressions`: Expressions() of the original text, kept when the form
 // keeps the text.
+// `sequence`, when given with `shingles`, is the same shingles in text order
+// (Shingler::Sequence): the form keeps it, each as its rank in the set, for
+// the boilerplate guard (verify/boilerplate.h).
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
               const std::vector<uint64_t>* shingles = nullptr,
-              std::optional<std::string_view> expressions = std::nullopt);
+              std::optional<std::string_view> expressions = std::nullopt,
+              const std::vector<uint64_t>* sequence = nullptr);
 
 // As MakeForm, compact (see above): for a store that keeps every document's
 // form. `narrowed`, when given, must be Narrow() of the verifier's shingles
@@ -94,8 +101,9 @@ struct FormSide {
   Side side;
   bool has_text = false;
   bool narrow = false;
-  int width = 64;       // the bits of each shingle hash: < 64 when narrow
-  Cut cut = Cut::kLow;  // when narrow
+  int width = 64;             // the bits of each shingle hash: < 64 when narrow
+  Cut cut = Cut::kLow;        // when narrow
+  bool has_sequence = false;  // the form keeps its shingles in text order
 };
 
 // MakeCompactForm with the shingles cut to `width` bits whatever their
@@ -124,8 +132,11 @@ bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine
 // set) a pass that drops repeats; else a radix pass on the cut hashes, which
 // are uniform.
 void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width, Cut cut);
+// `sequence`, when not null, receives the shingles in text order where the
+// form keeps them (FormSide::has_sequence), else is left as it was.
 // Errors: Corruption for a form that does not parse.
-Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles);
+Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles,
+                          std::vector<uint64_t>* sequence = nullptr);
 
 }  // namespace neardup::verify
 

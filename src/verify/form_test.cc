@@ -344,3 +344,40 @@ TEST(FormTest, RejectsBadWidths) {
 
 }  // namespace
 }  // namespace neardup::verify
+
+namespace neardup::verify {
+namespace {
+
+// A form with the shingles in text order gives them back, and reads as the
+// same side as the form without them, text included.
+TEST(FormTest, KeepsTheSequence) {
+  auto v = Verifier::Create(VerifierSpec{}).value();
+  const std::string text =
+      "版权所有，未经授权不得转载。今天的新闻是一则很长的报道，报道里有很多重复的字，今天的新闻";
+  std::vector<uint64_t> shingles, sequence;
+  v->shingler().Shingle(text, &shingles);
+  v->shingler().Sequence(text, &sequence);
+  ASSERT_GT(sequence.size(), shingles.size());  // repeats
+  std::string with, without;
+  MakeForm(v.get(), text, &with, &shingles, std::nullopt, &sequence);
+  MakeForm(v.get(), text, &without, &shingles);
+  EXPECT_GT(with.size(), without.size());
+  std::vector<uint64_t> s1, s2, back = {42};
+  auto a = ReadForm(with, &s1, &back);
+  auto b = ReadForm(without, &s2, &back);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(a->has_sequence);
+  EXPECT_FALSE(b->has_sequence);
+  EXPECT_EQ(s1, s2);
+  EXPECT_EQ(a->side.normalized, b->side.normalized);
+  ASSERT_TRUE(ReadForm(with, &s1, &back).ok());
+  EXPECT_EQ(back, sequence);
+  // A rank past the set is damage.
+  std::string bad = with;
+  const size_t at = 1 + 1 + 1 + 8 * shingles.size() + 1;  // flags, code points, n, hashes, length
+  bad[at] = static_cast<char>(0x7F);
+  EXPECT_FALSE(ReadForm(bad, &s1, &back).ok());
+}
+
+}  // namespace
+}  // namespace neardup::verify

@@ -9,7 +9,9 @@ The corpus: 3,000 short questions with seeded near-duplicates (scripts/bench/qba
 Usage: mpi_test.py NEARDUP_BINARY SOURCE_DIR CASE CORPUS   (exit 77 = skipped: no mpirun)
 The case `corpus` writes CORPUS (a ctest fixture); the others read it.
 """
+import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -136,6 +138,43 @@ def test_identical_with_matches(d):
                     lambda e: counter(e, r"\((\d+) runs spilled") > 0 or None)
     text = read(os.path.join(d, "single.out")).decode()
     assert text.count('"matches":[{') > 300, "too few documents with matches"
+
+
+def trap_corpus(d, sites=6, stories=40):
+    """Articles under their sites' footers, pages of footer alone and short
+    stories under them, copies of some stories (the boilerplate guard's trap)."""
+    rng = random.Random(25)
+
+    def han(n):
+        return "".join(chr(0x4E00 + rng.randrange(8000)) for _ in range(n))
+
+    footers = [han(rng.randrange(150, 300)) for _ in range(sites)]
+    records = []
+    for s, footer in enumerate(footers):
+        for i in range(stories):
+            story = han(rng.choice((40, 80, 400, 800)))
+            records.append(story + "。" + footer)
+            if rng.random() < 0.3:
+                records.append(story[:-3] + han(3) + "。" + footer)
+        records += [footer] * 3
+    rng.shuffle(records)
+    path = os.path.join(d, "trap.jsonl")
+    with open(path, "w") as f:
+        for i, text in enumerate(records):
+            f.write(json.dumps({"id": i, "text": text}, ensure_ascii=False) + "\n")
+    return path
+
+
+def test_identical_boilerplate(d):
+    # The guard's counts: each rank counts its own records without an earlier
+    # candidate and the ranks add their tables (the bits of later records
+    # come from the ranks that paired them).
+    check_identical([trap_corpus(d)], ["--stats", "--with-matches"],
+                    lambda e: counter(e, r"anchors of (\d+) records") > 100 or None)
+    guarded = read(os.path.join(d, "single.out"))
+    off = os.path.join(d, "off.out")
+    assert single([trap_corpus(d), "--boilerplate-documents", "0"], off).returncode == 0
+    assert read(off) != guarded, "the guard changed nothing on its trap"
 
 
 def test_identical_learned_idf(d):

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// Counting the founders' anchors for the boilerplate guard
+// (boilerplate_phase.h).
+#include "batch/boilerplate_phase.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "base/parallel.h"
+#include "base/status_macros.h"
+#include "features/anchors.h"
+#include "verify/form.h"
+
+namespace neardup::batch {
+namespace {
+
+bool IsLater(const std::vector<uint64_t>& later, uint64_t line) {
+  return (later[line >> 6] >> (line & 63)) & 1;
+}
+
+}  // namespace
+
+size_t BoilerplateTableBytes(const BatchRun& run) {
+  const uint64_t want = std::bit_ceil(std::max<uint64_t>(run.input.bytes / 8, 1));
+  return static_cast<size_t>(std::clamp<uint64_t>(want, 64 << 10, uint64_t{256} << 20));
+}
+
+Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource& forms,
+                                                uint64_t begin, uint64_t end, size_t bytes) {
+  const int threads = std::max(1, run->threads);
+  verify::BoilerplateCounts table = verify::BoilerplateCounts::Fixed(bytes);
+  std::vector<Status> failed(static_cast<size_t>(threads));
+  std::vector<uint64_t> founders(static_cast<size_t>(threads));
+  const RunInput& input = run->input;
+  base::ParallelFor(end - begin, threads, 1024, [&](int t, size_t from, size_t to) {
+    std::string buf;
+    std::vector<uint64_t> shingles, sequence, distinct;
+    std::vector<features::Anchor> anchors;
+    for (size_t i = from; i < to && failed[t].ok(); ++i) {
+      const uint64_t line = begin + i;
+      if (input.lines->state(line) != kRecord || IsLater(run->later, line)) continue;
+      LineSource::Line l;
+      if (Status s = ReadLine(forms, line, &buf, &l); !s.ok()) {
+        failed[t] = s;
+        break;
+      }
+      sequence.clear();
+      auto f = verify::ReadForm(l.text, &shingles, &sequence);
+      if (!f.ok()) {
+        failed[t] = f.status();
+        break;
+      }
+      if (!f->has_sequence) continue;
+      features::SampleAnchors(sequence, &anchors);
+      table.AddConcurrently(anchors, &distinct);
+      ++founders[t];
+    }
+  });
+  for (Status& s : failed) NEARDUP_RETURN_IF_ERROR(s);
+  for (uint64_t n : founders) table.AddDocuments(n);
+  return table;
+}
+
+Status CountBoilerplate(BatchRun* run) {
+  if (run->later.empty() || run->forms == nullptr) return Status::OK();
+  NEARDUP_ASSIGN_OR_RETURN(
+      verify::BoilerplateCounts counts,
+      CountFounders(run, *run->forms, 0, run->input.n(), BoilerplateTableBytes(*run)));
+  run->stats.boilerplate_founders = counts.documents();
+  run->stats.boilerplate_table_bytes = counts.MemoryBytes();
+  run->budget.Hold(counts.MemoryBytes());
+  run->boilerplate = std::make_shared<verify::BoilerplateCounts>(std::move(counts));
+  run->sig->UseBoilerplate(run->boilerplate);
+  std::vector<uint64_t>().swap(run->later);
+  return Status::OK();
+}
+
+}  // namespace neardup::batch
