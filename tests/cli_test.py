@@ -99,6 +99,33 @@ def test_explain_shows_its_arithmetic():
     assert "other similarity = 1 - 1 edit / 3 characters = 0.667, needs >= 1.000" in p.stdout
 
 
+def test_explain_with_a_corpus_names_the_boilerplate_guard():
+    # A page of a site's footer alone and a short story under that footer:
+    # alone they are near-duplicates; after a corpus in which the footer runs
+    # under many stories, the guard leaves it out and says so (exit 3).
+    import random
+    rng = random.Random(7)
+
+    def han(n):
+        return "".join(chr(0x4E00 + rng.randrange(8000)) for _ in range(n))
+
+    footer = han(280)
+    with tempfile.TemporaryDirectory() as d:
+        corpus = os.path.join(d, "site.jsonl")
+        with open(corpus, "w", encoding="utf-8") as f:
+            for i in range(12):
+                f.write(json.dumps({"id": i, "text": han(500) + "。" + footer}) + "\n")
+        bare, page = footer, han(60) + "。" + footer
+        p = run(["explain", "--text", bare, page])
+        assert "boilerplate" not in p.stdout, p.stdout
+        p = run(["explain", "--text", bare, page, "--corpus", corpus], code=3)
+        assert "decided by: boilerplate guard:" in p.stdout, p.stdout
+        j = json.loads(run(["explain", "--text", bare, page, "--corpus", corpus, "--json"],
+                           code=3).stdout)
+        assert j["rule"].startswith("boilerplate guard:"), j
+        run(["explain", "--text", bare, page, "--corpus", os.path.join(d, "none.jsonl")], code=1)
+
+
 def test_unknown_commands_are_named():
     p = run(["dedu", "x"], code=2)
     assert "unknown command 'dedu'; did you mean 'dedup'?" in p.stderr, p.stderr

@@ -20,7 +20,28 @@ struct ExplainFlags {
   std::string a, b;
   bool text = false;  // a and b are the texts themselves
   bool json = false;
+  std::string corpus;  // JSONL added to the engine first (the boilerplate guard learns from it)
 };
+
+// Adds the records of a JSONL file to the engine, in batches.
+Status AddCorpus(const std::string& path, Engine* engine) {
+  InputFlags input;
+  input.files = {path};
+  input.quiet = true;
+  RecordBatches batches(input);
+  std::vector<Record> batch;
+  while (true) {
+    NEARDUP_ASSIGN_OR_RETURN(const bool more, batches.Next(4096, &batch));
+    if (batch.empty() && !more) return Status::OK();
+    std::vector<Document> docs;
+    docs.reserve(batch.size());
+    for (Record& r : batch) docs.push_back({std::move(r.id), std::move(r.text), 0});
+    for (auto& r : engine->AddBatch(docs)) {
+      if (!r.ok() && !r.status().IsAlreadyExists()) return r.status().WithContext(path);
+    }
+    if (!more) return Status::OK();
+  }
+}
 
 Result<std::string> Load(const std::string& arg, bool literal) {
   if (literal) return arg;
@@ -65,6 +86,9 @@ int RunExplain(const ExplainFlags& f) {
     return OpenEngine("explain", f.pipeline, &code);
   }();
   if (!engine) return kExitUsage;
+  if (!f.corpus.empty()) {
+    if (Status s = AddCorpus(f.corpus, engine.get()); !s.ok()) return Fail("explain", s);
+  }
   auto a = Load(f.a, f.text);
   auto b = Load(f.b, f.text);
   if (!a.ok()) return Fail("explain", a.status());
@@ -93,6 +117,9 @@ void SetupExplain(CLI::App* app, int* exit_code) {
   cmd->add_option("b", flags->b, "Second text (a file)")->required();
   cmd->add_flag("--text", flags->text, "A and B are texts, not files");
   cmd->add_flag("--json", flags->json, "One JSON object instead of the report");
+  cmd->add_option("--corpus", flags->corpus,
+                  "A JSONL file added to the engine first: the boilerplate guard then knows "
+                  "the text its documents repeat, as a running service would");
   AddPipelineFlags(cmd, &flags->pipeline);
   cmd->callback([flags, exit_code] { *exit_code = RunExplain(*flags); });
 }
