@@ -34,7 +34,8 @@ Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource&
   const RunInput& input = run->input;
   base::ParallelFor(end - begin, threads, 1024, [&](int t, size_t from, size_t to) {
     std::string buf;
-    std::vector<uint64_t> shingles, sequence, distinct;
+    std::vector<uint64_t> shingles, distinct;
+    std::vector<uint32_t> sequence;
     std::vector<features::Anchor> anchors;
     for (size_t i = from; i < to && failed[t].ok(); ++i) {
       const uint64_t line = begin + i;
@@ -51,7 +52,7 @@ Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource&
         break;
       }
       if (!f->has_sequence) continue;
-      features::SampleAnchors(sequence, &anchors);
+      features::SampleAnchors(sequence, shingles, &anchors);
       table.AddConcurrently(anchors, &distinct);
       ++founders[t];
     }

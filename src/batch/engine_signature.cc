@@ -38,7 +38,8 @@ struct Scratch final : SignatureScratch {
   std::vector<uint64_t> a_form_shingles, b_form_shingles;
   // The boilerplate guard: a side's shingles in text order, its anchors and
   // the shingles they mark, for the side cached above.
-  std::vector<uint64_t> sequence, a_marks, b_marks;
+  std::vector<uint32_t> sequence;  // ranks
+  std::vector<uint64_t> in_order, a_marks, b_marks;
   std::vector<features::Anchor> anchors;
 };
 
@@ -48,7 +49,7 @@ struct Scratch final : SignatureScratch {
 // With `sequence` (the boilerplate guard), a freshly read form's shingles
 // in text order go there and *fresh is set.
 Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side,
-                  std::vector<uint64_t>* shingles, std::vector<uint64_t>* sequence = nullptr,
+                  std::vector<uint64_t>* shingles, std::vector<uint32_t>* sequence = nullptr,
                   bool* fresh = nullptr) {
   if (*cached_doc == d.doc && !side->side.expressions) {  // else read again: they moved too
     const size_t n = side->side.normalized.size();
@@ -107,14 +108,14 @@ struct EngineSignature::Impl {
   bool guard = false;     // the boilerplate guard: forms keep the shingles in text order
   std::shared_ptr<const verify::BoilerplateCounts> counts;  // UseBoilerplate's
 
-  // The shingles the guard marks in a text whose shingles in text order are
-  // s->sequence, into *marks (empty without counts).
-  void Mark(Scratch* s, std::vector<uint64_t>* marks) const {
+  // The shingles the guard marks in a text whose shingles are `set`, in text
+  // order set[s->sequence[i]], into *marks (empty without counts).
+  void Mark(std::span<const uint64_t> set, Scratch* s, std::vector<uint64_t>* marks) const {
     marks->clear();
     if (!counts || s->sequence.empty()) return;
-    features::SampleAnchors(s->sequence, &s->anchors);
+    features::SampleAnchors(s->sequence, set, &s->anchors);
     verify::BoilerplateShingles(*counts, options.verify.boilerplate_documents, s->anchors,
-                                s->sequence, marks);
+                                s->sequence, set, marks);
   }
 
   const verify::Verifier* verifier() const { return signals->verifier(); }
@@ -143,9 +144,10 @@ struct EngineSignature::Impl {
     v.shingler().Shingle(normalized, shingles);
     s->sequence.clear();
     if (counts && normalized.size() > static_cast<size_t>(options.verify.short_chars)) {
-      v.shingler().Sequence(normalized, &s->sequence);
+      v.shingler().Sequence(normalized, &s->in_order);
+      features::SequenceRanks(*shingles, s->in_order, &s->sequence);
     }
-    Mark(s, marks);
+    Mark(*shingles, s, marks);
   }
   // The similarity of two normalized texts (shingles cached on the docs).
   Result<double> Compare(uint32_t a_doc, const verify::FactSide& a, uint32_t b_doc,
@@ -318,10 +320,10 @@ Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocTex
   bool a_fresh = false, b_fresh = false;
   NEARDUP_RETURN_IF_ERROR(ReadFormOf(a, &s->a_form_doc, &s->a_form, &s->a_form_shingles,
                                      mark ? &s->sequence : nullptr, &a_fresh));
-  if (a_fresh) impl_->Mark(s, &s->a_marks);
+  if (a_fresh) impl_->Mark(s->a_form_shingles, s, &s->a_marks);
   NEARDUP_RETURN_IF_ERROR(ReadFormOf(b, &s->b_form_doc, &s->b_form, &s->b_form_shingles,
                                      mark ? &s->sequence : nullptr, &b_fresh));
-  if (b_fresh) impl_->Mark(s, &s->b_marks);
+  if (b_fresh) impl_->Mark(s->b_form_shingles, s, &s->b_marks);
   const verify::Verifier* verifier = impl_->verifier();
   if (verifier == nullptr) {
     return impl_->Compare(a.doc, {s->a_form.side.normalized}, b.doc, {s->b_form.side.normalized},

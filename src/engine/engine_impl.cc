@@ -72,7 +72,7 @@ void Engine::Impl::MarkBoilerplate(const pipeline::Processed& p, std::vector<uin
   out->clear();
   if (!boilerplate) return;
   verify::BoilerplateShingles(*boilerplate, options.verify.boilerplate_documents, p.anchors,
-                              p.sequence, out);
+                              p.sequence, p.shingles, out);
 }
 
 Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::PreparedDocument& p) {

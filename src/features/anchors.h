@@ -38,6 +38,17 @@ struct Anchor {
 // Replaces *out with the anchors of `sequence` (shingle hashes in text
 // order), in text order. A sequence shorter than a window has none.
 void SampleAnchors(std::span<const uint64_t> sequence, std::vector<Anchor>* out);
+// The same of the sequence set[ranks[0]], set[ranks[1]], ...
+void SampleAnchors(std::span<const uint32_t> ranks, std::span<const uint64_t> set,
+                   std::vector<Anchor>* out);
+
+// Each of `sequence` as its rank in `set` (ascending and distinct, holding
+// every one of them), into *ranks: how a document keeps its shingles in text
+// order at 4 bytes (or, varint coded, 1-2) a shingle. The set's hashes being
+// uniform, an index of where each value of their top bits starts leaves
+// about one step of search each: O(set + sequence).
+void SequenceRanks(std::span<const uint64_t> set, std::span<const uint64_t> sequence,
+                   std::vector<uint32_t>* ranks);
 
 }  // namespace neardup::features
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -71,6 +72,25 @@ TEST(AnchorsTest, AChangedShingleChangesOnlyItsWindows) {
     return s;
   };
   EXPECT_EQ(outside(before), outside(after));
+}
+
+// Ranks into the sorted set give back the sequence, and the anchors of the
+// ranks are the anchors of the hashes.
+TEST(AnchorsTest, RanksStandForTheSequence) {
+  auto seq = Random(3000, 8);
+  for (size_t i = 0; i < 1000; ++i) seq.push_back(seq[i * 2]);  // repeats
+  std::vector<uint64_t> set = seq;
+  std::sort(set.begin(), set.end());
+  set.erase(std::unique(set.begin(), set.end()), set.end());
+  std::vector<uint32_t> ranks;
+  SequenceRanks(set, seq, &ranks);
+  ASSERT_EQ(ranks.size(), seq.size());
+  for (size_t i = 0; i < seq.size(); ++i) ASSERT_EQ(set[ranks[i]], seq[i]);
+  std::vector<Anchor> a, b;
+  SampleAnchors(seq, &a);
+  SampleAnchors(ranks, set, &b);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(a[i].hash == b[i].hash && a[i].pos == b[i].pos);
 }
 
 }  // namespace

@@ -182,10 +182,12 @@ Status Pipeline::Process(std::string_view text, Processed* out) const {
   out->sequence.clear();
   out->anchors.clear();
   if (needs_shingles_ && out->normalized.size() > anchors_above_) {
-    shingler_->Sequence(out->normalized, &out->sequence);
-    features::SampleAnchors(out->sequence, &out->anchors);
-    out->shingles.assign(out->sequence.begin(), out->sequence.end());
+    thread_local std::vector<uint64_t> in_order;
+    shingler_->Sequence(out->normalized, &in_order);
+    features::SampleAnchors(in_order, &out->anchors);
+    out->shingles.assign(in_order.begin(), in_order.end());
     base::SortUniqueHashes(&out->shingles);
+    features::SequenceRanks(out->shingles, in_order, &out->sequence);
   } else if (needs_shingles_) {
     shingler_->Shingle(out->normalized, &out->shingles);
   }

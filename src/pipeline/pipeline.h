@@ -35,8 +35,9 @@ struct Processed {
   std::vector<features::Feature> features;  // only if the pipeline needs them
   std::vector<uint64_t> shingles;           // ascending, distinct; only if needed
   // With the boilerplate guard, for texts of more than short_chars bytes:
-  // the shingles in text order and their anchors (features/anchors.h).
-  std::vector<uint64_t> sequence;
+  // the shingles in text order as ranks in `shingles` and their anchors
+  // (features/anchors.h).
+  std::vector<uint32_t> sequence;
   std::vector<features::Anchor> anchors;
   uint64_t fingerprint = 0;  // SimHash-64, or XXH3-64 of normalized
   // Mixed into the MinHash band keys (sketch::SaltedBandKey); 0 = none. Set

@@ -108,19 +108,30 @@ void BoilerplateCounts::MakeRoom() {
 }
 
 void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
-                         std::span<const features::Anchor> anchors,
-                         std::span<const uint64_t> sequence, std::vector<uint64_t>* out) {
+                         std::span<const features::Anchor> anchors, std::span<const uint32_t> ranks,
+                         std::span<const uint64_t> set, std::vector<uint64_t>* out) {
   out->clear();
   if (min_documents <= 0) return;
   counts.PrefetchAll(anchors);
-  size_t covered_to = 0;  // sequence[.. covered_to) is already taken
+  thread_local std::vector<uint64_t> marked;  // a bit a rank
+  marked.assign((set.size() + 63) / 64, 0);
+  bool any = false;
+  size_t covered_to = 0;  // ranks[.. covered_to) are taken already
   for (const features::Anchor& a : anchors) {
     if (counts.Count(a.hash) < min_documents) continue;
-    const size_t end = std::min<size_t>(a.pos + features::kAnchorShingles, sequence.size());
-    for (size_t i = std::max<size_t>(a.pos, covered_to); i < end; ++i) out->push_back(sequence[i]);
+    const size_t end = std::min<size_t>(a.pos + features::kAnchorShingles, ranks.size());
+    for (size_t i = std::max<size_t>(a.pos, covered_to); i < end; ++i) {
+      marked[ranks[i] >> 6] |= uint64_t{1} << (ranks[i] & 63);
+    }
     covered_to = std::max(covered_to, end);
+    any = true;
   }
-  base::SortUniqueHashes(out);
+  if (!any) return;
+  for (size_t w = 0; w < marked.size(); ++w) {
+    for (uint64_t bits = marked[w]; bits != 0; bits &= bits - 1) {
+      out->push_back(set[w * 64 + static_cast<size_t>(std::countr_zero(bits))]);
+    }
+  }
 }
 
 }  // namespace neardup::verify

@@ -92,12 +92,14 @@ class BoilerplateCounts {
   std::vector<uint64_t> distinct_;  // scratch
 };
 
-// The shingles of `sequence` (in text order) that lie under an anchor held
-// by at least `min_documents` counted documents, ascending and distinct,
-// into *out. Empty when min_documents <= 0.
+// The shingles of a text that lie under an anchor held by at least
+// `min_documents` counted documents, ascending and distinct, into *out.
+// The text's shingles in text order are set[ranks[0]], set[ranks[1]], ...
+// (features::SequenceRanks), `anchors` theirs. Empty when min_documents <= 0.
+// O(anchors + set), no sort.
 void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
-                         std::span<const features::Anchor> anchors,
-                         std::span<const uint64_t> sequence, std::vector<uint64_t>* out);
+                         std::span<const features::Anchor> anchors, std::span<const uint32_t> ranks,
+                         std::span<const uint64_t> set, std::vector<uint64_t>* out);
 
 }  // namespace neardup::verify
 

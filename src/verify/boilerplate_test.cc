@@ -76,20 +76,21 @@ TEST(BoilerplateCountsTest, Saturates) {
 
 TEST(BoilerplateShinglesTest, MarksTheShinglesUnderFrequentAnchors) {
   BoilerplateCounts c;
-  std::vector<uint64_t> seq;
-  for (uint64_t i = 0; i < 40; ++i) seq.push_back(1000 + i);
-  seq.push_back(1000);  // a repeat: marked once
+  std::vector<uint64_t> set;  // shingle i is 1000 + i
+  std::vector<uint32_t> ranks;
+  for (uint32_t i = 0; i < 40; ++i) set.push_back(1000 + i), ranks.push_back(i);
+  ranks.push_back(0);  // a repeat: marked once
   const std::vector<Anchor> anchors = {{11, 0}, {12, 20}, {13, 30}};
   for (int i = 0; i < 3; ++i) c.Add(std::vector<Anchor>{{11, 0}, {13, 0}});
   std::vector<uint64_t> out;
-  BoilerplateShingles(c, 3, anchors, seq, &out);
+  BoilerplateShingles(c, 3, anchors, ranks, set, &out);
   std::vector<uint64_t> want;
   for (uint64_t i = 0; i < features::kAnchorShingles; ++i) want.push_back(1000 + i);
   for (uint64_t i = 30; i < 30 + features::kAnchorShingles; ++i) want.push_back(1000 + i);
   EXPECT_EQ(out, want);
-  BoilerplateShingles(c, 4, anchors, seq, &out);
+  BoilerplateShingles(c, 4, anchors, ranks, set, &out);
   EXPECT_TRUE(out.empty());
-  BoilerplateShingles(c, 0, anchors, seq, &out);  // off
+  BoilerplateShingles(c, 0, anchors, ranks, set, &out);  // off
   EXPECT_TRUE(out.empty());
 }
 

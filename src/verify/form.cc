@@ -18,30 +18,10 @@ namespace {
 constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16, kHigh = 32,
                   kSequence = 64;
 
-// Each of `sequence` as its rank in `set` (ascending, holding them all),
-// varints after their count. The set's hashes being uniform, an index of
-// where each value of the top k bits starts (k = bit width of the set's
-// size) leaves about one step of search per shingle.
-void PutRanks(std::span<const uint64_t> set, std::span<const uint64_t> sequence, std::string* out) {
-  thread_local std::vector<uint32_t> start;
-  const int k = std::max(1, static_cast<int>(std::bit_width(set.size())));
-  const int shift = 64 - k;
-  start.assign((size_t{1} << k) + 1, 0);
-  for (uint64_t h : set) ++start[(h >> shift) + 1];
-  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  PutVarint(sequence.size(), out);
-  for (uint64_t h : sequence) {
-    uint32_t r = start[h >> shift];
-    while (set[r] < h) ++r;
-    NEARDUP_CHECK(set[r] == h);  // every shingle is in the set
-    PutVarint(r, out);
-  }
-}
-
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
           const std::vector<uint64_t>* shingles, bool narrow, const std::vector<uint64_t>* narrowed,
           std::optional<std::string_view> expressions, int width_for_test = 0, Cut cut = Cut::kHigh,
-          const std::vector<uint64_t>* sequence = nullptr) {
+          const std::vector<uint32_t>* sequence = nullptr) {
   out->clear();
   const size_t code_points = base::CodePointCount(normalized);
   const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
@@ -91,7 +71,10 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
         for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(h >> (8 * i));
       }
     }
-    if (with_sequence) PutRanks(*shingles, *sequence, out);
+    if (with_sequence) {  // the ranks of the shingles in text order
+      PutVarint(sequence->size(), out);
+      for (uint32_t r : *sequence) PutVarint(r, out);
+    }
   }
   if (with_text) out->append(normalized);
 }
@@ -100,7 +83,7 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
 
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
               const std::vector<uint64_t>* shingles, std::optional<std::string_view> expressions,
-              const std::vector<uint64_t>* sequence) {
+              const std::vector<uint32_t>* sequence) {
   Make(verifier, normalized, out, shingles, false, nullptr, expressions, 0, Cut::kHigh, sequence);
 }
 
@@ -210,7 +193,7 @@ bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine
 }
 
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles,
-                          std::vector<uint64_t>* sequence) {
+                          std::vector<uint32_t>* sequence) {
   const Status bad = Status::Corruption("malformed verification form");
   if (form.empty()) return bad;
   const auto flags = static_cast<uint8_t>(form.front());
@@ -273,7 +256,7 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
       for (uint64_t i = 0; i < len; ++i) {
         uint64_t rank = 0;
         if (!GetVarint(&form, &rank) || rank >= n) return bad;
-        if (sequence != nullptr) (*sequence)[i] = (*shingles)[rank];
+        if (sequence != nullptr) (*sequence)[i] = static_cast<uint32_t>(rank);
       }
       out.has_sequence = true;
     }

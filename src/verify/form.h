@@ -72,12 +72,12 @@ namespace neardup::verify {
 // `expressions`: Expressions() of the original text, kept when the form
 // keeps the text.
 // `sequence`, when given with `shingles`, is the same shingles in text order
-// (Shingler::Sequence): the form keeps it, each as its rank in the set, for
-// the boilerplate guard (verify/boilerplate.h).
+// as their ranks in `shingles` (features::SequenceRanks): the form keeps it
+// for the boilerplate guard (verify/boilerplate.h).
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
               const std::vector<uint64_t>* shingles = nullptr,
               std::optional<std::string_view> expressions = std::nullopt,
-              const std::vector<uint64_t>* sequence = nullptr);
+              const std::vector<uint32_t>* sequence = nullptr);
 
 // As MakeForm, compact (see above): for a store that keeps every document's
 // form. `narrowed`, when given, must be Narrow() of the verifier's shingles
@@ -132,11 +132,11 @@ bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine
 // set) a pass that drops repeats; else a radix pass on the cut hashes, which
 // are uniform.
 void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width, Cut cut);
-// `sequence`, when not null, receives the shingles in text order where the
-// form keeps them (FormSide::has_sequence), else is left as it was.
+// `sequence`, when not null, receives the ranks of the shingles in text order
+// where the form keeps them (FormSide::has_sequence), else is left as it was.
 // Errors: Corruption for a form that does not parse.
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles,
-                          std::vector<uint64_t>* sequence = nullptr);
+                          std::vector<uint32_t>* sequence = nullptr);
 
 }  // namespace neardup::verify
 

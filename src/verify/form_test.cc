@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <random>
 
+#include "features/anchors.h"
 #include "verify/rice.h"
 
 namespace neardup::verify {
@@ -354,15 +355,19 @@ TEST(FormTest, KeepsTheSequence) {
   auto v = Verifier::Create(VerifierSpec{}).value();
   const std::string text =
       "版权所有，未经授权不得转载。今天的新闻是一则很长的报道，报道里有很多重复的字，今天的新闻";
-  std::vector<uint64_t> shingles, sequence;
+  std::vector<uint64_t> shingles, in_order;
+  std::vector<uint32_t> sequence;
   v->shingler().Shingle(text, &shingles);
-  v->shingler().Sequence(text, &sequence);
+  v->shingler().Sequence(text, &in_order);
+  features::SequenceRanks(shingles, in_order, &sequence);
   ASSERT_GT(sequence.size(), shingles.size());  // repeats
+  for (size_t i = 0; i < sequence.size(); ++i) ASSERT_EQ(shingles[sequence[i]], in_order[i]);
   std::string with, without;
   MakeForm(v.get(), text, &with, &shingles, std::nullopt, &sequence);
   MakeForm(v.get(), text, &without, &shingles);
   EXPECT_GT(with.size(), without.size());
-  std::vector<uint64_t> s1, s2, back = {42};
+  std::vector<uint64_t> s1, s2;
+  std::vector<uint32_t> back = {42};
   auto a = ReadForm(with, &s1, &back);
   auto b = ReadForm(without, &s2, &back);
   ASSERT_TRUE(a.ok() && b.ok());
