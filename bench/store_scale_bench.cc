@@ -9,7 +9,7 @@
 //   store_scale_bench --documents 1000000 --dir /tmp/nd_scale [--batch 100]
 //     [--doc-bytes 2048] [--dup-rate 0.3] [--pool 2000] [--queries 20000]
 //     [--report 100000] [--nosync] [--profile P] [--verify-per-cluster K]
-//     [--keep] [--reuse | --open-once]
+//     [--keep] [--reuse | --open-once] [--boilerplate-documents N]
 //
 // --reuse opens an existing store at --dir and skips the build; it opens it
 // twice and times the second (warm page cache). --open-once opens it once, so
@@ -45,6 +45,7 @@ struct Flags {
   int doc_bytes = 2048, pool = 2000;
   double dup_rate = 0.3;
   int64_t verify_per_cluster = -1;  // -1: the engine's default
+  int boilerplate = -1;             // --boilerplate-documents; -1: the profile's
   std::string dir = "/tmp/nd_scale", profile;
   bool sync = true, keep = false, reuse = false, open_once = false;
 };
@@ -124,6 +125,8 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->profile = v;
     else if (a == "--verify-per-cluster")
       f->verify_per_cluster = std::stoll(v);
+    else if (a == "--boilerplate-documents")
+      f->boilerplate = std::stoi(v);
     else
       return false;
   }
@@ -142,6 +145,7 @@ neardup::Result<std::unique_ptr<neardup::DurableEngine>> OpenStore(const Flags& 
     o.engine = *engine;
   }
   if (f.verify_per_cluster >= 0) o.engine.verify_per_cluster = f.verify_per_cluster;
+  if (f.boilerplate >= 0) o.engine.verify.boilerplate_documents = f.boilerplate;
   return neardup::DurableEngine::Open(o);
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/file_util.h"
 #include "base/machine.h"
 #include "base/parallel.h"
 #include "base/status_macros.h"
@@ -97,6 +98,22 @@ Status Recover(store::DocStore& st, Engine& engine, DurableImpl& impl) {
 
 namespace engine {
 namespace {
+
+// The boilerplate guard's counts (verify/boilerplate.h), written by a clean
+// Close and read by the next Open. Not part of the store: after a crash
+// the counts of the last clean close are read (or none), and the guard
+// learns again from the documents that arrive.
+constexpr char kBoilerplateFile[] = "boilerplate.counts";
+
+void LoadBoilerplateCounts(const std::string& dir, Engine& engine, const DurableImpl& impl) {
+  std::string bytes;
+  if (!base::ReadWholeFile(dir + "/" + kBoilerplateFile, &bytes).ok()) return;  // none yet
+  if (!EngineInternal::LoadBoilerplate(engine, bytes)) {
+    impl.Log(LogLevel::kWarning, std::string(kBoilerplateFile) +
+                                     ": not this pipeline's boilerplate counts; starting afresh");
+  }
+}
+
 store::StoreOptions WithLog(store::StoreOptions o, DurableImpl* impl) {
   if (!o.log)
     o.log = [impl](std::string_view m) {
@@ -185,6 +202,8 @@ Result<std::unique_ptr<DurableEngine>> engine::DurableAccess::Open(
   NEARDUP_RETURN_IF_ERROR(InStore(options.dir, Recover(*impl->store, *d->engine_, *impl)));
   NEARDUP_RETURN_IF_ERROR(impl->store->VerifyNodeCount(impl->restored_documents));
   NEARDUP_RETURN_IF_ERROR(impl->store->OpenForWriting());
+  LoadBoilerplateCounts(options.dir, *d->engine_, *impl);
+  impl->restored = true;
   if (record_pipeline) NEARDUP_RETURN_IF_ERROR(RecordPipeline(*impl->store, options.engine));
   impl->restore_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::steady_clock::now() - start)
@@ -213,7 +232,16 @@ Status DurableEngine::Close() {
   if (impl_->expirer.joinable()) impl_->expirer.join();
   if (impl_->writer.joinable()) impl_->writer.join();  // drains the queue first
   // An Open that failed before the store opened has nothing to flush.
-  return impl_->store ? impl_->store->Flush() : Status::OK();
+  if (!impl_->store) return Status::OK();
+  Status flushed = impl_->store->Flush();
+  if (impl_->restored) {  // the guard's counts, for the next Open (not part of the store)
+    const std::string counts = EngineInternal::SaveBoilerplate(*engine_);
+    if (!counts.empty()) {
+      Status saved = base::AtomicWrite(options_.dir + "/" + engine::kBoilerplateFile, counts);
+      if (flushed.ok()) flushed = saved;
+    }
+  }
+  return flushed;
 }
 
 std::vector<Result<IngestResult>> DurableEngine::AddBatch(std::span<const IncomingDocument> docs,

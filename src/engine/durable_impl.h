@@ -81,6 +81,7 @@ struct DurableImpl {
   std::atomic<uint64_t> commits{0}, committed_docs{0}, commit_errors{0};
   std::atomic<uint64_t> expired_trees{0}, expired_documents{0};
   uint64_t restore_ms = 0, restored_documents = 0;
+  bool restored = false;  // Open got as far as writing: Close saves the guard's counts
 
   // Queues `op`; Unavailable when closed or full.
   Status Enqueue(std::shared_ptr<WriteOp> op) EXCLUDES(mu);

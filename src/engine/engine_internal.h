@@ -74,6 +74,10 @@ using FormLookup = std::function<Status(std::string_view id, std::string* form)>
 
 class EngineInternal {
  public:
+  // The boilerplate guard's counts as bytes (empty: the guard is off), and
+  // back; false for bytes of another kind or size of table (kept as is).
+  static std::string SaveBoilerplate(const Engine& e);
+  static bool LoadBoilerplate(Engine& e, std::string_view bytes);
   // Pure: the pipeline's output and the sketches. Errors: as Engine::Add.
   static Status Prepare(const Engine& e, std::string_view text, PreparedDocument* out);
   // Verifies the candidates `p` has now, under the reader lock, so that

@@ -14,6 +14,18 @@
 namespace neardup {
 namespace engine {
 
+std::string EngineInternal::SaveBoilerplate(const Engine& e) {
+  const Engine::Impl& m = *e.impl_;
+  base::ReaderLock lock(m.mu);
+  return m.boilerplate ? m.boilerplate->Serialize() : std::string();
+}
+
+bool EngineInternal::LoadBoilerplate(Engine& e, std::string_view bytes) {
+  Engine::Impl& m = *e.impl_;
+  base::WriterLock lock(m.mu);
+  return m.boilerplate && m.boilerplate->Deserialize(bytes);
+}
+
 Status EngineInternal::Prepare(const Engine& e, std::string_view text, PreparedDocument* out) {
   return e.impl_->Prepare(text, out);
 }

@@ -2,6 +2,7 @@
 #include "resources/tables.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,9 +10,12 @@
 namespace neardup::resources {
 namespace {
 
+// Each test runs in its own process (ctest -j runs them at once): the pid
+// keeps two tests from writing one file.
 std::string Write(const std::string& name, const std::string& content) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("neardup_tables_" + name)).string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("neardup_tables_" + std::to_string(getpid()) + "_" + name))
+                               .string();
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }

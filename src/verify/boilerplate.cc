@@ -54,6 +54,48 @@ void BoilerplateCounts::Merge(const BoilerplateCounts& other) {
   documents_ += other.documents_;
 }
 
+namespace {
+
+constexpr std::string_view kMagic = "NDBOILERPLATE1\n";
+
+void PutU64(uint64_t v, std::string* out) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+uint64_t GetU64(std::string_view s, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<uint8_t>(s[at + i])} << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+std::string BoilerplateCounts::Serialize() const {
+  std::string out(kMagic);
+  for (uint64_t v :
+       {uint64_t{fixed_}, uint64_t{max_width_}, uint64_t{width_}, uint64_t{added_}, documents_}) {
+    PutU64(v, &out);
+  }
+  out.append(reinterpret_cast<const char*>(rows_.data()), rows_.size());
+  return out;
+}
+
+bool BoilerplateCounts::Deserialize(std::string_view bytes) {
+  const size_t head = kMagic.size() + 5 * 8;
+  if (bytes.size() < head || bytes.substr(0, kMagic.size()) != kMagic) return false;
+  const uint64_t fixed = GetU64(bytes, kMagic.size()), max_width = GetU64(bytes, kMagic.size() + 8),
+                 width = GetU64(bytes, kMagic.size() + 16);
+  if ((fixed != 0) != fixed_ || max_width != max_width_ || width < kMinWidth ||
+      width > max_width_ || !std::has_single_bit(width) || bytes.size() != head + 2 * width) {
+    return false;
+  }
+  width_ = width;
+  added_ = GetU64(bytes, kMagic.size() + 24);
+  documents_ = GetU64(bytes, kMagic.size() + 32);
+  rows_.assign(bytes.begin() + static_cast<ptrdiff_t>(head), bytes.end());
+  return true;
+}
+
 bool BoilerplateCounts::Assign(std::span<const uint8_t> counters) {
   if (counters.size() != rows_.size()) return false;
   std::copy(counters.begin(), counters.end(), rows_.begin());

@@ -32,6 +32,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "features/anchors.h"
@@ -70,6 +72,11 @@ class BoilerplateCounts {
   // (false, unchanged, if the sizes differ).
   std::span<const uint8_t> counters() const { return rows_; }
   bool Assign(std::span<const uint8_t> counters);
+
+  // The whole state as bytes, and back (false, unchanged, for bytes that
+  // are not a state of a table of the same kind and maximum size).
+  std::string Serialize() const;
+  bool Deserialize(std::string_view bytes);
 
   size_t MemoryBytes() const { return rows_.capacity(); }
   uint64_t documents() const { return documents_; }
