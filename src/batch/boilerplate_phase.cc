@@ -35,7 +35,6 @@ Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource&
   base::ParallelFor(end - begin, threads, 1024, [&](int t, size_t from, size_t to) {
     std::string buf;
     std::vector<uint64_t> shingles, distinct;
-    std::vector<uint32_t> sequence;
     std::vector<features::Anchor> anchors;
     for (size_t i = from; i < to && failed[t].ok(); ++i) {
       const uint64_t line = begin + i;
@@ -45,14 +44,12 @@ Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource&
         failed[t] = s;
         break;
       }
-      sequence.clear();
-      auto f = verify::ReadForm(l.text, &shingles, &sequence);
+      auto f = verify::ReadForm(l.text, &shingles, &anchors);
       if (!f.ok()) {
         failed[t] = f.status();
         break;
       }
       if (!f->has_sequence) continue;
-      features::SampleAnchors(sequence, shingles, &anchors);
       table.AddConcurrently(anchors, &distinct);
       ++founders[t];
     }

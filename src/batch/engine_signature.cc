@@ -46,10 +46,10 @@ struct Scratch final : SignatureScratch {
 // Decodes d's form into *side unless *cached_doc says it holds d's already
 // (pairs come in runs of equal b). A cached side's text is pointed at d's
 // bytes again: the buffer that held them before may have been reused.
-// With `sequence` (the boilerplate guard), a freshly read form's shingles
-// in text order go there and *fresh is set.
+// With `anchors` (the boilerplate guard), a freshly read form's anchors go
+// there and *fresh is set (its ranks are in side->sequence, in d's bytes).
 Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side,
-                  std::vector<uint64_t>* shingles, std::vector<uint32_t>* sequence = nullptr,
+                  std::vector<uint64_t>* shingles, std::vector<features::Anchor>* anchors = nullptr,
                   bool* fresh = nullptr) {
   if (*cached_doc == d.doc && !side->side.expressions) {  // else read again: they moved too
     const size_t n = side->side.normalized.size();
@@ -57,8 +57,8 @@ Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side
     return Status::OK();
   }
   *cached_doc = UINT32_MAX;
-  if (sequence != nullptr) sequence->clear();
-  NEARDUP_ASSIGN_OR_RETURN(*side, verify::ReadForm(d.text, shingles, sequence));
+  if (anchors != nullptr) anchors->clear();
+  NEARDUP_ASSIGN_OR_RETURN(*side, verify::ReadForm(d.text, shingles, anchors));
   *cached_doc = d.doc;
   if (fresh != nullptr) *fresh = true;
   return Status::OK();
@@ -108,14 +108,14 @@ struct EngineSignature::Impl {
   bool guard = false;     // the boilerplate guard: forms keep the shingles in text order
   std::shared_ptr<const verify::BoilerplateCounts> counts;  // UseBoilerplate's
 
-  // The shingles the guard marks in a text whose shingles are `set`, in text
-  // order set[s->sequence[i]], into *marks (empty without counts).
-  void Mark(std::span<const uint64_t> set, Scratch* s, std::vector<uint64_t>* marks) const {
+  // The shingles the guard marks in a form just read (its anchors in
+  // s->anchors, its shingles `set`), into *marks (empty without counts).
+  void MarkForm(const verify::FormSide& f, std::span<const uint64_t> set, Scratch* s,
+                std::vector<uint64_t>* marks) const {
     marks->clear();
-    if (!counts || s->sequence.empty()) return;
-    features::SampleAnchors(s->sequence, set, &s->anchors);
+    if (!counts || !f.has_sequence) return;
     verify::BoilerplateShingles(*counts, options.verify.boilerplate_documents, s->anchors,
-                                s->sequence, set, marks);
+                                f.sequence, set, marks);
   }
 
   const verify::Verifier* verifier() const { return signals->verifier(); }
@@ -142,12 +142,14 @@ struct EngineSignature::Impl {
   void ShingleAndMark(const verify::Verifier& v, std::string_view normalized, Scratch* s,
                       std::vector<uint64_t>* shingles, std::vector<uint64_t>* marks) const {
     v.shingler().Shingle(normalized, shingles);
-    s->sequence.clear();
+    marks->clear();
     if (counts && normalized.size() > static_cast<size_t>(options.verify.short_chars)) {
       v.shingler().Sequence(normalized, &s->in_order);
       features::SequenceRanks(*shingles, s->in_order, &s->sequence);
+      features::SampleAnchors(s->in_order, &s->anchors);
+      verify::BoilerplateShingles(*counts, options.verify.boilerplate_documents, s->anchors,
+                                  s->sequence, *shingles, marks);
     }
-    Mark(*shingles, s, marks);
   }
   // The similarity of two normalized texts (shingles cached on the docs).
   Result<double> Compare(uint32_t a_doc, const verify::FactSide& a, uint32_t b_doc,
@@ -302,9 +304,10 @@ void EngineSignature::Form(SignatureScratch* scratch, std::string* out) const {
     }
   }
   // The guard's sequence is the pipeline's: kept when its shingles are the verifier's.
-  const bool sequence = impl_->guard && shingles == &s->p.shingles && !s->p.sequence.empty();
-  verify::MakeForm(v, s->p.normalized, out, shingles, s->p.Expressions(),
-                   sequence ? &s->p.sequence : nullptr);
+  const bool guard = impl_->guard && shingles == &s->p.shingles && !s->p.sequence.empty();
+  verify::MakeForm(
+      v, s->p.normalized, out, shingles, s->p.Expressions(),
+      guard ? verify::GuardInput{&s->p.sequence, &s->p.anchors} : verify::GuardInput{});
 }
 
 bool EngineSignature::counts_boilerplate() const { return impl_->guard; }
@@ -319,11 +322,11 @@ Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocTex
   const bool mark = impl_->counts != nullptr;
   bool a_fresh = false, b_fresh = false;
   NEARDUP_RETURN_IF_ERROR(ReadFormOf(a, &s->a_form_doc, &s->a_form, &s->a_form_shingles,
-                                     mark ? &s->sequence : nullptr, &a_fresh));
-  if (a_fresh) impl_->Mark(s->a_form_shingles, s, &s->a_marks);
+                                     mark ? &s->anchors : nullptr, &a_fresh));
+  if (a_fresh) impl_->MarkForm(s->a_form, s->a_form_shingles, s, &s->a_marks);
   NEARDUP_RETURN_IF_ERROR(ReadFormOf(b, &s->b_form_doc, &s->b_form, &s->b_form_shingles,
-                                     mark ? &s->sequence : nullptr, &b_fresh));
-  if (b_fresh) impl_->Mark(s->b_form_shingles, s, &s->b_marks);
+                                     mark ? &s->anchors : nullptr, &b_fresh));
+  if (b_fresh) impl_->MarkForm(s->b_form, s->b_form_shingles, s, &s->b_marks);
   const verify::Verifier* verifier = impl_->verifier();
   if (verifier == nullptr) {
     return impl_->Compare(a.doc, {s->a_form.side.normalized}, b.doc, {s->b_form.side.normalized},

@@ -17,7 +17,8 @@ constexpr size_t kMinWidth = 2048;  // counters a row
 }  // namespace
 
 BoilerplateCounts::BoilerplateCounts(size_t max_bytes)
-    : width_(kMinWidth), max_width_(std::max(kMinWidth, std::bit_floor(max_bytes / 2))) {
+    : width_(kMinWidth),
+      max_width_(std::clamp(std::bit_floor(max_bytes / 2), kMinWidth, size_t{1} << 27)) {
   rows_.assign(2 * width_, 0);
 }
 
@@ -149,24 +150,27 @@ void BoilerplateCounts::MakeRoom() {
   for (uint8_t& c : rows_) c >>= 1;
 }
 
-void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
-                         std::span<const features::Anchor> anchors, std::span<const uint32_t> ranks,
-                         std::span<const uint64_t> set, std::vector<uint64_t>* out) {
+namespace {
+
+template <typename Ranks>
+void Mark(const BoilerplateCounts& counts, int min_documents,
+          std::span<const features::Anchor> anchors, const Ranks& ranks, size_t length,
+          std::span<const uint64_t> set, std::vector<uint64_t>* out) {
   out->clear();
   if (min_documents <= 0) return;
   counts.PrefetchAll(anchors);
   thread_local std::vector<uint64_t> marked;  // a bit a rank
-  marked.assign((set.size() + 63) / 64, 0);
   bool any = false;
   size_t covered_to = 0;  // ranks[.. covered_to) are taken already
   for (const features::Anchor& a : anchors) {
     if (counts.Count(a.hash) < min_documents) continue;
-    const size_t end = std::min<size_t>(a.pos + features::kAnchorShingles, ranks.size());
+    if (!any) marked.assign((set.size() + 63) / 64, 0), any = true;
+    const size_t end = std::min<size_t>(a.pos + features::kAnchorShingles, length);
     for (size_t i = std::max<size_t>(a.pos, covered_to); i < end; ++i) {
-      marked[ranks[i] >> 6] |= uint64_t{1} << (ranks[i] & 63);
+      const uint32_t r = ranks[i];
+      marked[r >> 6] |= uint64_t{1} << (r & 63);
     }
     covered_to = std::max(covered_to, end);
-    any = true;
   }
   if (!any) return;
   for (size_t w = 0; w < marked.size(); ++w) {
@@ -174,6 +178,20 @@ void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
       out->push_back(set[w * 64 + static_cast<size_t>(std::countr_zero(bits))]);
     }
   }
+}
+
+}  // namespace
+
+void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
+                         std::span<const features::Anchor> anchors, std::span<const uint32_t> ranks,
+                         std::span<const uint64_t> set, std::vector<uint64_t>* out) {
+  Mark(counts, min_documents, anchors, ranks, ranks.size(), set, out);
+}
+
+void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
+                         std::span<const features::Anchor> anchors, const FormSequence& ranks,
+                         std::span<const uint64_t> set, std::vector<uint64_t>* out) {
+  Mark(counts, min_documents, anchors, ranks, ranks.size(), set, out);
 }
 
 }  // namespace neardup::verify

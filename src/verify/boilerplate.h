@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "features/anchors.h"
+#include "verify/form.h"
 
 namespace neardup::verify {
 
@@ -45,7 +46,7 @@ class BoilerplateCounts {
   static constexpr size_t kDefaultMaxBytes = size_t{32} << 20;
 
   // `max_bytes`: the most the two rows take (rounded down to a power of two,
-  // at least 4 KiB).
+  // at least 4 KiB, at most 256 MiB).
   explicit BoilerplateCounts(size_t max_bytes = kDefaultMaxBytes);
   // Two rows of `bytes` / 2 counters each (a power of two, at least 4 KiB in
   // all), fixed and additive (see above).
@@ -84,10 +85,12 @@ class BoilerplateCounts {
  private:
   void MakeRoom();
   // Blocked: both of an anchor's counters lie in one 64-byte block (chosen by
-  // the hash's low bits), row 0's in its first half, row 1's in its second,
-  // so a count costs one cache miss; the halves' slots come from other bits.
+  // the hash's low bits, at most 22 of them), row 0's in its first half, row
+  // 1's in its second, so a count costs one cache miss; the halves' slots
+  // come from bits 22-26 and 27-31. Only the low 32 bits count, which is what
+  // forms keep of an anchor (verify/form.h).
   size_t Index(uint64_t h, int row) const {
-    return ((h & (width_ / 32 - 1)) << 6) | (size_t(row) << 5) | ((h >> (40 + 8 * row)) & 31);
+    return ((h & (width_ / 32 - 1)) << 6) | (size_t(row) << 5) | ((h >> (22 + 5 * row)) & 31);
   }
   void Prefetch(uint64_t h) const { __builtin_prefetch(rows_.data() + Index(h, 0)); }
   std::vector<uint8_t> rows_;  // the blocks: 2 width_ counters
@@ -106,6 +109,10 @@ class BoilerplateCounts {
 // O(anchors + set), no sort.
 void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
                          std::span<const features::Anchor> anchors, std::span<const uint32_t> ranks,
+                         std::span<const uint64_t> set, std::vector<uint64_t>* out);
+// The same with the ranks read in place from a form (verify/form.h).
+void BoilerplateShingles(const BoilerplateCounts& counts, int min_documents,
+                         std::span<const features::Anchor> anchors, const FormSequence& ranks,
                          std::span<const uint64_t> set, std::vector<uint64_t>* out);
 
 }  // namespace neardup::verify

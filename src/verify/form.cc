@@ -18,10 +18,34 @@ namespace {
 constexpr uint8_t kShingles = 1, kText = 2, kNarrow = 4, kExpressions = 8, kWidth = 16, kHigh = 32,
                   kSequence = 64;
 
+// The guard's part (flag 64): the ranks at a fixed width, then the anchors.
+void PutGuard(const std::vector<uint32_t>& sequence, const std::vector<features::Anchor>* anchors,
+              size_t set_size, std::string* out) {
+  const int width = set_size <= 65536 ? 2 : 4;
+  PutVarint(sequence.size(), out);
+  out->push_back(static_cast<char>(width));
+  const size_t at = out->size();
+  out->resize(at + sequence.size() * width);
+  char* p = out->data() + at;
+  for (uint32_t r : sequence) {
+    for (int i = 0; i < width; ++i) *p++ = static_cast<char>(r >> (8 * i));
+  }
+  const size_t n = anchors ? anchors->size() : 0;
+  PutVarint(n, out);
+  uint32_t last = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const features::Anchor& a = (*anchors)[i];
+    for (int b = 0; b < 4; ++b) out->push_back(static_cast<char>(a.hash >> (8 * b)));
+    PutVarint(a.pos - last, out);
+    last = a.pos;
+  }
+}
+
 void Make(const Verifier* verifier, std::string_view normalized, std::string* out,
           const std::vector<uint64_t>* shingles, bool narrow, const std::vector<uint64_t>* narrowed,
           std::optional<std::string_view> expressions, int width_for_test = 0, Cut cut = Cut::kHigh,
-          const std::vector<uint32_t>* sequence = nullptr) {
+          GuardInput guard = {}) {
+  const std::vector<uint32_t>* sequence = guard.sequence;
   out->clear();
   const size_t code_points = base::CodePointCount(normalized);
   const bool with_text = verifier == nullptr || verifier->reads_text(code_points);
@@ -71,10 +95,7 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
         for (int i = 0; i < 8; ++i) *p++ = static_cast<char>(h >> (8 * i));
       }
     }
-    if (with_sequence) {  // the ranks of the shingles in text order
-      PutVarint(sequence->size(), out);
-      for (uint32_t r : *sequence) PutVarint(r, out);
-    }
+    if (with_sequence) PutGuard(*sequence, guard.anchors, shingles->size(), out);
   }
   if (with_text) out->append(normalized);
 }
@@ -83,8 +104,8 @@ void Make(const Verifier* verifier, std::string_view normalized, std::string* ou
 
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
               const std::vector<uint64_t>* shingles, std::optional<std::string_view> expressions,
-              const std::vector<uint32_t>* sequence) {
-  Make(verifier, normalized, out, shingles, false, nullptr, expressions, 0, Cut::kHigh, sequence);
+              GuardInput guard) {
+  Make(verifier, normalized, out, shingles, false, nullptr, expressions, 0, Cut::kHigh, guard);
 }
 
 void MakeCompactForm(const Verifier* verifier, std::string_view normalized, std::string* out,
@@ -192,8 +213,46 @@ bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine
   return std::abs(v.similarity - t) > PoissonBound(near) * slope;
 }
 
+namespace {
+
+// The guard's part (PutGuard), checked: every rank below the set's size n,
+// every anchor's window inside the sequence.
+bool ReadGuard(std::string_view* form, uint64_t n, FormSequence* seq,
+               std::vector<features::Anchor>* anchors) {
+  uint64_t len = 0;
+  if (!GetVarint(form, &len) || form->empty()) return false;
+  const int width = static_cast<uint8_t>(form->front());
+  form->remove_prefix(1);
+  if ((width != 2 && width != 4) || len > form->size() / width) return false;
+  seq->bytes = form->substr(0, len * width);
+  seq->width = width;
+  form->remove_prefix(len * width);
+  for (size_t i = 0; i < len; ++i) {
+    if ((*seq)[i] >= n) return false;
+  }
+  uint64_t count = 0;
+  if (!GetVarint(form, &count) || count > form->size() / 5) return false;
+  if (anchors != nullptr) anchors->resize(count);
+  uint64_t pos = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (form->size() < 4) return false;
+    const auto* p = reinterpret_cast<const unsigned char*>(form->data());
+    const uint64_t hash =
+        uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24;
+    form->remove_prefix(4);
+    uint64_t delta = 0;
+    if (!GetVarint(form, &delta)) return false;
+    pos += delta;
+    if (pos + features::kAnchorShingles > len) return false;
+    if (anchors != nullptr) (*anchors)[i] = {hash, static_cast<uint32_t>(pos)};
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles,
-                          std::vector<uint32_t>* sequence) {
+                          std::vector<features::Anchor>* anchors) {
   const Status bad = Status::Corruption("malformed verification form");
   if (form.empty()) return bad;
   const auto flags = static_cast<uint8_t>(form.front());
@@ -250,14 +309,7 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
     form.remove_prefix(n * 8);
     out.side.shingles = std::span<const uint64_t>(*shingles);
     if (flags & kSequence) {
-      uint64_t len = 0;
-      if (!GetVarint(&form, &len) || len > form.size()) return bad;
-      if (sequence != nullptr) sequence->resize(len);
-      for (uint64_t i = 0; i < len; ++i) {
-        uint64_t rank = 0;
-        if (!GetVarint(&form, &rank) || rank >= n) return bad;
-        if (sequence != nullptr) (*sequence)[i] = static_cast<uint32_t>(rank);
-      }
+      if (!ReadGuard(&form, n, &out.sequence, anchors)) return bad;
       out.has_sequence = true;
     }
   }

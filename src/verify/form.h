@@ -25,8 +25,10 @@
 // have none), then with shingles their count as a varint and the hashes (8 bytes little-endian
 // each, ascending) or, narrow, with flag 16 the width byte and n minus the cut set's size as a
 // varint, then the Rice-coded cut set; with flag 64 (wide shingles only) the number of shingles
-// in text order as a varint and each one's rank in the set as a varint; then with text the
-// normalized text to the end.
+// in text order as a varint, the width of a rank (a byte: 2 or 4), each one's rank in the set at
+// that width (little-endian), the number of anchors as a varint and each anchor as its hash's low
+// 32 bits (little-endian) and its position as a varint (the first from 0, the others from the one
+// before); then with text the normalized text to the end.
 //
 // The compact form (MakeCompactForm, for the online store, where every
 // document keeps one) keeps the text of a text the verifier reads (short
@@ -61,6 +63,7 @@
 #include <string_view>
 #include <vector>
 
+#include "features/anchors.h"
 #include "neardup/status.h"
 #include "verify/verifier.h"
 
@@ -71,13 +74,19 @@ namespace neardup::verify {
 // verifier's shingles of `normalized` (saves shingling it again).
 // `expressions`: Expressions() of the original text, kept when the form
 // keeps the text.
-// `sequence`, when given with `shingles`, is the same shingles in text order
-// as their ranks in `shingles` (features::SequenceRanks): the form keeps it
-// for the boilerplate guard (verify/boilerplate.h).
+// The boilerplate guard's part of a form (verify/boilerplate.h): a text's
+// shingles in text order as their ranks in its set (features::SequenceRanks)
+// and its anchors (features/anchors.h).
+struct GuardInput {
+  const std::vector<uint32_t>* sequence = nullptr;
+  const std::vector<features::Anchor>* anchors = nullptr;
+};
+
+// `guard`, when it has a sequence and `shingles` are given, is kept in the
+// form (flag 64).
 void MakeForm(const Verifier* verifier, std::string_view normalized, std::string* out,
               const std::vector<uint64_t>* shingles = nullptr,
-              std::optional<std::string_view> expressions = std::nullopt,
-              const std::vector<uint32_t>* sequence = nullptr);
+              std::optional<std::string_view> expressions = std::nullopt, GuardInput guard = {});
 
 // As MakeForm, compact (see above): for a store that keeps every document's
 // form. `narrowed`, when given, must be Narrow() of the verifier's shingles
@@ -97,13 +106,29 @@ enum class Cut : uint8_t {
   kHigh,  // the high `width` bits: what MakeCompactForm writes
 };
 
+// The ranks of a form's shingles in text order, read in place: `bytes`
+// holds size() little-endian ranks of `width` bytes (2, or 4 for sets of
+// over 65,536 shingles).
+struct FormSequence {
+  std::string_view bytes;
+  int width = 2;
+  size_t size() const { return bytes.size() / static_cast<size_t>(width); }
+  uint32_t operator[](size_t i) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data()) + i * width;
+    return width == 2
+               ? uint32_t{p[0]} | uint32_t{p[1]} << 8
+               : uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+  }
+};
+
 struct FormSide {
   Side side;
   bool has_text = false;
   bool narrow = false;
   int width = 64;             // the bits of each shingle hash: < 64 when narrow
   Cut cut = Cut::kLow;        // when narrow
-  bool has_sequence = false;  // the form keeps its shingles in text order
+  bool has_sequence = false;  // the form keeps the guard's part (flag 64)
+  FormSequence sequence;      // then: its ranks, in the form's bytes
 };
 
 // MakeCompactForm with the shingles cut to `width` bits whatever their
@@ -132,11 +157,12 @@ bool NarrowVerdictIsSure(const VerifierSpec& spec, const Verdict& v, size_t mine
 // set) a pass that drops repeats; else a radix pass on the cut hashes, which
 // are uniform.
 void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int width, Cut cut);
-// `sequence`, when not null, receives the ranks of the shingles in text order
-// where the form keeps them (FormSide::has_sequence), else is left as it was.
-// Errors: Corruption for a form that does not parse.
+// `anchors`, when not null, receives the anchors where the form keeps them
+// (FormSide::has_sequence; their hashes' low 32 bits, which is all the
+// guard's counts read), else is left as it was. FormSide::sequence points
+// into `form`. Errors: Corruption for a form that does not parse.
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles,
-                          std::vector<uint32_t>* sequence = nullptr);
+                          std::vector<features::Anchor>* anchors = nullptr);
 
 }  // namespace neardup::verify
 

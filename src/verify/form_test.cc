@@ -353,21 +353,24 @@ namespace {
 // same side as the form without them, text included.
 TEST(FormTest, KeepsTheSequence) {
   auto v = Verifier::Create(VerifierSpec{}).value();
-  const std::string text =
-      "版权所有，未经授权不得转载。今天的新闻是一则很长的报道，报道里有很多重复的字，今天的新闻";
+  std::string text;
+  for (int i = 0; i < 40; ++i)
+    text += "版权所有，未经授权不得转载。今天的新闻" + std::to_string(i % 7);
   std::vector<uint64_t> shingles, in_order;
   std::vector<uint32_t> sequence;
+  std::vector<features::Anchor> anchors;
   v->shingler().Shingle(text, &shingles);
   v->shingler().Sequence(text, &in_order);
   features::SequenceRanks(shingles, in_order, &sequence);
+  features::SampleAnchors(in_order, &anchors);
   ASSERT_GT(sequence.size(), shingles.size());  // repeats
-  for (size_t i = 0; i < sequence.size(); ++i) ASSERT_EQ(shingles[sequence[i]], in_order[i]);
+  ASSERT_GT(anchors.size(), 10u);
   std::string with, without;
-  MakeForm(v.get(), text, &with, &shingles, std::nullopt, &sequence);
+  MakeForm(v.get(), text, &with, &shingles, std::nullopt, {&sequence, &anchors});
   MakeForm(v.get(), text, &without, &shingles);
   EXPECT_GT(with.size(), without.size());
   std::vector<uint64_t> s1, s2;
-  std::vector<uint32_t> back = {42};
+  std::vector<features::Anchor> back = {{42, 0}};
   auto a = ReadForm(with, &s1, &back);
   auto b = ReadForm(without, &s2, &back);
   ASSERT_TRUE(a.ok() && b.ok());
@@ -376,11 +379,26 @@ TEST(FormTest, KeepsTheSequence) {
   EXPECT_EQ(s1, s2);
   EXPECT_EQ(a->side.normalized, b->side.normalized);
   ASSERT_TRUE(ReadForm(with, &s1, &back).ok());
-  EXPECT_EQ(back, sequence);
-  // A rank past the set is damage.
+  ASSERT_EQ(a->sequence.size(), sequence.size());
+  for (size_t i = 0; i < sequence.size(); ++i) ASSERT_EQ(a->sequence[i], sequence[i]);
+  ASSERT_EQ(back.size(), anchors.size());
+  for (size_t i = 0; i < anchors.size(); ++i) {
+    EXPECT_EQ(back[i].hash, anchors[i].hash & 0xFFFFFFFFu);  // the low 32 bits are kept
+    EXPECT_EQ(back[i].pos, anchors[i].pos);
+  }
+  // A rank past the set is damage (the ranks start after the shingles, the
+  // sequence's length and the rank width byte).
   std::string bad = with;
-  const size_t at = 1 + 1 + 1 + 8 * shingles.size() + 1;  // flags, code points, n, hashes, length
-  bad[at] = static_cast<char>(0x7F);
+  size_t at = 1;              // flags
+  while (bad[at++] & 0x80) {  // code points
+  }
+  while (bad[at++] & 0x80) {  // n
+  }
+  at += 8 * shingles.size();
+  while (bad[at++] & 0x80) {  // the sequence's length
+  }
+  ASSERT_EQ(bad[at], 2);  // the rank width
+  bad[at + 1] = bad[at + 2] = static_cast<char>(0xFF);
   EXPECT_FALSE(ReadForm(bad, &s1, &back).ok());
 }
 
