@@ -6,18 +6,13 @@
 
 #include <random>
 
-#include "base/utf8.h"
+#include "base/random_text.h"
 #include "neardup/engine.h"
 
 namespace neardup {
 namespace {
 
-std::string RandomHan(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string s;
-  for (size_t i = 0; i < n; ++i) base::AppendUtf8(0x4E00 + int32_t(rng() % 8000), &s);
-  return s;
-}
+using base::RandomHan;
 
 struct Site {
   std::string footer = "来源：晨光新闻。" + RandomHan(280, 99);

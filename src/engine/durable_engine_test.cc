@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "base/random_text.h"
 #include "base/utf8.h"
 #include "engine/durable_access.h"
 #include "engine/durable_test_util.h"
@@ -474,29 +475,23 @@ TEST(DurableEngineTest, StatsCountRocksDbMemory) {
 namespace neardup {
 namespace {
 
-std::string Han(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string s;
-  for (size_t i = 0; i < n; ++i) base::AppendUtf8(0x4E00 + int32_t(rng() % 8000), &s);
-  return s;
-}
-
 // The boilerplate guard's counts survive a restart (a clean close writes
 // them beside the store); without them the guard starts afresh.
 TEST(DurableEngineTest, TheBoilerplateGuardRemembersAcrossARestart) {
   TempDir dir;
-  const std::string footer = "。" + Han(280, 99);
+  const std::string footer = "。" + base::RandomHan(280, 99);
   {
     auto d = OpenOrDie(Opts(dir.str()));
     for (int i = 0; i < 12; ++i) {
-      ASSERT_TRUE(d->Add({"long" + std::to_string(i), Han(500, 100 + i) + footer, 0, ""},
-                         OnConflict::kError)
-                      .ok());
+      ASSERT_TRUE(
+          d->Add({"long" + std::to_string(i), base::RandomHan(500, 100 + i) + footer, 0, ""},
+                 OnConflict::kError)
+              .ok());
     }
     ASSERT_TRUE(d->Add({"bare", footer, 0, ""}, OnConflict::kError).ok());
     ASSERT_TRUE(d->Close().ok());
   }
-  const std::string shorter = Han(60, 7) + footer;
+  const std::string shorter = base::RandomHan(60, 7) + footer;
   {
     auto d = OpenOrDie(Opts(dir.str()));
     auto r = d->Add({"short", shorter, 0, ""}, OnConflict::kError);

@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "base/random_text.h"
 #include "base/sorted_set.h"
 #include "base/utf8.h"
 #include "features/char_ngram.h"
@@ -373,13 +374,7 @@ TEST(VerifierTest, ExplainNamesWhatDiffersInAQuestion) {
 namespace neardup::verify {
 namespace {
 
-// Random Han text, seeded: no shingle in common with another seed's.
-std::string RandomHan(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string s;
-  for (size_t i = 0; i < n; ++i) base::AppendUtf8(0x4E00 + int32_t(rng() % 8000), &s);
-  return s;
-}
+using base::RandomHan;  // no shingle in common with another seed's
 
 struct GuardCase {
   std::unique_ptr<Verifier> v = Verifier::Create(VerifierSpec{}).value();
