@@ -100,9 +100,16 @@ class Verification {
     if (!theirs.narrow) return true;
     // The sizes the measure took: the whole sets' where the form keeps its own.
     const bool whole = theirs.side.shingle_count.has_value();
-    return verify::NarrowVerdictIsSure(
-        verifier_->spec(), v, whole ? doc_.shingles.size() : cut_size,
-        whole ? *theirs.side.shingle_count : theirs.side.shingles->size(), theirs.width, whole);
+    size_t mine = whole ? doc_.shingles.size() : cut_size;
+    size_t other = whole ? *theirs.side.shingle_count : theirs.side.shingles->size();
+    if (!doc_.boilerplate.empty()) {
+      // With the boilerplate guard the measure may have taken what is left of
+      // the sets: bound it as if both were as small as this document's rest
+      // (a coincidence moves a smaller measure further).
+      mine = std::max<size_t>(1, mine - std::min(mine, doc_.boilerplate.size()));
+      other = std::min(other, mine);
+    }
+    return verify::NarrowVerdictIsSure(verifier_->spec(), v, mine, other, theirs.width, whole);
   }
   // This document's shingles cut as a form's: the caller's when cut alike.
   std::span<const uint64_t> NarrowMine(int width, verify::Cut cut) {
