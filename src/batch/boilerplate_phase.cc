@@ -8,11 +8,14 @@
 
 #include "base/parallel.h"
 #include "base/status_macros.h"
+#include "batch/line_block.h"
 #include "features/anchors.h"
 #include "verify/form.h"
 
 namespace neardup::batch {
 namespace {
+
+constexpr uint64_t kMaxGap = 64 << 10;  // bytes read past between two forms of a span
 
 bool IsLater(const std::vector<uint64_t>& later, uint64_t line) {
   return (later[line >> 6] >> (line & 63)) & 1;
@@ -32,18 +35,22 @@ Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource&
   std::vector<Status> failed(static_cast<size_t>(threads));
   std::vector<uint64_t> founders(static_cast<size_t>(threads));
   const RunInput& input = run->input;
+  // A chunk of lines at a time, its founders' forms read with a few large
+  // reads (LineBlock), as the verify phase reads them.
   base::ParallelFor(end - begin, threads, 1024, [&](int t, size_t from, size_t to) {
-    std::string buf;
+    LineBlock block(kMaxGap);
     std::vector<uint64_t> shingles, distinct;
     std::vector<features::Anchor> anchors;
-    for (size_t i = from; i < to && failed[t].ok(); ++i) {
+    for (size_t i = from; i < to; ++i) {
       const uint64_t line = begin + i;
-      if (input.lines->state(line) != kRecord || IsLater(run->later, line)) continue;
-      LineSource::Line l;
-      if (Status s = ReadLine(forms, line, &buf, &l); !s.ok()) {
-        failed[t] = s;
-        break;
-      }
+      if (input.lines->state(line) == kRecord && !IsLater(run->later, line)) block.Add(forms, line);
+    }
+    if (Status s = block.Load(forms); !s.ok()) {
+      failed[t] = s;
+      return;
+    }
+    for (size_t k = 0; k < block.size() && failed[t].ok(); ++k) {
+      const LineSource::Line l = block.Get(forms, k);
       auto f = verify::ReadForm(l.text, &shingles, &anchors);
       if (!f.ok()) {
         failed[t] = f.status();
