@@ -39,7 +39,7 @@ Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource&
   // reads (LineBlock), as the verify phase reads them.
   base::ParallelFor(end - begin, threads, 1024, [&](int t, size_t from, size_t to) {
     LineBlock block(kMaxGap);
-    std::vector<uint64_t> shingles, distinct;
+    std::vector<uint64_t> distinct;
     std::vector<features::Anchor> anchors;
     for (size_t i = from; i < to; ++i) {
       const uint64_t line = begin + i;
@@ -51,12 +51,12 @@ Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource&
     }
     for (size_t k = 0; k < block.size() && failed[t].ok(); ++k) {
       const LineSource::Line l = block.Get(forms, k);
-      auto f = verify::ReadForm(l.text, &shingles, &anchors);
-      if (!f.ok()) {
-        failed[t] = f.status();
+      auto has = verify::ReadFormAnchors(l.text, &anchors);
+      if (!has.ok()) {
+        failed[t] = has.status();
         break;
       }
-      if (!f->has_sequence) continue;
+      if (!*has) continue;
       table.AddConcurrently(anchors, &distinct);
       ++founders[t];
     }
@@ -75,7 +75,6 @@ Status CountBoilerplate(BatchRun* run) {
   run->stats.boilerplate_table_bytes = counts.MemoryBytes();
   run->budget.Hold(counts.MemoryBytes());
   run->boilerplate = std::make_shared<verify::BoilerplateCounts>(std::move(counts));
-  run->sig->UseBoilerplate(run->boilerplate);
   std::vector<uint64_t>().swap(run->later);
   return Status::OK();
 }

@@ -46,7 +46,8 @@ size_t BoilerplateTableBytes(const BatchRun& run);
 Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource& forms,
                                                 uint64_t begin, uint64_t end, size_t bytes);
 
-// One process: counts every founder and hands the table to the signature.
+// One process: counts every founder into run->boilerplate (the verify phase
+// hands it to its scratches).
 // Does nothing unless run->later was made (PairKeys with the guard).
 Status CountBoilerplate(BatchRun* run);
 

@@ -41,6 +41,7 @@ struct Scratch final : SignatureScratch {
   std::vector<uint32_t> sequence;  // ranks
   std::vector<uint64_t> in_order, a_marks, b_marks;
   std::vector<features::Anchor> anchors;
+  const verify::BoilerplateCounts* counts = nullptr;  // UseBoilerplate's
 };
 
 // Decodes d's form into *side unless *cached_doc says it holds d's already
@@ -106,15 +107,14 @@ struct EngineSignature::Impl {
   int judge = -1;         // without a verifier: the first space that does not decide
   bool shingled = false;  // Process() fills Processed::shingles
   bool guard = false;     // the boilerplate guard: forms keep the shingles in text order
-  std::shared_ptr<const verify::BoilerplateCounts> counts;  // UseBoilerplate's
 
   // The shingles the guard marks in a form just read (its anchors in
   // s->anchors, its shingles `set`), into *marks (empty without counts).
   void MarkForm(const verify::FormSide& f, std::span<const uint64_t> set, Scratch* s,
                 std::vector<uint64_t>* marks) const {
     marks->clear();
-    if (!counts || !f.has_sequence) return;
-    verify::BoilerplateShingles(*counts, options.verify.boilerplate_documents, s->anchors,
+    if (!s->counts || !f.has_sequence) return;
+    verify::BoilerplateShingles(*s->counts, options.verify.boilerplate_documents, s->anchors,
                                 f.sequence, set, marks);
   }
 
@@ -143,11 +143,11 @@ struct EngineSignature::Impl {
                       std::vector<uint64_t>* shingles, std::vector<uint64_t>* marks) const {
     v.shingler().Shingle(normalized, shingles);
     marks->clear();
-    if (counts && normalized.size() > static_cast<size_t>(options.verify.short_chars)) {
+    if (s->counts && normalized.size() > static_cast<size_t>(options.verify.short_chars)) {
       v.shingler().Sequence(normalized, &s->in_order);
       features::SequenceRanks(*shingles, s->in_order, &s->sequence);
       features::SampleAnchors(s->in_order, &s->anchors);
-      verify::BoilerplateShingles(*counts, options.verify.boilerplate_documents, s->anchors,
+      verify::BoilerplateShingles(*s->counts, options.verify.boilerplate_documents, s->anchors,
                                   s->sequence, *shingles, marks);
     }
   }
@@ -312,14 +312,18 @@ void EngineSignature::Form(SignatureScratch* scratch, std::string* out) const {
 
 bool EngineSignature::counts_boilerplate() const { return impl_->guard; }
 
-void EngineSignature::UseBoilerplate(std::shared_ptr<const verify::BoilerplateCounts> counts) {
-  impl_->counts = std::move(counts);
+void EngineSignature::UseBoilerplate(SignatureScratch* scratch,
+                                     const verify::BoilerplateCounts* counts) const {
+  auto* s = static_cast<Scratch*>(scratch);
+  if (s->counts == counts) return;
+  s->counts = counts;
+  s->a_shingles_doc = s->b_shingles_doc = s->a_form_doc = s->b_form_doc = UINT32_MAX;  // marks
 }
 
 Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocText& b,
                                                   SignatureScratch* scratch) const {
   auto* s = static_cast<Scratch*>(scratch);
-  const bool mark = impl_->counts != nullptr;
+  const bool mark = s->counts != nullptr;
   bool a_fresh = false, b_fresh = false;
   NEARDUP_RETURN_IF_ERROR(ReadFormOf(a, &s->a_form_doc, &s->a_form, &s->a_form_shingles,
                                      mark ? &s->anchors : nullptr, &a_fresh));

@@ -53,7 +53,8 @@ class EngineSignature : public BatchSignature {
                                    SignatureScratch* scratch) const override;
   double threshold() const override;
   bool counts_boilerplate() const override;
-  void UseBoilerplate(std::shared_ptr<const verify::BoilerplateCounts> counts) override;
+  void UseBoilerplate(SignatureScratch* scratch,
+                      const verify::BoilerplateCounts* counts) const override;
   std::string identity() const override;
   std::string IdentityHint(std::string_view recorded) const override;
   bool IdentityMatches(std::string_view recorded) const override;

@@ -211,8 +211,9 @@ Status PairKeys(BatchRun* run, KeyRuns* keys, PairRuns* pairs,
 
 Status VerifyPairs(BatchRun* run, PairRuns* pairs, const LineSource& source, uint64_t reserved,
                    const EdgeFn& on_edge) {
-  const VerifyInput in{&run->input, &source, run->options.min_shared_keys, reserved,
-                       run->forms != nullptr};
+  const VerifyInput in{
+      &run->input,           &source, run->options.min_shared_keys, reserved, run->forms != nullptr,
+      run->boilerplate.get()};
   VerifyPhase phase(run->env(), in);
   VerifyCounts c;
   Status s = phase.Run(pairs, on_edge, &c);

@@ -152,10 +152,13 @@ class BatchSignature {
 
   // The boilerplate guard (verify/boilerplate.h, batch/boilerplate_phase.h):
   // whether this signature applies it (its forms then keep their shingles
-  // in text order), and the counts to verify with from now on (null: none,
-  // the plain similarity). Call UseBoilerplate before the verify phase.
+  // in text order), and the counts a scratch's similarities use from now on
+  // (null: none, the plain similarity; they must outlive its use). The
+  // counts go with the scratch, not the signature, which MPI ranks in one
+  // process share.
   virtual bool counts_boilerplate() const { return false; }
-  virtual void UseBoilerplate(std::shared_ptr<const verify::BoilerplateCounts> /*counts*/) {}
+  virtual void UseBoilerplate(SignatureScratch* /*scratch*/,
+                              const verify::BoilerplateCounts* /*counts*/) const {}
 
   // Every option that changes keys or similarities, as one line; stored in
   // on-disk indexes, which refuse to mix signatures.

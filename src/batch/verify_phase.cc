@@ -93,6 +93,7 @@ VerifyPhase::VerifyPhase(const PhaseEnv& env, const VerifyInput& in)
   for (int t = 0; t < env.threads; ++t) {
     workers_.push_back(std::make_unique<Worker>(in.input->fields));
     workers_.back()->scratch = env.sig->NewScratch();
+    env.sig->UseBoilerplate(workers_.back()->scratch.get(), in.boilerplate);
   }
   threshold_ = env.sig->threshold();
 }

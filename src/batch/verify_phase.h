@@ -83,6 +83,8 @@ struct VerifyInput {
   // `source` holds every kRecord line's verification form (a FormStore, or
   // an MPI rank's own forms and those it fetched), not the texts.
   bool forms = false;
+  // The boilerplate guard's counts (boilerplate_phase.h); null: none.
+  const verify::BoilerplateCounts* boilerplate = nullptr;
 };
 
 struct VerifyCounts {

@@ -72,7 +72,6 @@ Status CountBoilerplateAcross(Comm& c, const LineRanges& ranges, batch::BatchRun
   run->stats.boilerplate_table_bytes = counts->MemoryBytes();
   run->budget.Hold(counts->MemoryBytes());
   run->boilerplate = std::make_shared<verify::BoilerplateCounts>(std::move(*counts));
-  run->sig->UseBoilerplate(run->boilerplate);
   std::vector<uint64_t>().swap(run->later);
   return Status::OK();
 }

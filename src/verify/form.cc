@@ -218,7 +218,7 @@ namespace {
 // The guard's part (PutGuard), checked: every rank below the set's size n,
 // every anchor's window inside the sequence.
 bool ReadGuard(std::string_view* form, uint64_t n, FormSequence* seq,
-               std::vector<features::Anchor>* anchors) {
+               std::vector<features::Anchor>* anchors, bool check_ranks = true) {
   uint64_t len = 0;
   if (!GetVarint(form, &len) || form->empty()) return false;
   const int width = static_cast<uint8_t>(form->front());
@@ -227,7 +227,7 @@ bool ReadGuard(std::string_view* form, uint64_t n, FormSequence* seq,
   seq->bytes = form->substr(0, len * width);
   seq->width = width;
   form->remove_prefix(len * width);
-  for (size_t i = 0; i < len; ++i) {
+  for (size_t i = 0; check_ranks && i < len; ++i) {
     if ((*seq)[i] >= n) return false;
   }
   uint64_t count = 0;
@@ -250,6 +250,27 @@ bool ReadGuard(std::string_view* form, uint64_t n, FormSequence* seq,
 }
 
 }  // namespace
+
+Result<bool> ReadFormAnchors(std::string_view form, std::vector<features::Anchor>* anchors) {
+  const Status bad = Status::Corruption("malformed verification form");
+  if (form.empty()) return bad;
+  const auto flags = static_cast<uint8_t>(form.front());
+  form.remove_prefix(1);
+  if (!(flags & kSequence)) return false;
+  if ((flags & kNarrow) || !(flags & kShingles)) return bad;
+  uint64_t v = 0;
+  if (!GetVarint(&form, &v)) return bad;  // code points
+  if (flags & kExpressions) {
+    if (!GetVarint(&form, &v) || v > form.size()) return bad;
+    form.remove_prefix(v);
+  }
+  uint64_t n = 0;
+  if (!GetVarint(&form, &n) || n > form.size() / 8) return bad;
+  form.remove_prefix(n * 8);
+  FormSequence unused;
+  if (!ReadGuard(&form, n, &unused, anchors, /*check_ranks=*/false)) return bad;
+  return true;
+}
 
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles,
                           std::vector<features::Anchor>* anchors) {
@@ -298,7 +319,7 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
     shingles->resize(n);
     const auto* p = reinterpret_cast<const unsigned char*>(form.data());
     if constexpr (std::endian::native == std::endian::little) {
-      std::memcpy(shingles->data(), p, n * 8);  // little-endian, as written
+      if (n > 0) std::memcpy(shingles->data(), p, n * 8);  // little-endian, as written
     } else {
       for (uint64_t i = 0; i < n; ++i, p += 8) {
         uint64_t h = 0;

@@ -166,6 +166,10 @@ void Narrow(std::span<const uint64_t> shingles, std::vector<uint64_t>* out, int 
 // into `form`. Errors: Corruption for a form that does not parse.
 Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles,
                           std::vector<features::Anchor>* anchors = nullptr);
+// Only the anchors of a form (false: it keeps none), without reading its
+// shingles or checking its ranks: the guard's counting pass. O(anchors).
+// Errors: Corruption for a form whose parts up to the anchors do not parse.
+Result<bool> ReadFormAnchors(std::string_view form, std::vector<features::Anchor>* anchors);
 
 }  // namespace neardup::verify
 

@@ -386,6 +386,12 @@ TEST(FormTest, KeepsTheSequence) {
     EXPECT_EQ(back[i].hash, anchors[i].hash & 0xFFFFFFFFu);  // the low 32 bits are kept
     EXPECT_EQ(back[i].pos, anchors[i].pos);
   }
+  std::vector<features::Anchor> only;
+  ASSERT_EQ(ReadFormAnchors(with, &only).value(), true);
+  EXPECT_TRUE(std::equal(only.begin(), only.end(), back.begin(), back.end(),
+                         [](auto& x, auto& y) { return x.hash == y.hash && x.pos == y.pos; }));
+  EXPECT_EQ(ReadFormAnchors(without, &only).value(), false);
+  EXPECT_FALSE(ReadFormAnchors(with.substr(0, 12), &only).ok());
   // A rank past the set is damage (the ranks start after the shingles, the
   // sequence's length and the rank width byte).
   std::string bad = with;
