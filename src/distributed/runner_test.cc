@@ -189,18 +189,7 @@ TEST_P(RunnerTest, CapAndLongest) {
 // their tables, and verify as one process does (ranks share one signature
 // here, so the counts must go with each rank's scratches, not with it).
 TEST_P(RunnerTest, BoilerplateGuardAsOneProcess) {
-  std::mt19937 rng(4);
-  std::vector<std::string> texts;
-  for (uint32_t site = 0; site < 3; ++site) {
-    const std::string footer = "。" + base::RandomHan(150 + 60 * site, 700 + site);
-    for (uint32_t i = 0; i < 40; ++i) {
-      const std::string story = base::RandomHan(i % 4 == 0 ? 70 : 400, 100 * site + i);
-      texts.push_back(story + footer);
-      if (i % 2 == 0) texts.push_back(story.substr(0, story.size() - 3) + footer);
-      if (i % 10 == 9) texts.push_back(footer);
-    }
-  }
-  std::shuffle(texts.begin(), texts.end(), rng);
+  const std::vector<std::string> texts = base::FooterSitePages(3, 4);
   std::string data;
   for (size_t i = 0; i < texts.size(); ++i) {
     data += "{\"id\":" + std::to_string(i) + ",\"text\":\"" + texts[i] + "\"}\n";
