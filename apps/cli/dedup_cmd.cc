@@ -185,6 +185,11 @@ int RunDedup(const DedupFlags& f) {
   bo->idf_load = f.pipeline.idf_load;
   bo->idf_save = f.pipeline.idf_save;
   bo->against = f.against;
+  if (!f.against.empty() && !f.input.quiet && options->verify.kind == VerifyKind::kSimilarity &&
+      options->verify.boilerplate_documents > 0) {
+    std::cerr << "neardup dedup: note: the boilerplate guard does not run against an index "
+                 "(it keeps no counts of the corpus's repeated text; docs/batch.md)\n";
+  }
   uint64_t input_bytes = 0;
   for (const auto& file : f.input.files) {
     struct stat st;
