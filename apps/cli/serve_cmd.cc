@@ -43,6 +43,7 @@ struct ServeFlags {
   size_t max_batch = 1000;
   int threads = 64;
   int compute_threads = 0;
+  int boilerplate_documents = -1;  // -1: the profile's
   size_t max_connections = 1024;
   std::string header_timeout = "10s";
   std::string request_timeout = "60s";
@@ -147,6 +148,9 @@ int Serve(const ServeFlags& f) {
   if (!engine_opts.ok()) return fail(engine_opts.status(), kExitUsage);
   if (f.threshold >= 0) engine_opts->threshold = f.threshold;
   if (f.max_distance >= 0) engine_opts->simhash.max_distance = f.max_distance;
+  if (f.boilerplate_documents >= 0) {
+    engine_opts->verify.boilerplate_documents = f.boilerplate_documents;
+  }
   engine_opts->info_log = [](LogLevel level, std::string_view message) {
     fmt::print(stderr, "neardup serve: {}{}\n",
                level == LogLevel::kError     ? "error: "
@@ -329,6 +333,10 @@ void SetupServe(CLI::App* app, int* exit_code) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("-k,--max-distance", flags->max_distance,
                   "Override the SimHash k (profiles with the simhash signal)");
+  cmd->add_option("--boilerplate-documents", flags->boilerplate_documents,
+                  "Override the profile's boilerplate guard: text repeated by this many documents "
+                  "that started clusters is left out of long texts' similarity; 0: off")
+      ->check(CLI::Range(0, 255));
   cmd->add_option("--port-file", flags->port_file, "Write the bound port here once listening");
   cmd->add_flag("--no-fsync", flags->no_fsync,
                 "UNSAFE: acknowledge writes before they reach the disk (benchmarks only)");

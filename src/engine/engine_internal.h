@@ -75,7 +75,8 @@ using FormLookup = std::function<Status(std::string_view id, std::string* form)>
 class EngineInternal {
  public:
   // The boilerplate guard's counts as bytes (empty: the guard is off), and
-  // back; false for bytes of another kind or size of table (kept as is).
+  // back; false for bytes of another kind or size of table (kept as is),
+  // true with the guard off (nothing to load).
   static std::string SaveBoilerplate(const Engine& e);
   static bool LoadBoilerplate(Engine& e, std::string_view bytes);
   // Pure: the pipeline's output and the sketches. Errors: as Engine::Add.

@@ -23,7 +23,7 @@ std::string EngineInternal::SaveBoilerplate(const Engine& e) {
 bool EngineInternal::LoadBoilerplate(Engine& e, std::string_view bytes) {
   Engine::Impl& m = *e.impl_;
   base::WriterLock lock(m.mu);
-  return m.boilerplate && m.boilerplate->Deserialize(bytes);
+  return !m.boilerplate || m.boilerplate->Deserialize(bytes);
 }
 
 Status EngineInternal::Prepare(const Engine& e, std::string_view text, PreparedDocument* out) {
