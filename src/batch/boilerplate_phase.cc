@@ -71,12 +71,17 @@ Status CountBoilerplate(BatchRun* run) {
   NEARDUP_ASSIGN_OR_RETURN(
       verify::BoilerplateCounts counts,
       CountFounders(run, *run->forms, 0, run->input.n(), BoilerplateTableBytes(*run)));
-  run->stats.boilerplate_founders = counts.documents();
+  const uint64_t founders = counts.documents();
+  KeepBoilerplate(run, std::move(counts), founders);
+  return Status::OK();
+}
+
+void KeepBoilerplate(BatchRun* run, verify::BoilerplateCounts counts, uint64_t founders) {
+  run->stats.boilerplate_founders = founders;
   run->stats.boilerplate_table_bytes = counts.MemoryBytes();
   run->budget.Hold(counts.MemoryBytes());
   run->boilerplate = std::make_shared<verify::BoilerplateCounts>(std::move(counts));
   std::vector<uint64_t>().swap(run->later);
-  return Status::OK();
 }
 
 }  // namespace neardup::batch

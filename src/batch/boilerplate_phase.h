@@ -46,6 +46,10 @@ size_t BoilerplateTableBytes(const BatchRun& run);
 Result<verify::BoilerplateCounts> CountFounders(BatchRun* run, const LineSource& forms,
                                                 uint64_t begin, uint64_t end, size_t bytes);
 
+// Keeps `counts` (of `founders` records) as the run's, held in its budget,
+// and frees the later-record bits.
+void KeepBoilerplate(BatchRun* run, verify::BoilerplateCounts counts, uint64_t founders);
+
 // One process: counts every founder into run->boilerplate (the verify phase
 // hands it to its scratches).
 // Does nothing unless run->later was made (PairKeys with the guard).

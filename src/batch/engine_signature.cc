@@ -39,7 +39,7 @@ struct Scratch final : SignatureScratch {
   // The boilerplate guard: a side's shingles in text order, its anchors and
   // the shingles they mark, for the side cached above.
   std::vector<uint32_t> sequence;  // ranks
-  std::vector<uint64_t> in_order, a_marks, b_marks;
+  std::vector<uint64_t> a_marks, b_marks;
   std::vector<features::Anchor> anchors;
   const verify::BoilerplateCounts* counts = nullptr;  // UseBoilerplate's
 };
@@ -141,15 +141,14 @@ struct EngineSignature::Impl {
   // A text's shingles and, with counts, the shingles the guard marks.
   void ShingleAndMark(const verify::Verifier& v, std::string_view normalized, Scratch* s,
                       std::vector<uint64_t>* shingles, std::vector<uint64_t>* marks) const {
-    v.shingler().Shingle(normalized, shingles);
     marks->clear();
-    if (s->counts && normalized.size() > static_cast<size_t>(options.verify.short_chars)) {
-      v.shingler().Sequence(normalized, &s->in_order);
-      features::SequenceRanks(*shingles, s->in_order, &s->sequence);
-      features::SampleAnchors(s->in_order, &s->anchors);
-      verify::BoilerplateShingles(*s->counts, options.verify.boilerplate_documents, s->anchors,
-                                  s->sequence, *shingles, marks);
+    if (!s->counts || normalized.size() <= static_cast<size_t>(options.verify.short_chars)) {
+      v.shingler().Shingle(normalized, shingles);
+      return;
     }
+    features::ShingleInOrder(v.shingler(), normalized, shingles, &s->sequence, &s->anchors);
+    verify::BoilerplateShingles(*s->counts, options.verify.boilerplate_documents, s->anchors,
+                                s->sequence, *shingles, marks);
   }
   // The similarity of two normalized texts (shingles cached on the docs).
   Result<double> Compare(uint32_t a_doc, const verify::FactSide& a, uint32_t b_doc,
@@ -170,9 +169,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
   NEARDUP_ASSIGN_OR_RETURN(m->pipeline,
                            pipeline::Pipeline::Create(o, needs.features, needs.shingles));
   NEARDUP_ASSIGN_OR_RETURN(m->signals, pipeline::BuildSignalSet(o));
-  const verify::Verifier* v = m->verifier();
-  m->guard = v != nullptr && v->spec().kind == verify::VerifierSpec::Kind::kSimilarity &&
-             o.verify.boilerplate_documents > 0 && o.verify.short_chars >= 0 && m->shingled;
+  m->guard = pipeline::BoilerplateGuard(o) && m->shingled;
   if (m->guard) m->pipeline->KeepAnchors(static_cast<size_t>(o.verify.short_chars));
   const bool decide = m->verifier() == nullptr;
   for (size_t i = 0; i < m->signals->size(); ++i) {

@@ -49,9 +49,7 @@ void AddTables(Comm& c, verify::BoilerplateCounts* counts) {
   const std::vector<uint8_t> in = c.Exchange(out);  // every rank's copy of my slice
   std::vector<uint8_t> sum(len, 0);
   for (size_t r = 0; r < ranks; ++r) {
-    for (size_t i = 0; i < len; ++i) {
-      sum[i] = static_cast<uint8_t>(std::min(255, sum[i] + in[r * len + i]));
-    }
+    verify::AddCounters(sum, std::span<const uint8_t>(in).subspan(r * len, len));
   }
   const std::vector<uint8_t> whole = c.AllGather(sum);  // the slices in rank order
   NEARDUP_CHECK(counts->Assign(whole));
@@ -68,11 +66,7 @@ Status CountBoilerplateAcross(Comm& c, const LineRanges& ranges, batch::BatchRun
   NEARDUP_RETURN_IF_ERROR(Agree(c, counts.status(), 0));  // before the collectives below
   const uint64_t founders = SumAll(c, counts->documents());
   AddTables(c, &*counts);
-  run->stats.boilerplate_founders = founders;
-  run->stats.boilerplate_table_bytes = counts->MemoryBytes();
-  run->budget.Hold(counts->MemoryBytes());
-  run->boilerplate = std::make_shared<verify::BoilerplateCounts>(std::move(*counts));
-  std::vector<uint64_t>().swap(run->later);
+  batch::KeepBoilerplate(run, std::move(*counts), founders);
   return Status::OK();
 }
 

@@ -22,17 +22,6 @@ std::string FingerprintHex(uint64_t fp) {
   return buf;
 }
 
-namespace {
-
-// Whether the engine keeps the boilerplate guard's counts: the similarity
-// verifier over shingles, with the guard on.
-bool BoilerplateGuard(const EngineOptions& o, const verify::Verifier* v) {
-  return v != nullptr && v->spec().kind == verify::VerifierSpec::Kind::kSimilarity &&
-         o.verify.boilerplate_documents > 0 && o.verify.short_chars >= 0;
-}
-
-}  // namespace
-
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
@@ -51,7 +40,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) try
   const pipeline::PipelineNeeds needs = pipeline::NeedsOf(options);
   NEARDUP_ASSIGN_OR_RETURN(impl->pipeline,
                            pipeline::Pipeline::Create(options, needs.features, needs.shingles));
-  if (BoilerplateGuard(options, impl->signals->verifier())) {
+  if (pipeline::BoilerplateGuard(options)) {
     impl->pipeline->KeepAnchors(static_cast<size_t>(options.verify.short_chars));
     base::WriterLock lock(impl->mu);
     impl->boilerplate = std::make_unique<verify::BoilerplateCounts>();

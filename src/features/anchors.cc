@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "base/hash_sort.h"
 #include "base/status_macros.h"
 
 namespace neardup::features {
@@ -43,6 +44,17 @@ void SampleAnchors(std::span<const uint32_t> ranks, std::span<const uint64_t> se
                    std::vector<Anchor>* out) {
   Sample(
       ranks.size(), [&](size_t i) { return set[ranks[i]]; }, out);
+}
+
+void ShingleInOrder(const Shingler& shingler, std::string_view normalized,
+                    std::vector<uint64_t>* shingles, std::vector<uint32_t>* ranks,
+                    std::vector<Anchor>* anchors) {
+  thread_local std::vector<uint64_t> in_order;
+  shingler.Sequence(normalized, &in_order);
+  SampleAnchors(in_order, anchors);
+  shingles->assign(in_order.begin(), in_order.end());
+  base::SortUniqueHashes(shingles);
+  SequenceRanks(*shingles, in_order, ranks);
 }
 
 void SequenceRanks(std::span<const uint64_t> set, std::span<const uint64_t> sequence,

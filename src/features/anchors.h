@@ -23,7 +23,10 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
+
+#include "features/shingles.h"
 
 namespace neardup::features {
 
@@ -41,6 +44,13 @@ void SampleAnchors(std::span<const uint64_t> sequence, std::vector<Anchor>* out)
 // The same of the sequence set[ranks[0]], set[ranks[1]], ...
 void SampleAnchors(std::span<const uint32_t> ranks, std::span<const uint64_t> set,
                    std::vector<Anchor>* out);
+
+// A text's shingles (ascending, distinct, as Shingler::Shingle gives them),
+// the same in text order as their ranks in that set, and their anchors:
+// what the boilerplate guard keeps of a text. O(n) plus the set's sort.
+void ShingleInOrder(const Shingler& shingler, std::string_view normalized,
+                    std::vector<uint64_t>* shingles, std::vector<uint32_t>* ranks,
+                    std::vector<Anchor>* anchors);
 
 // Each of `sequence` as its rank in `set` (ascending and distinct, holding
 // every one of them), into *ranks: how a document keeps its shingles in text

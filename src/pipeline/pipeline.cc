@@ -4,7 +4,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "base/hash_sort.h"
 #include "base/status_macros.h"
 #include "base/utf8.h"
 #include "features/char_ngram.h"
@@ -117,7 +116,6 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const EngineOptions& options,
   if (options.verify.kind == VerifyKind::kSimilarity && options.verify.short_numbers) {
     p->expressions_below_ = options.verify.short_chars;
   }
-
   if (options.features.learn_idf && (options.features.idf != IdfSource::kLearned ||
                                      options.features.weights != Weights::kTfIdf)) {
     return Status::InvalidArgument("learn_idf needs weights tfidf and idf learned");
@@ -182,12 +180,8 @@ Status Pipeline::Process(std::string_view text, Processed* out) const {
   out->sequence.clear();
   out->anchors.clear();
   if (needs_shingles_ && out->normalized.size() > anchors_above_) {
-    thread_local std::vector<uint64_t> in_order;
-    shingler_->Sequence(out->normalized, &in_order);
-    features::SampleAnchors(in_order, &out->anchors);
-    out->shingles.assign(in_order.begin(), in_order.end());
-    base::SortUniqueHashes(&out->shingles);
-    features::SequenceRanks(out->shingles, in_order, &out->sequence);
+    features::ShingleInOrder(*shingler_, out->normalized, &out->shingles, &out->sequence,
+                             &out->anchors);
   } else if (needs_shingles_) {
     shingler_->Shingle(out->normalized, &out->shingles);
   }

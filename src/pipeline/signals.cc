@@ -169,6 +169,11 @@ Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) 
   return verify::Verifier::Create(spec);
 }
 
+bool BoilerplateGuard(const EngineOptions& o) {
+  return o.verify.kind == VerifyKind::kSimilarity && o.verify.boilerplate_documents > 0 &&
+         o.verify.short_chars >= 0;
+}
+
 Status CheckSignalOptions(const EngineOptions& o) {
   if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) {
     return Status::InvalidArgument("threshold must be a similarity in [0, 1]");

@@ -50,6 +50,9 @@ sketch::MinHashOptions ToMinHashOptions(const EngineOptions& o);
 // The verifier of the options, or null for VerifyKind::kNone.
 // Errors: InvalidArgument.
 Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o);
+// Whether `o` runs the boilerplate guard (verify/boilerplate.h): the
+// similarity verifier with boilerplate_documents > 0.
+bool BoilerplateGuard(const EngineOptions& o);
 
 // The cluster module's keep policy for the public one.
 cluster::KeepPolicy ToClusterKeep(KeepPolicy k);

@@ -47,11 +47,16 @@ void BoilerplateCounts::AddConcurrently(std::span<const features::Anchor> anchor
   }
 }
 
-void BoilerplateCounts::Merge(const BoilerplateCounts& other) {
-  NEARDUP_CHECK(fixed_ && other.fixed_ && other.rows_.size() == rows_.size());
-  for (size_t i = 0; i < rows_.size(); ++i) {
-    rows_[i] = static_cast<uint8_t>(std::min(255, rows_[i] + other.rows_[i]));
+void AddCounters(std::span<uint8_t> into, std::span<const uint8_t> from) {
+  NEARDUP_CHECK(into.size() == from.size());
+  for (size_t i = 0; i < into.size(); ++i) {
+    into[i] = static_cast<uint8_t>(std::min(255, into[i] + from[i]));
   }
+}
+
+void BoilerplateCounts::Merge(const BoilerplateCounts& other) {
+  NEARDUP_CHECK(fixed_ && other.fixed_);
+  AddCounters(rows_, other.rows_);
   documents_ += other.documents_;
 }
 
@@ -108,20 +113,12 @@ int BoilerplateCounts::Count(uint64_t anchor) const {
 }
 
 void BoilerplateCounts::Add(std::span<const features::Anchor> anchors) {
+  ++documents_;
+  if (fixed_) return AddConcurrently(anchors, &distinct_);
   distinct_.clear();
   for (const features::Anchor& a : anchors) distinct_.push_back(a.hash);
   base::SortUniqueHashes(&distinct_);
   for (uint64_t h : distinct_) Prefetch(h);
-  ++documents_;
-  if (fixed_) {
-    for (uint64_t h : distinct_) {
-      for (int row = 0; row < 2; ++row) {
-        uint8_t& c = rows_[Index(h, row)];
-        c = static_cast<uint8_t>(c + (c < 255));
-      }
-    }
-    return;
-  }
   for (uint64_t h : distinct_) {
     const int next = std::min(Count(h) + 1, 255);
     for (int row = 0; row < 2; ++row) {

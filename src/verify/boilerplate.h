@@ -102,6 +102,10 @@ class BoilerplateCounts {
   std::vector<uint64_t> distinct_;  // scratch
 };
 
+// Adds `from` into `into` counter by counter, each saturating at 255: how
+// two Fixed() tables add up (Merge; MPI ranks' slices, distributed/).
+void AddCounters(std::span<uint8_t> into, std::span<const uint8_t> from);
+
 // The shingles of a text that lie under an anchor held by at least
 // `min_documents` counted documents, ascending and distinct, into *out.
 // The text's shingles in text order are set[ranks[0]], set[ranks[1]], ...
