@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -500,8 +501,18 @@ TEST(DurableEngineTest, TheBoilerplateGuardRemembersAcrossARestart) {
     ASSERT_TRUE(d->Remove("short").ok());
     ASSERT_TRUE(d->Close().ok());
   }
-  std::filesystem::remove(dir.str() + "/boilerplate.counts");
-  auto d = OpenOrDie(Opts(dir.str()));
+  // A damaged counts file is not the store's: the engine opens, warns and
+  // starts afresh, as without one.
+  std::ofstream(dir.str() + "/boilerplate.counts", std::ios::binary | std::ios::trunc)
+      << "NDBOILERPLATE1\n garbled";
+  std::vector<std::string> warnings;
+  DurableOptions o = Opts(dir.str());
+  o.engine.info_log = [&](LogLevel level, std::string_view m) {
+    if (level == LogLevel::kWarning) warnings.emplace_back(m);
+  };
+  auto d = OpenOrDie(o);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("boilerplate.counts"), std::string::npos) << warnings[0];
   auto r = d->Add({"short2", shorter, 0, ""}, OnConflict::kError);
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->add.duplicate);  // afresh: the footer is text like any other
