@@ -12,7 +12,8 @@ if(NEARDUP_HAVE_MPI AND NOT NEARDUP_ASAN AND NOT NEARDUP_TSAN)
     FIXTURES_SETUP mpi_corpus)
   foreach(case identical_default identical_qbank_smallest_id identical_spilling
           identical_cap_and_clusters identical_simhash_files identical_with_matches
-          identical_learned_idf identical_against identical_boilerplate errors
+          identical_learned_idf identical_against identical_boilerplate identical_containment
+          errors
           rank_dies resume full_disk)
     add_test(NAME mpi.${case}
       COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/mpi/mpi_test.py

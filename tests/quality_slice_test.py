@@ -76,7 +76,7 @@ def main():
         build_slices(src, data, ds)
         configs = os.path.join(tmp, "configs.tsv")
         with open(configs, "w") as fh:
-            fh.write("# test rows\ngood\t\tno options\nstrict\t--threshold 0.99\n"
+            fh.write("# test rows\ngood\t\tno options\nstrict\t--threshold 0.99 --containment 0\n"
                      "broken\t--no-such-flag 3\tmust be n/a\n")
         doc = os.path.join(tmp, "doc.md")
         with open(doc, "w") as fh:

@@ -71,6 +71,12 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
                 "similarity verifier, engines: text repeated by this many documents that "
                 "started clusters (a site's footer, an ad) is left out of the similarity of "
                 "texts over --short-chars; 0 turns the guard off [8]");
+  g->add_option("--containment", f->containment,
+                "similarity verifier: a pair under the threshold is still a near-duplicate when "
+                "the smaller text (100 shingles of its own at least, not both under "
+                "--short-chars) lies this much inside the larger: an excerpt, a story with a "
+                "paragraph added; 0 turns the rule off [0.8]")
+      ->check(CLI::Range(0.0, 1.0));
   g->add_option("--short-chars", f->short_chars,
                 "similarity verifier: texts up to this many characters also get the edit "
                 "similarity [200]");
@@ -139,6 +145,7 @@ Result<EngineOptions> MakeEngineOptions(const PipelineFlags& f) {
   if (f.short_numbers) o.verify.short_numbers = *f.short_numbers;
   if (f.short_words) o.verify.short_words = *f.short_words;
   if (f.boilerplate_documents) o.verify.boilerplate_documents = *f.boilerplate_documents;
+  if (f.containment) o.verify.containment = *f.containment;
   if (f.ngram) o.features.ngram = *f.ngram;
   if (f.word_ngram) o.features.word_ngram = *f.word_ngram;
   if (f.keep_punctuation) o.normalize.drop_punctuation = false;

@@ -45,6 +45,7 @@ struct PipelineFlags {
   std::optional<bool> short_numbers;
   std::optional<bool> short_words;
   std::optional<int> boilerplate_documents;
+  std::optional<double> containment;
   std::optional<int> ngram;  // SimHash features
   std::optional<int> word_ngram;
   std::optional<double> minhash_threshold;  // older name of --candidate-threshold

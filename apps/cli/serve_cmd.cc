@@ -44,6 +44,7 @@ struct ServeFlags {
   int threads = 64;
   int compute_threads = 0;
   int boilerplate_documents = -1;  // -1: the profile's
+  double containment = -1;         // -1: the profile's
   size_t max_connections = 1024;
   std::string header_timeout = "10s";
   std::string request_timeout = "60s";
@@ -151,6 +152,7 @@ int Serve(const ServeFlags& f) {
   if (f.boilerplate_documents >= 0) {
     engine_opts->verify.boilerplate_documents = f.boilerplate_documents;
   }
+  if (f.containment >= 0) engine_opts->verify.containment = f.containment;
   engine_opts->info_log = [](LogLevel level, std::string_view message) {
     fmt::print(stderr, "neardup serve: {}{}\n",
                level == LogLevel::kError     ? "error: "
@@ -337,6 +339,10 @@ void SetupServe(CLI::App* app, int* exit_code) {
                   "Override the profile's boilerplate guard: text repeated by this many documents "
                   "that started clusters is left out of long texts' similarity; 0: off")
       ->check(CLI::Range(0, 255));
+  cmd->add_option("--containment", flags->containment,
+                  "Override the profile's containment rule: a long pair under the threshold "
+                  "still matches when the smaller text lies this much inside the larger; 0: off")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--port-file", flags->port_file, "Write the bound port here once listening");
   cmd->add_flag("--no-fsync", flags->no_fsync,
                 "UNSAFE: acknowledge writes before they reach the disk (benchmarks only)");

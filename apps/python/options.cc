@@ -95,6 +95,7 @@ const std::map<std::string, Setter>& Setters() {
       ND_BOOL("short_numbers", verify.short_numbers),
       ND_BOOL("short_words", verify.short_words),
       ND_INT("boilerplate_documents", verify.boilerplate_documents),
+      ND_FLOAT("containment", verify.containment),
       ND_FLOAT("qbank_other_min", verify.qbank_other_min),
       ND_PARSE("keep", keep, ParseKeepPolicy),
       // normalization

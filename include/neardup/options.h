@@ -182,6 +182,14 @@ struct VerifyOptions {
   // out of the similarity of texts longer than short_chars, so a page of
   // footer alone is not a copy of every story under that footer. 0: off.
   int boilerplate_documents = 8;
+  // kSimilarity: the containment rule (verify/verifier.h). For texts that
+  // are not both short, a pair under the threshold is still a near-duplicate
+  // when the smaller text has at least 100 shingles of its own (boilerplate
+  // left out) and at least this share of them lies in the larger: an excerpt
+  // of a story, a story with a paragraph added. The `containment` signal
+  // finds such pairs; batch clusters join a contained text to one cluster
+  // only (docs/quality.md). 0: off.
+  double containment = 0.8;
   // kQbank: minimum similarity of the non-Han parts (1 = identical).
   double qbank_other_min = 1.0;
 };
@@ -200,7 +208,8 @@ struct EngineOptions {
 
   // Candidate generators, in precedence order (the first that finds a
   // document gives its evidence).
-  std::vector<SignalKind> signals = {SignalKind::kExact, SignalKind::kMinHash};
+  std::vector<SignalKind> signals = {SignalKind::kExact, SignalKind::kMinHash,
+                                     SignalKind::kContainment};
   SimHashOptions simhash{};
   MinHashOptions minhash{};
   SuperShingleOptions supershingle{};

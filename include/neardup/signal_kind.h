@@ -10,7 +10,15 @@
 namespace neardup {
 
 // docs/algorithms.md describes each.
-enum class SignalKind { kExact, kSimHash, kMinHash, kSuperShingle, kIMatch, kSpotSig };
+enum class SignalKind {
+  kExact,
+  kSimHash,
+  kMinHash,
+  kSuperShingle,
+  kIMatch,
+  kSpotSig,
+  kContainment
+};
 
 }  // namespace neardup
 

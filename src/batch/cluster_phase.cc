@@ -29,6 +29,7 @@ Result<std::unique_ptr<MatchRuns>> MatchCollector::Finish() {
 
 Status ClusterPhase::Add(const Edge& e) {
   NEARDUP_RETURN_IF_ERROR(builder_.Add({e.a, e.b, e.similarity < 0 ? 1.0f : e.similarity}));
+  // (A containment edge goes as it is: its similarity says it is one.)
   if (!matches_) return Status::OK();
   return matches_->Add(e);
 }

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -48,6 +49,14 @@ uint32_t ClusterBuilder::Find(uint32_t x) {
 Status ClusterBuilder::Add(const Edge& e) {
   NEARDUP_CHECK(e.a < n_ && e.b < n_);
   ++stats_.edges;
+  if (IsContained(e)) {
+    contained_.push_back(e);
+    return Status::OK();
+  }
+  return Join(e);
+}
+
+Status ClusterBuilder::Join(const Edge& e) {
   if (cap_ > 0) {
     if (!edges_) {
       edges_ = std::make_unique<SpillWriter>();
@@ -64,8 +73,40 @@ Status ClusterBuilder::Add(const Edge& e) {
   return Status::OK();
 }
 
+std::vector<Edge> ChooseContained(std::span<const Edge> contained,
+                                  const std::function<uint32_t(uint32_t)>& root) {
+  struct Choice {
+    uint32_t root;
+    Edge e;
+  };
+  std::vector<Choice> choices;
+  for (const Edge& e : contained) {
+    const uint32_t small = ContainedOf(e), large = small == e.a ? e.b : e.a;
+    const uint32_t r = root(small);
+    if (r != root(large)) choices.push_back({r, {e.a, e.b, ReportedSimilarity(e)}});
+  }
+  std::sort(choices.begin(), choices.end(), [](const Choice& x, const Choice& y) {
+    if (x.root != y.root) return x.root < y.root;
+    if (x.e.similarity != y.e.similarity) return x.e.similarity > y.e.similarity;
+    return x.e.a != y.e.a ? x.e.a < y.e.a : x.e.b < y.e.b;
+  });
+  std::vector<Edge> out;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (i == 0 || choices[i].root != choices[i - 1].root) out.push_back(choices[i].e);
+  }
+  return out;
+}
+
 Result<Clustering> ClusterBuilder::Finish() {
   Clustering c;
+  if (!contained_.empty()) {
+    const std::vector<Edge> chosen =
+        ChooseContained(contained_, [this](uint32_t d) { return Find(d); });
+    stats_.containment_edges = contained_.size();
+    stats_.containment_joined = chosen.size();
+    std::vector<Edge>().swap(contained_);
+    for (const Edge& e : chosen) NEARDUP_RETURN_IF_ERROR(Join(e));
+  }
   for (uint32_t d = 0; d < n_; ++d) parent_[d] = Find(d);
   for (uint32_t d = 0; d < n_; ++d) {
     if (parent_[d] == d && size_[d] > cap_ && cap_ > 0) ++stats_.oversized_components;

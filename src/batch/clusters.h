@@ -6,7 +6,9 @@
 //
 //   The clusters are what a capped union-find (cluster::CappedUnionFind)
 //   gives when it processes every verified edge in the canonical order:
-//   similarity descending (as a float), then (a, b) ascending.
+//   similarity descending (as a float), then (a, b) ascending. Containment
+//   edges (records.h) count only as ChooseContained() keeps them, chosen
+//   over the components of the other edges.
 //
 // Computed in two steps that give exactly that: (1) an uncapped union-find
 // over the edges as they come (order-free); a component of at most `cap`
@@ -21,7 +23,9 @@
 #define NEARDUP_BATCH_CLUSTERS_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "batch/records.h"
@@ -36,7 +40,20 @@ struct ClusterStats {
   uint64_t oversized_components = 0;  // components larger than the cap before step 2
   uint64_t replayed_edges = 0;        // edges of those, replayed in canonical order
   uint64_t refused_by_cap = 0;
+  uint64_t containment_edges = 0;   // verified by containment (records.h IsContained)
+  uint64_t containment_joined = 0;  // of those, the ones that joined two clusters
 };
+
+// The containment guard (verify/verifier.h): of the containment edges whose
+// two records lie in different components of the other edges (`root`: a
+// record's component, as any label), the one edge of each contained
+// record's component that joins it to another: the most similar, then the
+// smallest (a, b); with the similarity it reports. A component of excerpts
+// thus joins one story, so a shared passage (an ad, a footer) never chains
+// two unrelated stories together. Order-free: the same edges in any order
+// give the same choice.
+std::vector<Edge> ChooseContained(std::span<const Edge> contained,
+                                  const std::function<uint32_t(uint32_t)>& root);
 
 // The final clusters: root[d] is the cluster's representative (a member),
 // size[root] its size; for non-roots size[] is unspecified.
@@ -60,12 +77,14 @@ class ClusterBuilder {
 
  private:
   uint32_t Find(uint32_t x);
+  Status Join(const Edge& e);
   uint64_t n_, cap_;
   TempDir* tmp_;
   size_t sort_bytes_;
   std::vector<uint32_t> parent_, size_;
   std::unique_ptr<SpillWriter> edges_;
   std::string edges_path_;
+  std::vector<Edge> contained_;  // containment edges, joined by Finish()
   ClusterStats stats_;
 };
 

@@ -83,6 +83,44 @@ TEST(ClusterBuilderTest, EqualsCappedUnionFindInCanonicalOrder) {
   }
 }
 
+// The containment guard: an ad page (0) lies in two unrelated stories (1,
+// 2), a copy of it (3) in a third (4); stories 5 and 6 have excerpts 7 and
+// 8, 7 also lying in 6's reprint 9. Stories never join through a page they
+// both contain; each excerpt joins its story.
+TEST(ClusterBuilderTest, ContainmentEdgesJoinAContainedClusterOnce) {
+  const std::vector<Edge> edges = {
+      {0, 3, 0.95f},                           // the ad page and its copy
+      {0, 1, ContainedSimilarity(0.30, 'a')},  // the ad in story 1
+      {0, 2, ContainedSimilarity(0.25, 'a')},  // ... in story 2
+      {3, 4, ContainedSimilarity(0.20, 'a')},  // its copy in story 4
+      {5, 7, ContainedSimilarity(0.40, 'b')},  // excerpt 7 of story 5
+      {6, 8, ContainedSimilarity(0.35, 'b')},  // excerpt 8 of story 6
+      {6, 9, 0.90f},                           // 9 reprints 6
+      {7, 9, ContainedSimilarity(0.33, 'a')},  // 7 also lies in 9
+  };
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    auto shuffled = edges;
+    std::mt19937_64 rng(seed);
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    for (uint64_t cap : {0ull, 50ull}) {
+      const Clustering c = Build(10, cap, shuffled, 1 << 20);
+      auto same = [&](uint32_t x, uint32_t y) { return c.root[x] == c.root[y]; };
+      // The ad pages' cluster joins story 1, its best edge, and nothing else.
+      EXPECT_TRUE(same(0, 3) && same(0, 1));
+      EXPECT_FALSE(same(1, 2) || same(1, 4) || same(2, 4));
+      EXPECT_TRUE(same(6, 8) && same(6, 9));
+      EXPECT_TRUE(same(5, 7)) << "7's best edge is to 5 (0.40 over 0.33)";
+      EXPECT_FALSE(same(5, 6));
+      EXPECT_EQ(c.stats.containment_edges, 6u);
+      EXPECT_EQ(c.stats.containment_joined, 3u);  // 0 -> 1, 7 -> 5, 8 -> 6
+    }
+  }
+  // Reported similarities: the Jaccard, whichever side is the smaller.
+  EXPECT_FLOAT_EQ(ReportedSimilarity({0, 1, ContainedSimilarity(0.3, 'a')}), 0.3f);
+  EXPECT_EQ(ContainedOf({0, 1, ContainedSimilarity(0.3, 'b')}), 1u);
+  EXPECT_FALSE(IsContained({0, 1, 0.99f}));
+}
+
 TEST(ClusterBuilderTest, CapStopsAChainBestFirst) {
   // 0-1-2-3-4 with equal similarities: canonical order joins 0-1, 1-2, then
   // refuses 2-3 at cap 3, and joins 3-4.

@@ -66,7 +66,9 @@ Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side
 }
 
 signal::SignalInput InputOf(const pipeline::Processed& p) {
-  return {p.normalized, p.features, p.shingles, p.key_salt, {}, p.Expressions()};
+  signal::SignalInput in{p.normalized, p.features, p.shingles, p.key_salt, {}, p.Expressions()};
+  in.anchors = p.anchors;
+  return in;
 }
 
 // A prepared text (Prepare): the normalized text, the expressions when
@@ -126,17 +128,17 @@ struct EngineSignature::Impl {
     if (pipeline->has_features()) {
       NEARDUP_RETURN_IF_ERROR(pipeline->Features(p->normalized, &p->features));
     }
-    pipeline->Shingles(p->normalized, &p->shingles);
+    pipeline->ShinglesOf(p);
     return Status::OK();
   }
   // A verdict as a similarity: a rule can fail a pair whose similarity
   // reaches the threshold (qbank: the non-Han parts differ); keep
   // "near-duplicate iff >= threshold".
-  static double Decided(const verify::Verifier& verifier, const verify::Verdict& v) {
+  static PairVerdict Decided(const verify::Verifier& verifier, const verify::Verdict& v) {
     if (!v.passed && v.similarity >= verifier.threshold()) {
-      return std::nextafter(verifier.threshold(), -1.0);
+      return {std::nextafter(verifier.threshold(), -1.0)};
     }
-    return v.similarity;
+    return {v.similarity, v.contained, v.smaller};
   }
   // A text's shingles and, with counts, the shingles the guard marks.
   void ShingleAndMark(const verify::Verifier& v, std::string_view normalized, Scratch* s,
@@ -151,8 +153,8 @@ struct EngineSignature::Impl {
                                 s->sequence, *shingles, marks);
   }
   // The similarity of two normalized texts (shingles cached on the docs).
-  Result<double> Compare(uint32_t a_doc, const verify::FactSide& a, uint32_t b_doc,
-                         const verify::FactSide& b, Scratch* s) const;
+  Result<PairVerdict> Compare(uint32_t a_doc, const verify::FactSide& a, uint32_t b_doc,
+                              const verify::FactSide& b, Scratch* s) const;
 };
 
 Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOptions& o,
@@ -170,13 +172,15 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
                            pipeline::Pipeline::Create(o, needs.features, needs.shingles));
   NEARDUP_ASSIGN_OR_RETURN(m->signals, pipeline::BuildSignalSet(o));
   m->guard = pipeline::BoilerplateGuard(o) && m->shingled;
-  if (m->guard) m->pipeline->KeepAnchors(static_cast<size_t>(o.verify.short_chars));
+  if (pipeline::KeepsAnchors(o) && m->shingled) {
+    m->pipeline->KeepAnchors(static_cast<size_t>(o.verify.short_chars));
+  }
   const bool decide = m->verifier() == nullptr;
   for (size_t i = 0; i < m->signals->size(); ++i) {
     const signal::Signal& sig = m->signals->signal(i);
     const signal::KeySpaceSpec spec = sig.key_space();
-    m->spaces.push_back(
-        {std::string(sig.name()), spec.max_distance, decide && spec.decides, spec.slots});
+    m->spaces.push_back({std::string(sig.name()), spec.max_distance, decide && spec.decides,
+                         spec.slots, sig.kind() != SignalKind::kContainment});
     m->max_keys += spec.max_keys;
     m->max_space_keys = std::max(m->max_space_keys, spec.max_keys);
     if (decide && !spec.decides && m->judge < 0) m->judge = static_cast<int>(i);
@@ -226,8 +230,10 @@ Result<double> EngineSignature::Similarity(const DocText& a, const DocText& b,
   auto known = [](bool has, const std::string& e) {
     return has ? std::optional<std::string_view>(e) : std::nullopt;
   };
-  return impl_->Compare(a.doc, {s->a_norm, known(s->a_has_expr, s->a_expr)}, b.doc,
-                        {s->b_norm, known(s->b_has_expr, s->b_expr)}, s);
+  NEARDUP_ASSIGN_OR_RETURN(const PairVerdict v,
+                           impl_->Compare(a.doc, {s->a_norm, known(s->a_has_expr, s->a_expr)},
+                                          b.doc, {s->b_norm, known(s->b_has_expr, s->b_expr)}, s));
+  return v.similarity;
 }
 
 Status EngineSignature::Prepare(std::string_view text, SignatureScratch* scratch,
@@ -242,13 +248,19 @@ Status EngineSignature::Prepare(std::string_view text, SignatureScratch* scratch
 
 Result<double> EngineSignature::SimilarityPrepared(const DocText& a, const DocText& b,
                                                    SignatureScratch* scratch) const {
+  NEARDUP_ASSIGN_OR_RETURN(const PairVerdict v, VerdictPrepared(a, b, scratch));
+  return v.similarity;
+}
+
+Result<PairVerdict> EngineSignature::VerdictPrepared(const DocText& a, const DocText& b,
+                                                     SignatureScratch* scratch) const {
   return impl_->Compare(a.doc, DecodePrepared(a.text), b.doc, DecodePrepared(b.text),
                         static_cast<Scratch*>(scratch));
 }
 
-Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, const verify::FactSide& a,
-                                              uint32_t b_doc, const verify::FactSide& b,
-                                              Scratch* s) const {
+Result<PairVerdict> EngineSignature::Impl::Compare(uint32_t a_doc, const verify::FactSide& a,
+                                                   uint32_t b_doc, const verify::FactSide& b,
+                                                   Scratch* s) const {
   const std::string_view a_norm = a.normalized, b_norm = b.normalized;
   if (const verify::Verifier* verifier = this->verifier()) {
     verify::Side sa{a_norm, std::nullopt, std::nullopt, a.expressions};
@@ -271,11 +283,12 @@ Result<double> EngineSignature::Impl::Compare(uint32_t a_doc, const verify::Fact
   }
   // No verifier: only pairs of a space that does not decide get here
   // (SpotSig); that signal's estimate, from the normalized texts.
-  if (judge < 0) return 1.0;
+  if (judge < 0) return PairVerdict{1.0};
   pipeline::Processed pa, pb;
   NEARDUP_RETURN_IF_ERROR(FromNormalized(a_norm, &pa));
   NEARDUP_RETURN_IF_ERROR(FromNormalized(b_norm, &pb));
-  return signals->signal(static_cast<size_t>(judge)).Compare(InputOf(pa), InputOf(pb)).similarity;
+  return PairVerdict{
+      signals->signal(static_cast<size_t>(judge)).Compare(InputOf(pa), InputOf(pb)).similarity};
 }
 
 bool EngineSignature::has_forms() const {
@@ -319,6 +332,12 @@ void EngineSignature::UseBoilerplate(SignatureScratch* scratch,
 
 Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocText& b,
                                                   SignatureScratch* scratch) const {
+  NEARDUP_ASSIGN_OR_RETURN(const PairVerdict v, VerdictOfForms(a, b, scratch));
+  return v.similarity;
+}
+
+Result<PairVerdict> EngineSignature::VerdictOfForms(const DocText& a, const DocText& b,
+                                                    SignatureScratch* scratch) const {
   auto* s = static_cast<Scratch*>(scratch);
   const bool mark = s->counts != nullptr;
   bool a_fresh = false, b_fresh = false;

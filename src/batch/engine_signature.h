@@ -51,6 +51,10 @@ class EngineSignature : public BatchSignature {
   void Form(SignatureScratch* scratch, std::string* out) const override;
   Result<double> SimilarityOfForms(const DocText& a, const DocText& b,
                                    SignatureScratch* scratch) const override;
+  Result<PairVerdict> VerdictOfForms(const DocText& a, const DocText& b,
+                                     SignatureScratch* scratch) const override;
+  Result<PairVerdict> VerdictPrepared(const DocText& a, const DocText& b,
+                                      SignatureScratch* scratch) const override;
   double threshold() const override;
   bool counts_boilerplate() const override;
   void UseBoilerplate(SignatureScratch* scratch,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/random_text.h"
 #include "neardup/batch.h"
 #include "neardup/engine.h"
 #include "resources/data_dir.h"
@@ -59,6 +60,9 @@ Case CaseOf(SignalKind kind, VerifyKind verify) {
     const size_t cut = reordered.find("专家");
     reordered = reordered.substr(cut) + reordered.substr(0, cut);
     c.docs = {{"1", kNews, 0}, {"2", kSport, 0}, {"3", reordered, 0}};
+  } else if (kind == SignalKind::kContainment) {  // 100 shingles at least: longer texts
+    const std::string story = base::RandomHan(600, 1), copy = story.substr(0, 3 * 590);
+    c.docs = {{"1", story, 0}, {"2", base::RandomHan(600, 2), 0}, {"3", copy + "。", 0}};
   } else {
     std::string copy(kStory);
     if (kind == SignalKind::kExact) {

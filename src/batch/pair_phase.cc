@@ -213,7 +213,9 @@ Status PairPhase::StarMember(uint32_t doc, Writer* out, PairCounts* counts) {
         continue;
       }
       NEARDUP_RETURN_IF_ERROR(out->Add(MakePair(h, doc, sp.decides)));
-      if (in_.later != nullptr) (*in_.later)[doc >> 6] |= uint64_t{1} << (doc & 63);
+      if (in_.later != nullptr && sp.marks_later) {
+        (*in_.later)[doc >> 6] |= uint64_t{1} << (doc & 63);
+      }
     }
   }
   if (head_.size() < (hamming ? kHammingWidth : kStarWidth)) head_.push_back(doc);

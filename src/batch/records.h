@@ -57,6 +57,26 @@ struct Edge {
 };
 static_assert(sizeof(Edge) == 12);
 
+// A containment edge (verify/verifier.h: the pair passed by containment,
+// its similarity J under the threshold) keeps 2 + J when a is the smaller,
+// contained record and 4 + J when b is; a decided edge (no verification)
+// keeps a negative similarity. Clusters join containment edges after the
+// others, under their own rule (clusters.h).
+inline constexpr float kContainedA = 2.0f, kContainedB = 4.0f;
+inline float ContainedSimilarity(double j, char smaller) {
+  return (smaller == 'a' ? kContainedA : kContainedB) + static_cast<float>(j);
+}
+inline bool IsContained(const Edge& e) { return e.similarity >= kContainedA; }
+// The contained record of a containment edge.
+inline uint32_t ContainedOf(const Edge& e) { return e.similarity >= kContainedB ? e.b : e.a; }
+// The similarity to report: J of a containment edge, 1 of a decided one.
+inline float ReportedSimilarity(const Edge& e) {
+  if (e.similarity < 0) return 1.0f;
+  if (e.similarity >= kContainedB) return e.similarity - kContainedB;
+  if (e.similarity >= kContainedA) return e.similarity - kContainedA;
+  return e.similarity;
+}
+
 // The canonical order of verified edges: the cap is applied in this order.
 struct EdgeCanonicalLess {
   bool operator()(const Edge& x, const Edge& y) const {

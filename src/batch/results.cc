@@ -201,7 +201,7 @@ Status RecordWriter::Matches(uint32_t d, const ParsedRecord& rec) {
       bm.signal = ev.space >= 0 ? std::string_view(sig.spaces()[ev.space].name) : "?";
       bm.distance = ev.distance;
       bm.similarity = ev.similarity;
-      if (next_.similarity >= 0) bm.verified = next_.similarity;
+      if (next_.similarity >= 0) bm.verified = ReportedSimilarity(next_);
       found_.push_back(bm);
     }
     NEARDUP_ASSIGN_OR_RETURN(have_next_, matches_->Next(&next_));

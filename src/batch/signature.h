@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "batch/records.h"
 #include "neardup/options.h"
 #include "neardup/status.h"
@@ -60,6 +61,20 @@ struct KeySpace {
   // byte of each slot's key per record and drops, before they are spilled,
   // pairs that cannot share min_shared_keys keys (docs/batch.md).
   int slots = 0;
+  // Whether a pair of this space makes its later record one with an earlier
+  // near-duplicate, which the boilerplate guard does not count (PairInput::
+  // later). False for spaces whose keys are shared passages (containment),
+  // which footers share too.
+  bool marks_later = true;
+};
+
+// What verification says of a pair: its similarity, and whether it passed
+// by the containment rule instead (verify/verifier.h), which side being the
+// smaller, contained one ('a' or 'b').
+struct PairVerdict {
+  double similarity = 0.0;
+  bool contained = false;
+  char smaller = 0;
 };
 
 // Per-thread working memory of a signature.
@@ -148,6 +163,20 @@ class BatchSignature {
   virtual Result<double> SimilarityOfForms(const DocText& a, const DocText& b,
                                            SignatureScratch* scratch) const {
     return Status::FailedPrecondition("this signature has no verification forms");
+  }
+
+  // The verdicts behind SimilarityOfForms() and SimilarityPrepared(): the
+  // same similarity, and whether a pair under threshold() passed by
+  // containment. By default never.
+  virtual Result<PairVerdict> VerdictOfForms(const DocText& a, const DocText& b,
+                                             SignatureScratch* scratch) const {
+    NEARDUP_ASSIGN_OR_RETURN(const double s, SimilarityOfForms(a, b, scratch));
+    return PairVerdict{s};
+  }
+  virtual Result<PairVerdict> VerdictPrepared(const DocText& a, const DocText& b,
+                                              SignatureScratch* scratch) const {
+    NEARDUP_ASSIGN_OR_RETURN(const double s, SimilarityPrepared(a, b, scratch));
+    return PairVerdict{s};
   }
 
   // The boilerplate guard (verify/boilerplate.h, batch/boilerplate_phase.h):

@@ -316,10 +316,14 @@ Status VerifyPhase::VerifyBatch(Worker* w, std::span<const RangePair> entries, T
       ++out->calls;
       const DocText da{a, aside_->Prepared(ai), lines.payload(a)};
       const DocText db{b, b_form, lines.payload(b)};
-      NEARDUP_ASSIGN_OR_RETURN(const double sim,
-                               in_.forms ? env_.sig->SimilarityOfForms(da, db, w->scratch.get())
-                                         : env_.sig->SimilarityPrepared(da, db, w->scratch.get()));
-      if (sim >= threshold_) out->edges.push_back({a, b, static_cast<float>(sim)});
+      NEARDUP_ASSIGN_OR_RETURN(const PairVerdict v,
+                               in_.forms ? env_.sig->VerdictOfForms(da, db, w->scratch.get())
+                                         : env_.sig->VerdictPrepared(da, db, w->scratch.get()));
+      if (v.similarity >= threshold_) {
+        out->edges.push_back({a, b, static_cast<float>(v.similarity)});
+      } else if (v.contained) {
+        out->edges.push_back({a, b, ContainedSimilarity(v.similarity, v.smaller)});
+      }
     }
     i = j;
   }

@@ -59,6 +59,29 @@ Labels Components(Comm& c, const LineRanges& ranges, std::vector<batch::Edge> ed
   return forest.Finish();
 }
 
+std::vector<batch::Edge> JoinContained(Comm& c, const LineRanges& ranges,
+                                       const std::vector<batch::Edge>& contained, Labels* labels,
+                                       uint64_t* rounds, size_t slice) {
+  const std::vector<batch::Edge> all = FromBytes<batch::Edge>(c.AllGather(AsBytes(contained)));
+  if (all.empty()) return {};
+  std::vector<uint32_t> ends;
+  for (const batch::Edge& e : all) ends.push_back(e.a), ends.push_back(e.b);
+  SortUnique(&ends);
+  const uint32_t lo = ranges.begin(c.rank());
+  auto owner = [&](uint32_t d) { return ranges.Owner(d); };
+  const std::vector<uint32_t> roots =
+      Query(c, ends, owner, [&](uint32_t d) { return labels->root[d - lo]; });
+  std::vector<batch::Edge> chosen =
+      batch::ChooseContained(all, [&](uint32_t d) { return roots[IndexOf(ends, d)]; });
+  std::vector<batch::Edge> edges;
+  for (uint32_t i = 0; i < labels->root.size(); ++i) {
+    if (labels->root[i] != lo + i) edges.push_back({labels->root[i], lo + i, 1.0f});
+  }
+  if (c.rank() == 0) edges.insert(edges.end(), chosen.begin(), chosen.end());
+  *labels = Components(c, ranges, std::move(edges), rounds, slice);
+  return chosen;
+}
+
 Status Cap(Comm& c, const LineRanges& ranges, const std::vector<batch::Edge>& edges, uint64_t cap,
            batch::TempDir* tmp, uint64_t sort_bytes, Labels* labels, CapStats* stats) {
   const uint32_t lo = ranges.begin(c.rank());

@@ -67,6 +67,17 @@ struct CapStats {
   uint64_t oversized_components = 0, refused_by_cap = 0;
 };
 
+// The containment guard (batch::ChooseContained) over ranks: every rank's
+// `contained` edges (records.h IsContained) go to every rank (they are few:
+// about one an excerpt), with the labels of their records from the owners;
+// every rank chooses the same edges, and *labels become the components of
+// the former components joined by them (Components again, over each
+// record's edge to its root). Returns the chosen edges, with the
+// similarity they report (the cap replays them). Collective.
+std::vector<batch::Edge> JoinContained(Comm& c, const LineRanges& ranges,
+                                       const std::vector<batch::Edge>& contained, Labels* labels,
+                                       uint64_t* rounds, size_t slice = SIZE_MAX);
+
 // Applies the cap (> 0) to the components of *labels (from Components over
 // the same edges); `tmp` and `sort_bytes` as for batch::ClusterBuilder.
 // Errors: the builder's (IOError); every rank still takes part.

@@ -344,6 +344,12 @@ Status Runner::Cluster() {
   edge_count_ = edges_.size();
   // An edge a key space decided (-1) counts as 1 for the cap's order.
   for (batch::Edge& e : edges_) e.similarity = e.similarity < 0 ? 1.0f : e.similarity;
+  // Containment edges join after the components of the others (clusters.h).
+  const auto split = std::stable_partition(
+      edges_.begin(), edges_.end(), [](const batch::Edge& e) { return !batch::IsContained(e); });
+  std::vector<batch::Edge> contained(split, edges_.end());
+  edges_.erase(split, edges_.end());
+  const bool any_contained = SumAll(c_, contained.size()) > 0;
   const auto hold_labels = [&] {
     const Labels& l = clusters_.labels;
     r.budget.Hold((l.root.capacity() + l.size.capacity()) * sizeof(uint32_t));
@@ -364,6 +370,13 @@ Status Runner::Cluster() {
   } else {
     clusters_.labels = Components(c_, ranges_, std::move(edges_), &rounds_, slice);
     edges_ = std::vector<batch::Edge>();
+  }
+  if (any_contained) {
+    const std::vector<batch::Edge> chosen =
+        JoinContained(c_, ranges_, contained, &clusters_.labels, &rounds_, slice);
+    if (r.options.max_cluster_size > 0 && c_.rank() == 0) {
+      edges_.insert(edges_.end(), chosen.begin(), chosen.end());
+    }
   }
   hold_labels();
   if (r.options.max_cluster_size > 0) {

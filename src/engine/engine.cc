@@ -40,7 +40,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) try
   const pipeline::PipelineNeeds needs = pipeline::NeedsOf(options);
   NEARDUP_ASSIGN_OR_RETURN(impl->pipeline,
                            pipeline::Pipeline::Create(options, needs.features, needs.shingles));
-  if (pipeline::BoilerplateGuard(options)) {
+  if (pipeline::KeepsAnchors(options)) {
     impl->pipeline->KeepAnchors(static_cast<size_t>(options.verify.short_chars));
     base::WriterLock lock(impl->mu);
     impl->boilerplate = std::make_unique<verify::BoilerplateCounts>();

@@ -38,7 +38,11 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
                                               verdicts, nullptr, again));
   near->reserve(found.size());
   for (const auto& e : found) {
-    near->push_back(e.slot);
+    // The containment guard online: a text joins a cluster through a text
+    // it contains only while that one is alone in its cluster, so a short
+    // text that two unrelated stories hold (an ad, a footer page) never
+    // gathers both of them (verify/verifier.h; batch: batch/clusters.h).
+    if (e.contained != 'm' || forest.Size(forest.RootOf(e.slot)) == 1) near->push_back(e.slot);
     if (matches->size() < options.max_matches) {
       matches->push_back(
           Match{IdOf(e.slot), e.distance, e.similarity, std::string(e.signal), e.verified});

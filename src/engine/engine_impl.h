@@ -182,7 +182,8 @@ struct Engine::Impl {
             p.narrow,
             p.processed.Expressions(),
             p.narrow_width,
-            p.boilerplate};
+            p.boilerplate,
+            p.processed.anchors};
   }
   // The shingles of `p` the guard marks as boilerplate now, into *out
   // (empty when the guard is off).

@@ -59,8 +59,10 @@ uint64_t SimHashOf(const pipeline::Pipeline& p, const std::string& normalized,
 // agrees with its index (signal_test.cc checks it).
 bool Proposes(const signal::SignalSet& set, const pipeline::Processed& a,
               const pipeline::Processed& b) {
-  const signal::SignalInput ia{a.normalized, a.features, a.shingles, a.key_salt};
-  const signal::SignalInput ib{b.normalized, b.features, b.shingles, b.key_salt};
+  signal::SignalInput ia{a.normalized, a.features, a.shingles, a.key_salt};
+  signal::SignalInput ib{b.normalized, b.features, b.shingles, b.key_salt};
+  ia.anchors = a.anchors;
+  ib.anchors = b.anchors;
   for (size_t i = 0; i < set.size(); ++i) {
     if (set.signal(i).Compare(ia, ib).proposed) return true;
   }
@@ -140,7 +142,11 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
              (verdict.passed ? " >= " : " < ") + "threshold " + Fmt(x.threshold);
     // The question-bank rule and the fact rule of short texts decide on
     // their parts, not on that one number.
-    if (steps.reason.starts_with("boilerplate")) {
+    if (verdict.contained) {
+      x.rule = "containment rule: " + steps.reason.substr(steps.reason.find(':') + 2) +
+               ", though the similarity " + Fmt(verdict.similarity) + " < threshold " +
+               Fmt(x.threshold);
+    } else if (steps.reason.starts_with("boilerplate")) {
       x.rule = "boilerplate guard: " + steps.reason + "; the jaccard of the rest " +
                Fmt(verdict.similarity) + (verdict.passed ? " >= " : " < ") + "threshold " +
                Fmt(x.threshold);

@@ -182,6 +182,18 @@ std::string DesignHint(std::string_view recorded, const EngineOptions& o) {
 
 std::string IdentityHint(std::string_view recorded, const EngineOptions& o) {
   if (std::string hint = DesignHint(recorded, o); !hint.empty()) return hint;
+  if (const auto c = std::find(o.signals.begin(), o.signals.end(), SignalKind::kContainment);
+      c != o.signals.end()) {
+    EngineOptions before = o;
+    before.signals.erase(before.signals.begin() + (c - o.signals.begin()));
+    if (IdentityMatches(recorded, before)) {
+      std::string list;
+      for (SignalKind k : before.signals) list += (list.empty() ? "" : ",") + std::string(Name(k));
+      return " It was written without the containment signal (the default before "
+             "2026-11-29, when excerpts joined it): open it with --signals " +
+             list + " (Python: signals='" + list + "').";
+    }
+  }
   for (MinHashScheme scheme :
        {MinHashScheme::kPermutations, MinHashScheme::kOnePermutation, MinHashScheme::kCirculant}) {
     if (scheme == o.minhash.scheme) continue;

@@ -172,6 +172,17 @@ Status Pipeline::Features(std::string_view normalized, std::vector<features::Fea
   return Status::OK();
 }
 
+void Pipeline::ShinglesOf(Processed* out) const {
+  if (out->normalized.size() > anchors_above_) {
+    features::ShingleInOrder(*shingler_, out->normalized, &out->shingles, &out->sequence,
+                             &out->anchors);
+  } else {
+    out->sequence.clear();
+    out->anchors.clear();
+    shingler_->Shingle(out->normalized, &out->shingles);
+  }
+}
+
 Status Pipeline::Process(std::string_view text, Processed* out) const {
   NEARDUP_RETURN_IF_ERROR(Normalize(text, &out->normalized));
   out->features.clear();
@@ -179,12 +190,7 @@ Status Pipeline::Process(std::string_view text, Processed* out) const {
   if (needs_features_) NEARDUP_RETURN_IF_ERROR(Features(out->normalized, &out->features));
   out->sequence.clear();
   out->anchors.clear();
-  if (needs_shingles_ && out->normalized.size() > anchors_above_) {
-    features::ShingleInOrder(*shingler_, out->normalized, &out->shingles, &out->sequence,
-                             &out->anchors);
-  } else if (needs_shingles_) {
-    shingler_->Shingle(out->normalized, &out->shingles);
-  }
+  if (needs_shingles_) ShinglesOf(out);
   out->fingerprint = FingerprintOf(*out);
   out->key_salt = salt_keys_ ? verify::OtherPartKey(out->normalized) : 0;
   out->has_expressions = Expressions(text, out->normalized, &out->expressions);

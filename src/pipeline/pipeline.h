@@ -72,6 +72,9 @@ class Pipeline {
   // per code point in, the character itself where its fold is not exactly
   // one code point (dropped punctuation, expansions). Errors: as Normalize.
   Status FoldCharacters(std::string_view text, std::string* out) const;
+  // out->shingles of out->normalized, with its sequence and anchors when
+  // KeepAnchors() asks for them, as Process() makes them.
+  void ShinglesOf(Processed* out) const;
   // Shingles of a normalized text.
   void Shingles(std::string_view normalized, std::vector<uint64_t>* out) const {
     shingler_->Shingle(normalized, out);

@@ -244,6 +244,7 @@ Result<EngineOptions> EngineOptions::FromProfile(std::string_view name) {
     o.shingles = {ShingleKind::kScript, 2, 1};
     o.threshold = 0.8;
     o.verify.kind = VerifyKind::kQbank;
+    o.signals = {SignalKind::kExact, SignalKind::kMinHash};  // no containment rule here
     o.minhash.candidate_threshold = 0.4;
     o.minhash.min_shared_bands = 2;
     o.keep = KeepPolicy::kSmallestId;
@@ -268,6 +269,7 @@ Result<EngineOptions> EngineOptions::FromProfile(std::string_view name) {
     o.minhash.candidate_threshold = 0.5;
     o.threshold = 0.9;
     o.verify.kind = VerifyKind::kLevenshtein;
+    o.signals = {SignalKind::kExact, SignalKind::kMinHash};  // no containment rule here
     return o;
   }
   if (name == "en-news") {

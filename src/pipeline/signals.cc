@@ -61,6 +61,7 @@ Result<signal::SignalOptions> MakeSignalOptions(const EngineOptions& o) {
   }
   so.minhash_min_bands = o.minhash.min_shared_bands;
   so.supershingle_min_equal = o.supershingle.min_equal;
+  so.containment_min_shingles = static_cast<int>(verify::kMinContainedShingles);
   so.spotsig_threshold = o.spotsig.threshold;
   if (o.spotsig.stop_words == "zh") {
     so.spotsig_stop_words = resources::JiebaFile(resources::kJiebaStopWords, o.data_dir);
@@ -94,7 +95,8 @@ cluster::KeepPolicy ToClusterKeep(KeepPolicy k) {
 PipelineNeeds NeedsOf(const EngineOptions& o) {
   PipelineNeeds n;
   n.features = Has(o, SignalKind::kSimHash) || Has(o, SignalKind::kIMatch);
-  n.shingles = Has(o, SignalKind::kMinHash) || Has(o, SignalKind::kSuperShingle);
+  n.shingles = Has(o, SignalKind::kMinHash) || Has(o, SignalKind::kSuperShingle) ||
+               Has(o, SignalKind::kContainment);
   switch (o.verify.kind) {
     case VerifyKind::kSimilarity:
     case VerifyKind::kJaccard:
@@ -166,7 +168,12 @@ Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o) 
   spec.short_numbers = o.verify.short_numbers;
   spec.short_words = o.verify.short_words;
   spec.qbank_other_min = o.verify.qbank_other_min;
+  if (o.verify.kind == VerifyKind::kSimilarity) spec.containment = o.verify.containment;
   return verify::Verifier::Create(spec);
+}
+
+bool KeepsAnchors(const EngineOptions& o) {
+  return BoilerplateGuard(o) || Has(o, SignalKind::kContainment);
 }
 
 bool BoilerplateGuard(const EngineOptions& o) {
@@ -177,6 +184,9 @@ bool BoilerplateGuard(const EngineOptions& o) {
 Status CheckSignalOptions(const EngineOptions& o) {
   if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) {
     return Status::InvalidArgument("threshold must be a similarity in [0, 1]");
+  }
+  if (!(o.verify.containment >= 0.0 && o.verify.containment <= 1.0)) {
+    return Status::InvalidArgument("containment must be in [0, 1] (0: off)");
   }
   if (o.verify.boilerplate_documents < 0 || o.verify.boilerplate_documents > 255) {
     return Status::InvalidArgument("boilerplate documents must be in [0, 255] (0: off), got " +

@@ -53,6 +53,9 @@ Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o);
 // Whether `o` runs the boilerplate guard (verify/boilerplate.h): the
 // similarity verifier with boilerplate_documents > 0.
 bool BoilerplateGuard(const EngineOptions& o);
+// Whether the pipeline of `o` keeps anchors (Pipeline::KeepAnchors): for the
+// guard, or for the containment signal's keys.
+bool KeepsAnchors(const EngineOptions& o);
 
 // The cluster module's keep policy for the public one.
 cluster::KeepPolicy ToClusterKeep(KeepPolicy k);

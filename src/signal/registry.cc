@@ -16,6 +16,7 @@ constexpr SignalRegistration kSignals[] = {
     {SignalKind::kSuperShingle, "supershingle", &CreateSuperShingleSignal},
     {SignalKind::kIMatch, "imatch", &CreateIMatchSignal},
     {SignalKind::kSpotSig, "spotsig", &CreateSpotSigSignal},
+    {SignalKind::kContainment, "containment", &CreateContainmentSignal},
 };
 
 const SignalRegistration* Find(SignalKind kind) {

@@ -18,6 +18,8 @@
 //   supershingle  6 super-shingles of 14 min-hashes; >= min_equal equal.
 //   imatch        I-Match signatures (a lexicon from an IDF table); any equal.
 //   spotsig       SpotSig signature sets; exact Jaccard >= threshold.
+//   containment   one-permutation MinHash of the anchors, a key a bin;
+//                 any equal bin (candidates for the containment rule).
 //
 // Every signal is registered once, in registry.cc (name, factory); adding a
 // signal is one file implementing this interface plus that registration.
@@ -39,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "features/anchors.h"
 #include "features/feature.h"
 #include "neardup/signal_kind.h"
 #include "neardup/status.h"
@@ -59,6 +62,8 @@ struct SignalOptions {
   double spotsig_threshold = 0.5;  // Jaccard
   std::string spotsig_stop_words;  // stop-word file (Chinese); empty = English built-ins
   std::shared_ptr<const sketch::IMatcher> imatch;  // required for imatch
+  int containment_bins = 16;                       // containment: keys a document
+  int containment_min_shingles = 100;              // containment: shorter documents get none
 };
 
 // One document after normalization: what every signal may read.
@@ -77,6 +82,9 @@ struct SignalInput {
   // The shingles the boilerplate guard marks (verify/boilerplate.h),
   // ascending; empty: none.
   std::span<const uint64_t> boilerplate = {};
+  // Its anchors (features/anchors.h), when the pipeline kept them
+  // (containment).
+  std::span<const features::Anchor> anchors = {};
 };
 
 // A signal's sketch of one document; which fields are used depends on the

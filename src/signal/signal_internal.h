@@ -85,6 +85,7 @@ Result<std::unique_ptr<Signal>> CreateMinHashSignal(const SignalOptions& o);
 Result<std::unique_ptr<Signal>> CreateSuperShingleSignal(const SignalOptions& o);
 Result<std::unique_ptr<Signal>> CreateIMatchSignal(const SignalOptions& o);
 Result<std::unique_ptr<Signal>> CreateSpotSigSignal(const SignalOptions& o);
+Result<std::unique_ptr<Signal>> CreateContainmentSignal(const SignalOptions& o);
 
 }  // namespace neardup::signal
 

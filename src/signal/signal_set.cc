@@ -109,7 +109,17 @@ class Verification {
       mine = std::max<size_t>(1, mine - std::min(mine, doc_.boilerplate.size()));
       other = std::min(other, mine);
     }
-    return verify::NarrowVerdictIsSure(verifier_->spec(), v, mine, other, theirs.width, whole);
+    if (!verify::NarrowVerdictIsSure(verifier_->spec(), v, mine, other, theirs.width, whole)) {
+      return false;
+    }
+    if (v.containment < 0) return true;
+    // The containment rule measured too: its value must be as sure.
+    verify::VerifierSpec c = verifier_->spec();
+    c.kind = verify::VerifierSpec::Kind::kContainment;
+    c.threshold = c.containment;
+    verify::Verdict cv;
+    cv.similarity = v.containment;
+    return verify::NarrowVerdictIsSure(c, cv, mine, other, theirs.width, whole);
   }
   // This document's shingles cut as a form's: the caller's when cut alike.
   std::span<const uint64_t> NarrowMine(int width, verify::Cut cut) {
@@ -210,6 +220,7 @@ Status SignalSet::Candidates(const SignalInput& doc, const Sketches& sketches,
     if (!v || !v->passed) continue;
     if (group_passed) ++*group_passed;
     e.verified = v->similarity;
+    e.contained = !v->contained ? 0 : v->smaller == 'a' ? 'q' : 'm';
     out->push_back(e);
   }
   std::sort(out->begin() + static_cast<ptrdiff_t>(first), out->end(),

@@ -63,6 +63,10 @@ struct Evidence {
   double similarity = 0.0;         // the signal's estimate
   int distance = -1;               // the signal's distance, -1 if it has none
   std::optional<double> verified;  // the verifier's similarity, if verified
+  // Passed by the verifier's containment rule (verify/verifier.h): 'q' when
+  // the queried text is the smaller one, lying in this candidate; 'm' when
+  // this candidate lies in the queried text; 0 otherwise.
+  char contained = 0;
 };
 
 class SignalSet {

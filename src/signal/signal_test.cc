@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "features/anchors.h"
 #include "features/char_ngram.h"
 #include "features/shingles.h"
 #include "normalize/normalizer.h"
@@ -43,7 +44,13 @@ struct PreparedText {
   std::string normalized;
   std::vector<features::Feature> features;
   std::vector<uint64_t> shingles;  // words (script:5,1)
-  SignalInput input() const { return {normalized, features, shingles}; }
+  std::vector<uint32_t> ranks;
+  std::vector<features::Anchor> anchors;  // for containment
+  SignalInput input() const {
+    SignalInput in{normalized, features, shingles};
+    in.anchors = anchors;
+    return in;
+  }
 };
 
 PreparedText PrepareText(std::string_view text) {
@@ -53,7 +60,7 @@ PreparedText PrepareText(std::string_view text) {
   PreparedText p;
   EXPECT_TRUE(n->Normalize(text, &p.normalized).ok());
   EXPECT_TRUE(ex->Extract(p.normalized, &p.features).ok());
-  sh->Shingle(p.normalized, &p.shingles);
+  features::ShingleInOrder(*sh, p.normalized, &p.shingles, &p.ranks, &p.anchors);
   return p;
 }
 
@@ -89,6 +96,7 @@ SignalOptions TestOptions() {
   // The edit is at distance 4; the unrelated story, full of the same function
   // words, is only 11 away (SimHash's weakness on short texts).
   o.simhash_max_distance = o.simhash_index_max_distance = 6;
+  o.containment_min_shingles = 20;  // the stories have about 90 words
   return o;
 }
 
@@ -184,7 +192,7 @@ INSTANTIATE_TEST_SUITE_P(AllSignals, SignalTest, ::testing::ValuesIn([] {
                          [](const auto& info) { return std::string(SignalName(info.param)); });
 
 TEST(SignalRegistryTest, NamesRoundTripAndUnknownNamesListTheKnown) {
-  ASSERT_EQ(RegisteredSignals().size(), 6u);
+  ASSERT_EQ(RegisteredSignals().size(), 7u);
   for (const auto& r : RegisteredSignals()) {
     EXPECT_EQ(SignalName(r.kind), r.name);
     auto k = ParseSignalName(r.name);

@@ -115,6 +115,28 @@ VerdictSteps ExplainQbank(std::string_view a, std::string_view b, const Verifier
   return v;
 }
 
+// The containment rule's step (verifier.h) on the own sets of a long pair
+// under the threshold; true (and the reason set) when it passes them.
+bool ExplainContainment(const OwnSizes& own, double containment, VerdictSteps* v) {
+  const size_t smaller = std::min(own.a, own.b);
+  const double c = smaller == 0 ? 0.0 : static_cast<double>(own.common) / smaller;
+  std::string step = "containment of the smaller text = shared / its shingles = " + N(own.common) +
+                     " / " + N(smaller) + " = " + Fmt(c);
+  if (smaller < kMinContainedShingles) {
+    v->steps.push_back(step + "; the smaller text has fewer than " + N(kMinContainedShingles) +
+                       " shingles of its own: no containment");
+    return false;
+  }
+  if (static_cast<double>(own.common) < containment * static_cast<double>(smaller)) {
+    v->steps.push_back(step + " < containment " + Fmt(containment) + ": not contained");
+    return false;
+  }
+  v->reason = "containment: " + Fmt(c) + " of the smaller text's " + N(smaller) +
+              " shingles lie in the larger (>= " + Fmt(containment) + ")";
+  v->steps.push_back(step + " >= containment " + Fmt(containment) + ": contained");
+  return true;
+}
+
 }  // namespace
 
 VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
@@ -142,6 +164,7 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
   const size_t shared = SortedIntersectionSize(x, y);
   const std::string sets = " (shingle sets of " + N(x.size()) + " and " + N(y.size()) + ")";
   double s = 0;
+  bool contained = false;
   switch (spec_.kind) {
     case Kind::kContainment:
       s = SortedSetContainment(x, y);
@@ -193,6 +216,10 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
                             " characters, over short_chars " + N(limit) +
                             ": no edit similarity, the similarity is the jaccard");
         }
+        if (s < t && spec_.containment > 0) {
+          const OwnSizes sets = u.empty() ? OwnSizes{shared, x.size(), y.size()} : own;
+          contained = ExplainContainment(sets, spec_.containment, &v);
+        }
       } else if (s >= t) {
         v.steps.push_back("jaccard >= threshold: the similarity is the jaccard");
       } else {
@@ -207,7 +234,12 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
       }
     }
   }
-  v.steps.push_back(Comparison(s, t));
+  if (contained) {
+    v.steps.push_back("similarity " + Fmt(s) + " < threshold " + Fmt(t) + ", but " + v.reason +
+                      ": passes");
+  } else {
+    v.steps.push_back(Comparison(s, t));
+  }
   return v;
 }
 

@@ -37,6 +37,18 @@ SetSizes SizesOf(std::span<const uint64_t> x, std::span<const uint64_t> y, const
   return {std::min({SortedIntersectionSize(x, y), na, nb}), na, nb};
 }
 
+// Whether the own sets pass the containment rule (verifier.h); sets
+// v->contained and v->smaller when they do.
+void ContainmentRule(const OwnSizes& own, double containment, Verdict* v) {
+  if (containment <= 0.0 || v == nullptr) return;
+  const size_t smaller = std::min(own.a, own.b);
+  if (smaller < kMinContainedShingles) return;
+  v->containment = static_cast<double>(own.common) / static_cast<double>(smaller);
+  if (static_cast<double>(own.common) < containment * static_cast<double>(smaller)) return;
+  v->contained = true;
+  v->smaller = own.a <= own.b ? 'a' : 'b';
+}
+
 }  // namespace
 
 std::span<const uint64_t> BoilerplateOf(const Side& a, const Side& b,
@@ -72,6 +84,9 @@ Result<std::unique_ptr<Verifier>> Verifier::Create(const VerifierSpec& spec) {
   }
   if (spec.short_chars < 0) return Status::InvalidArgument("short_chars must be >= 0");
   if (!(spec.edit_weight >= 1.0)) return Status::InvalidArgument("edit_weight must be >= 1");
+  if (!(spec.containment >= 0.0 && spec.containment <= 1.0)) {
+    return Status::InvalidArgument("containment must be in [0, 1] (0 = off)");
+  }
   NEARDUP_ASSIGN_OR_RETURN(auto shingler, features::Shingler::Create(spec.shingles));
   return std::unique_ptr<Verifier>(new Verifier(spec, std::move(shingler)));
 }
@@ -93,7 +108,7 @@ bool Verifier::reads_text(size_t code_points) const {
   return !uses_shingles();  // the edit kinds and qbank read it; the set kinds never
 }
 
-double Verifier::Similarity(const Side& a, const Side& b) const {
+double Verifier::Similarity(const Side& a, const Side& b, Verdict* contained) const {
   switch (spec_.kind) {
     case Kind::kLevenshtein:
       return LevenshteinSimilarity(DecodeCodePoints(a.normalized), DecodeCodePoints(b.normalized));
@@ -123,10 +138,13 @@ double Verifier::Similarity(const Side& a, const Side& b) const {
       if (la > limit || lb > limit) {
         thread_local std::vector<uint64_t> bp;
         const std::span<const uint64_t> u = BoilerplateOf(a, b, &bp);
-        if (u.empty()) return j;
-        const OwnSizes own = OwnSetSizes(x, y, u, n.a, n.b, n.common);
-        if (std::max(own.a, own.b) < kMinOwnShingles) return j;
-        return JaccardOfSizes(own.common, own.a, own.b);
+        const OwnSizes own =
+            u.empty() ? OwnSizes{n.common, n.a, n.b} : OwnSetSizes(x, y, u, n.a, n.b, n.common);
+        const double s = u.empty() || std::max(own.a, own.b) < kMinOwnShingles
+                             ? j
+                             : JaccardOfSizes(own.common, own.a, own.b);
+        if (s < spec_.threshold) ContainmentRule(own, spec_.containment, contained);
+        return s;
       }
       if (ChangedFact({a.normalized, a.expressions}, {b.normalized, b.expressions},
                       spec_.short_numbers, spec_.short_words) != Fact::kNone) {
@@ -149,8 +167,10 @@ Verdict Verifier::Verify(const Side& a, const Side& b) const {
                             {.han_min = spec_.threshold, .other_min = spec_.qbank_other_min});
     return Verdict{std::min(r.han_similarity, r.other_similarity), r.passed};
   }
-  const double s = Similarity(a, b);
-  return Verdict{s, s >= spec_.threshold};
+  Verdict v;
+  v.similarity = Similarity(a, b, &v);
+  v.passed = v.similarity >= spec_.threshold || v.contained;
+  return v;
 }
 
 }  // namespace neardup::verify

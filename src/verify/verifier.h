@@ -67,6 +67,8 @@ struct VerifierSpec {
   // with a Latin word replaced are not near-duplicates (numbers.h).
   bool short_words = false;
   double qbank_other_min = 1.0;  // kQbank
+  // kSimilarity: > 0 turns on the containment rule (below); 0 = off.
+  double containment = 0.0;
 };
 
 // One text of a pair: its normalized form and, optionally, its shingles and
@@ -107,9 +109,28 @@ OwnSizes OwnSetSizes(std::span<const uint64_t> x, std::span<const uint64_t> y,
 std::span<const uint64_t> BoilerplateOf(const Side& a, const Side& b,
                                         std::vector<uint64_t>* scratch);
 
+// The containment rule of kSimilarity: for texts that are not both short,
+// a pair whose similarity is under the threshold still passes when the
+// smaller text keeps at least kMinContainedShingles shingles of its own
+// (boilerplate left out, as above) and at least `containment` of them lie
+// in the larger: an excerpt of a story, or a story with a paragraph added.
+// The size floor keeps a shared ad line or source line from making a
+// "contained" document; the batch clusters take such a pair as a
+// containment edge (batch/clusters.h), which never joins two clusters of
+// unrelated larger texts.
+inline constexpr size_t kMinContainedShingles = 100;
+
 struct Verdict {
   double similarity = 0.0;
   bool passed = false;
+  // Passed by the containment rule (the similarity is under the threshold);
+  // which side is the smaller (contained) one: 'a' or 'b', else 0.
+  bool contained = false;
+  char smaller = 0;
+  // The containment the rule measured (shared / the smaller's own
+  // shingles), when it measured one: a long pair under the threshold whose
+  // smaller text is large enough; else -1.
+  double containment = -1.0;
 };
 
 // How a verdict was reached, for explain (verdict_steps.cc).
@@ -146,7 +167,7 @@ class Verifier {
  private:
   Verifier(const VerifierSpec& spec, std::unique_ptr<features::Shingler> s)
       : spec_(spec), shingler_(std::move(s)) {}
-  double Similarity(const Side& a, const Side& b) const;
+  double Similarity(const Side& a, const Side& b, Verdict* contained = nullptr) const;
   VerifierSpec spec_;
   std::unique_ptr<features::Shingler> shingler_;
 };

@@ -368,6 +368,76 @@ TEST(VerifierTest, ExplainNamesWhatDiffersInAQuestion) {
   EXPECT_EQ(opts.steps.back().rfind("passes: ", 0), 0u) << opts.steps.back();
 }
 
+// The containment rule: an excerpt passes against its whole, with its
+// Jaccard (about its length share) kept as the similarity; the rule needs a
+// smaller text of 100 shingles of its own, not two short texts, and the
+// share of it that lies in the larger.
+struct ContainmentCase {
+  std::unique_ptr<Verifier> v = Verifier::Create([] {
+                                  VerifierSpec s;
+                                  s.containment = 0.8;
+                                  return s;
+                                }())
+                                    .value();
+  Verdict Verify(const std::string& a, const std::string& b,
+                 std::span<const uint64_t> bp = {}) const {
+    Side sa{a}, sb{b};
+    sa.boilerplate = bp;
+    const Verdict got = v->Verify(sa, sb);
+    const VerdictSteps steps = v->Explain(sa, sb);
+    EXPECT_NE(steps.steps.back().find(got.passed ? "passes" : "fails"), std::string::npos)
+        << steps.steps.back();
+    EXPECT_EQ(steps.reason.rfind("containment", 0) == 0, got.contained) << steps.reason;
+    return got;
+  }
+};
+
+TEST(VerifierTest, ContainmentPassesAnExcerptEitherWay) {
+  ContainmentCase c;
+  const std::string whole = base::RandomHan(800, 11);
+  const std::string excerpt = whole.substr(3 * 300, 3 * 250);  // 250 characters from the middle
+  const Verdict a = c.Verify(excerpt, whole);
+  EXPECT_TRUE(a.passed);
+  EXPECT_TRUE(a.contained);
+  EXPECT_EQ(a.smaller, 'a');
+  EXPECT_LT(a.similarity, 0.35);
+  const Verdict b = c.Verify(whole, excerpt + base::RandomHan(20, 12));  // with a line added
+  EXPECT_TRUE(b.passed && b.contained);
+  EXPECT_EQ(b.smaller, 'b');
+  EXPECT_NEAR(b.similarity, a.similarity, 0.05);
+  // Off: the similarity alone decides.
+  const Verdict off = Verifier::Create(VerifierSpec{}).value()->Verify(excerpt, whole);
+  EXPECT_FALSE(off.passed);
+  EXPECT_EQ(off.similarity, a.similarity);
+}
+
+TEST(VerifierTest, ContainmentNeedsSizeAndShare) {
+  ContainmentCase c;
+  const std::string whole = base::RandomHan(800, 13);
+  // 90 characters (88 shingles) under the floor of 100, though wholly
+  // inside; 105 (103) over it.
+  EXPECT_FALSE(c.Verify(whole.substr(0, 3 * 90), whole).passed);
+  EXPECT_TRUE(c.Verify(whole.substr(0, 3 * 105), whole).contained);
+  // 300 characters of which 40% are elsewhere: under 0.8.
+  EXPECT_FALSE(c.Verify(whole.substr(0, 3 * 180) + base::RandomHan(120, 15), whole).passed);
+  // 300 characters of which 10% are elsewhere: contained.
+  EXPECT_TRUE(c.Verify(whole.substr(0, 3 * 270) + base::RandomHan(30, 16), whole).contained);
+  // Two short texts keep their own rules.
+  const std::string poem = base::RandomHan(190, 17);
+  EXPECT_FALSE(c.Verify(poem.substr(0, 3 * 120), poem).contained);
+}
+
+TEST(VerifierTest, ContainmentLeavesBoilerplateOut) {
+  ContainmentCase c;
+  // A page of an ad alone (300 characters) lies wholly in a story that runs
+  // the ad: contained by the plain sets, not once the ad is boilerplate.
+  const std::string ad = base::RandomHan(300, 18), story = base::RandomHan(600, 19) + "。" + ad;
+  EXPECT_TRUE(c.Verify(ad, story).contained);
+  std::vector<uint64_t> marks;
+  c.v->shingler().Shingle(ad, &marks);
+  EXPECT_FALSE(c.Verify(ad, story, marks).passed);
+}
+
 }  // namespace
 }  // namespace neardup::verify
 

@@ -240,6 +240,38 @@ describe('news desk console', () => {
     assert.equal((await api(server.base, 'DELETE', '/v1/documents/taibei-0001')).status, 200);
   });
 
+  // An excerpt of a story: the engine's containment rule files it with the
+  // story, and the compare view says where in the story it lies.
+  it('shows where an excerpt lies in its story', async () => {
+    const story = byId.get('dongfang-0412');
+    const body = story.text.slice(story.text.indexOf('\n') + 1);
+    const part = body.slice(60, 230);
+    const r = await api(server.base, 'POST', '/v1/documents', {
+      id: 'wanbao-0001', time: story.time + 3600_000, meta: { source: '城市晚报' },
+      text: `（节选）\n${part}`,
+    });
+    assert.equal(r.status, 201);
+    try {
+      assert.equal(r.json.cluster, 'dongfang-0412');
+      await page.goto(`${server.base}/#/doc/wanbao-0001?vs=dongfang-0412`);
+      await page.waitForSelector('#diff');
+      const note = await page.textContent('#diff-excerpt');
+      assert.match(note, /^“城市晚报” lies in “东方日报”: 9\d\.\d% of its characters/);
+      // Where: the part's own characters (give or take one a side: the diff
+      // may align a character at an edge with its twin just outside).
+      const [, from, to, total] = note.match(/in characters (\d+)–(\d+) of (\d+)/).map(Number);
+      const start = story.text.indexOf(part) + 1, end = start + [...part].length - 1;
+      assert.ok(Math.abs(from - start) <= 1 && Math.abs(to - end) <= 1, `${from}–${to} vs ${start}–${end}`);
+      assert.equal(total, [...story.text].length);
+      assert.equal(await page.locator('#diff-right #excerpt-start').count(), 1);
+      assert.equal(await page.locator('#diff-right #excerpt-end').count(), 1);
+      assert.equal(await page.textContent('#diff-right'), story.text);  // the marks add no text
+      await shoot(page, 'detail-excerpt');
+    } finally {
+      assert.equal((await api(server.base, 'DELETE', '/v1/documents/wanbao-0001')).status, 200);
+    }
+  });
+
   it('shows markup in documents as text', async () => {
     const xss = byId.get('xss-1');
     await page.goto(`${server.base}/`);

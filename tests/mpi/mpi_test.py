@@ -177,6 +177,51 @@ def test_identical_boilerplate(d):
     assert read(off) != guarded, "the guard changed nothing on its trap"
 
 
+def excerpt_corpus(d, stories=300):
+    """Stories, excerpts of a third of them (25-60% runs), reprints, and ad
+    pages that several unrelated stories run (the containment rule's trap)."""
+    rng = random.Random(26)
+
+    def han(n):
+        return "".join(chr(0x4E00 + rng.randrange(8000)) for _ in range(n))
+
+    ads = [han(rng.randrange(120, 250)) for _ in range(5)]
+    records = []
+    for i in range(stories):
+        story = han(rng.randrange(500, 1300))
+        if rng.random() < 0.3:
+            story += "。" + rng.choice(ads)
+        records.append(story)
+        if rng.random() < 0.35:
+            n = len(story)
+            k = int(n * rng.uniform(0.25, 0.6))
+            start = rng.randrange(0, n - k)
+            records.append(han(8) + "（节选）\n\n" + story[start:start + k])
+        if rng.random() < 0.2:
+            records.append(story[:-3] + han(3))
+    records += ads * 2
+    rng.shuffle(records)
+    path = os.path.join(d, "excerpts.jsonl")
+    with open(path, "w") as f:
+        for i, text in enumerate(records):
+            f.write(json.dumps({"id": i, "text": text}, ensure_ascii=False) + "\n")
+    return path
+
+
+def test_identical_containment(d):
+    # Containment edges: every rank sends its own to all, the ranks choose
+    # the same ones (one a contained cluster) and join them after the
+    # components of the others.
+    corpus = excerpt_corpus(d)
+    check_identical([corpus], ["--stats", "--with-matches"],
+                    lambda e: counter(e, r"\((\d+) with duplicates\)") > 50 or None)
+    ruled = read(os.path.join(d, "single.out"))
+    off = os.path.join(d, "off.out")
+    assert single([corpus, "--containment", "0"], off).returncode == 0
+    assert read(off) != ruled, "the containment rule changed nothing on its corpus"
+    check_identical([corpus, "--max-cluster-size", "3"], [])
+
+
 def test_identical_learned_idf(d):
     # --idf corpus: ranks learn their shares and sum the tables; --idf-save
     # writes one process's table, byte for byte.

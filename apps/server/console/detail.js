@@ -64,6 +64,34 @@ function appendEqual(left, right, a, b) {
   }
 }
 
+// Where the shorter text of a diff lies in the longer, when it does (the
+// engine's containment rule: an excerpt, a story with a paragraph added):
+// 80% of the shorter's characters are shared and it is under 80% of the
+// longer's length. Returns { side: 'left' | 'right' (the longer), first,
+// last (indices of its first and last shared op), start, end (code points
+// of the longer), share (of the shorter) } or null.
+function containedSpan(ops) {
+  const len = [0, 0];  // code points of each side so far
+  let equal = 0, first = -1, last = -1, start = [0, 0], end = [0, 0];
+  ops.forEach(({ op, text }, i) => {
+    const n = [...text].length;  // an equal run has as many on both sides
+    if (op === EQUAL) {
+      if (first < 0) first = i, start = [len[0], len[1]];
+      last = i;
+      equal += n;
+      len[0] += n;
+      len[1] += n;
+      end = [len[0], len[1]];
+    } else {
+      len[op === DELETE ? 0 : 1] += n;
+    }
+  });
+  const longer = len[0] >= len[1] ? 0 : 1, shorter = 1 - longer;
+  if (first < 0 || equal < 0.8 * len[shorter] || len[shorter] >= 0.8 * len[longer]) return null;
+  return { side: longer === 0 ? 'left' : 'right', first, last, start: start[longer],
+           end: end[longer], total: len[longer], share: equal / len[shorter] };
+}
+
 // Both sides of a diff: the left shows deletions, the right insertions.
 // Characters are compared as the engine folds them (doc.folded).
 function diffView(a, b) {
@@ -72,8 +100,15 @@ function diffView(a, b) {
   const ms = performance.now() - started;
   const left = h('div', { class: 'diff-text', id: 'diff-left' });
   const right = h('div', { class: 'diff-text', id: 'diff-right' });
+  const span = containedSpan(result.ops);
+  // Marks (no text of their own) where the contained text begins and ends.
+  const mark = (id, title) => {
+    const m = h('span', { class: 'excerpt-mark', id, title });
+    (span.side === 'left' ? left : right).append(m);
+  };
   let deleted = 0, inserted = 0;
-  for (const { op, text, textB } of result.ops) {
+  result.ops.forEach(({ op, text, textB }, i) => {
+    if (span && i === span.first) mark('excerpt-start', 'the shorter text begins here');
     if (op === EQUAL) {
       appendEqual(left, right, text, textB);
     } else if (op === DELETE) {
@@ -83,8 +118,18 @@ function diffView(a, b) {
       inserted += [...text].length;
       right.append(h('ins', {}, text));
     }
-  }
+    if (span && i === span.last) mark('excerpt-end', 'the shorter text ends here');
+  });
   const [n, m] = result.lengths;
+  const where = span ? (() => {
+    const [small, large] = span.side === 'left' ? [b, a] : [a, b];
+    const name = (d) => `“${outletOf(d) || d.id}”`;
+    return h('p', { class: 'excerpt-note', id: 'diff-excerpt' },
+      `${name(small)} lies in ${name(large)}: ${(100 * span.share).toFixed(1)}% of its ` +
+      `characters are found there, in characters ${span.start + 1}–${span.end} of ` +
+      `${span.total} (${(100 * (span.end - span.start) / span.total).toFixed(0)}% of the longer ` +
+      'text), between the marks.');
+  })() : null;
   const same = Math.max(n, m) ? 1 - result.distance / (n + m) : 1;
   return h('section', { class: 'diff', id: 'diff' },
     h('div', { class: 'diff-head' },
@@ -95,6 +140,7 @@ function diffView(a, b) {
         (result.exact ? '' : ' (texts too different for a minimal diff)') +
         ` · ${ms.toFixed(0)} ms`),
       h('a', { href: docHash(a.id), class: 'close-diff' }, 'Close')),
+    where,
     h('div', { class: 'diff-cols' },
       h('div', { class: 'diff-col' },
         h('h3', {}, outletOf(a) || a.id, h('span', { class: 'muted' }, ` · ${a.id}`)), left),

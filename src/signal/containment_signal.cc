@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// containment: candidates for the verifier's containment rule (an excerpt
+// of a story, or a story with a paragraph added; verify/verifier.h), whose
+// Jaccard similarity with the whole (about the excerpt's length share,
+// 0.25-0.6) MinHash bands tuned for near-duplicates never reach.
+//
+// Method: the set a document is sketched from is its anchors
+// (features/anchors.h): windows of 8 consecutive shingles chosen by their
+// own hash, so a passage gives the same anchors in every text that holds
+// it. The sketch is a one-permutation MinHash of that set with k bins (Li,
+// Owen and Zhang, NIPS 2012, densified as Shrivastava, ICML 2017), each bin
+// a key of its own (k bands of one row). If S lies in L, a bin's minimum
+// over L is an anchor of S with probability about rho = |S| / |L| and is
+// then S's minimum of that bin too, so the two share a key unless every
+// bin misses: about (1 - rho)^k, 0.75^16 = 1.0% for a 25% excerpt and
+// 0.4^16 < 1e-6 for a 60% one. (The same bound as the bottom-k "min-hash
+// containment" estimate of Broder, "On the resemblance and containment of
+// documents", 1997, with one bin a key.) Only documents with at least
+// `min_shingles` shingles are sketched: shorter ones cannot be the smaller
+// side of a containment, nor contain one.
+//
+// Keys, index and batch spaces are the MinHash signal's (minhash_signal.cc:
+// index::CompactLshIndex online, ~5 bytes a key). Shared keys are shared
+// passages, which footers and ads are too, so this space's pairs do not
+// decide without the verifier and do not mark records for the boilerplate
+// guard's founders (batch::KeySpace::marks_later).
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "signal/signal_internal.h"
+
+namespace neardup::signal {
+namespace {
+
+class ContainmentSignal final : public Signal {
+ public:
+  ContainmentSignal(std::unique_ptr<Signal> bins, size_t min_shingles)
+      : bins_(std::move(bins)), min_shingles_(min_shingles) {}
+  SignalKind kind() const override { return SignalKind::kContainment; }
+  Result<SignalSketch> Compute(const SignalInput& doc) const override {
+    thread_local std::vector<uint64_t> set;
+    return bins_->Compute(AnchorInput(doc, &set));
+  }
+  Status Insert(uint32_t slot, const SignalSketch& s) override { return bins_->Insert(slot, s); }
+  Status Remove(uint32_t slot) override { return bins_->Remove(slot); }
+  void BeginBulkInsert(size_t expected) override { bins_->BeginBulkInsert(expected); }
+  void EndBulkInsert() override { bins_->EndBulkInsert(); }
+  Status Query(const SignalSketch& s, const QueryParams& p,
+               std::vector<Candidate>* out) const override {
+    return bins_->Query(s, p, out);
+  }
+  Status QueryRemembering(const SignalSketch& s, const QueryParams& p, std::vector<Candidate>* out,
+                          QueryMemo* memo) const override {
+    return bins_->QueryRemembering(s, p, out, memo);
+  }
+  Status QueryAgain(const SignalSketch& s, const QueryParams& p, const QueryMemo& memo,
+                    std::vector<Candidate>* out) const override {
+    return bins_->QueryAgain(s, p, memo, out);
+  }
+  size_t MemoryBytes() const override { return bins_->MemoryBytes(); }
+
+  KeySpaceSpec key_space() const override {
+    KeySpaceSpec k = bins_->key_space();
+    k.decides = false;
+    return k;
+  }
+  void Keys(const SignalInput& doc, KeySink* out) const override {
+    thread_local std::vector<uint64_t> set;
+    bins_->Keys(AnchorInput(doc, &set), out);
+  }
+  PairEstimate Compare(const SignalInput& a, const SignalInput& b) const override {
+    std::vector<uint64_t> sa, sb;
+    return bins_->Compare(AnchorInput(a, &sa), AnchorInput(b, &sb));
+  }
+
+ private:
+  // The document as the bins see it: its anchors' hashes as the set
+  // (ascending, distinct), or none when it is too short.
+  SignalInput AnchorInput(const SignalInput& doc, std::vector<uint64_t>* set) const {
+    set->clear();
+    if (doc.shingles.size() >= min_shingles_) {
+      for (const features::Anchor& a : doc.anchors) set->push_back(a.hash);
+      std::sort(set->begin(), set->end());
+      set->erase(std::unique(set->begin(), set->end()), set->end());
+    }
+    SignalInput in;
+    in.normalized = doc.normalized;
+    in.shingles = *set;
+    return in;
+  }
+
+  std::unique_ptr<Signal> bins_;
+  size_t min_shingles_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Signal>> CreateContainmentSignal(const SignalOptions& o) {
+  if (o.containment_bins < 1 || o.containment_bins > 64) {
+    return Status::InvalidArgument("containment needs 1 to 64 bins, got " +
+                                   std::to_string(o.containment_bins));
+  }
+  SignalOptions bins = o;
+  bins.minhash_num_perm = o.containment_bins;
+  bins.minhash_scheme = sketch::MinHashScheme::kOnePermutation;
+  bins.minhash_lsh = {o.containment_bins, 1};
+  bins.minhash_min_bands = 1;
+  NEARDUP_ASSIGN_OR_RETURN(auto inner, CreateMinHashSignal(bins));
+  return std::unique_ptr<Signal>(new ContainmentSignal(
+      std::move(inner), static_cast<size_t>(std::max(0, o.containment_min_shingles))));
+}
+
+}  // namespace neardup::signal
