@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/sorted_set.h"
 #include "base/status_macros.h"
 #include "features/anchors.h"
 #include "pipeline/identity.h"
@@ -40,7 +41,7 @@ struct Scratch final : SignatureScratch {
   // the shingles they mark, for the side cached above.
   std::vector<uint32_t> sequence;  // ranks
   std::vector<uint64_t> a_marks, b_marks;
-  std::vector<features::Anchor> anchors;
+  std::vector<features::Anchor> anchors, a_anchors;
   const verify::BoilerplateCounts* counts = nullptr;  // UseBoilerplate's
 };
 
@@ -112,12 +113,32 @@ struct EngineSignature::Impl {
 
   // The shingles the guard marks in a form just read (its anchors in
   // s->anchors, its shingles `set`), into *marks (empty without counts).
-  void MarkForm(const verify::FormSide& f, std::span<const uint64_t> set, Scratch* s,
+  void MarkForm(const verify::FormSide& f, std::span<const uint64_t> set,
+                std::span<const features::Anchor> anchors, Scratch* s,
                 std::vector<uint64_t>* marks) const {
     marks->clear();
     if (!s->counts || !f.has_sequence) return;
-    verify::BoilerplateShingles(*s->counts, options.verify.boilerplate_documents, s->anchors,
+    verify::BoilerplateShingles(*s->counts, options.verify.boilerplate_documents, anchors,
                                 f.sequence, set, marks);
+  }
+  // Whether no marks of a can make the pair pass, given b's `b_marks`
+  // (verifier.h). With s shared shingles: the plain Jaccard is under the
+  // threshold t; the containment rule needs containment x 100 shared; and
+  // the guard's Jaccard of what is left is at most s / (own_b - s), own_b
+  // being b's shingles without its own marks (a's marks can take from b at
+  // most the shared ones), so it needs s >= t own_b / (1 + t). A pair that
+  // shares a phrase or a line, most false candidates, fails all three.
+  bool Hopeless(const verify::Verifier& v, const verify::Side& a, const verify::Side& b,
+                size_t b_marks) const {
+    if (!a.shingles || !b.shingles || a.shingle_count || b.shingle_count) return false;
+    const auto common = static_cast<double>(SortedIntersectionSize(*a.shingles, *b.shingles));
+    const double t = v.threshold(), c = v.spec().containment;
+    if (c > 0 && common >= c * static_cast<double>(verify::kMinContainedShingles)) return false;
+    const double na = static_cast<double>(a.shingles->size());
+    const double nb = static_cast<double>(b.shingles->size());
+    if (na + nb - common <= 0 || common >= t * (na + nb - common)) return false;
+    const double own_b = nb - static_cast<double>(std::min(b_marks, b.shingles->size()));
+    return common * (1.0 + t) < t * own_b;
   }
 
   const verify::Verifier* verifier() const { return signals->verifier(); }
@@ -153,6 +174,8 @@ struct EngineSignature::Impl {
                                 s->sequence, *shingles, marks);
   }
   // The similarity of two normalized texts (shingles cached on the docs).
+  Result<PairVerdict> VerdictOfForms(const DocText& a, const DocText& b, Scratch* s,
+                                     bool shortcut) const;
   Result<PairVerdict> Compare(uint32_t a_doc, const verify::FactSide& a, uint32_t b_doc,
                               const verify::FactSide& b, Scratch* s) const;
 };
@@ -180,7 +203,7 @@ Result<std::unique_ptr<EngineSignature>> EngineSignature::Create(const EngineOpt
     const signal::Signal& sig = m->signals->signal(i);
     const signal::KeySpaceSpec spec = sig.key_space();
     m->spaces.push_back({std::string(sig.name()), spec.max_distance, decide && spec.decides,
-                         spec.slots, sig.kind() != SignalKind::kContainment});
+                         spec.slots, spec.marks_later, spec.star_width});
     m->max_keys += spec.max_keys;
     m->max_space_keys = std::max(m->max_space_keys, spec.max_keys);
     if (decide && !spec.decides && m->judge < 0) m->judge = static_cast<int>(i);
@@ -332,30 +355,43 @@ void EngineSignature::UseBoilerplate(SignatureScratch* scratch,
 
 Result<double> EngineSignature::SimilarityOfForms(const DocText& a, const DocText& b,
                                                   SignatureScratch* scratch) const {
-  NEARDUP_ASSIGN_OR_RETURN(const PairVerdict v, VerdictOfForms(a, b, scratch));
+  NEARDUP_ASSIGN_OR_RETURN(const PairVerdict v,
+                           impl_->VerdictOfForms(a, b, static_cast<Scratch*>(scratch), false));
   return v.similarity;
 }
 
 Result<PairVerdict> EngineSignature::VerdictOfForms(const DocText& a, const DocText& b,
                                                     SignatureScratch* scratch) const {
-  auto* s = static_cast<Scratch*>(scratch);
+  return impl_->VerdictOfForms(a, b, static_cast<Scratch*>(scratch), /*shortcut=*/true);
+}
+
+// The verify phase's pairs come in runs of equal b: b's marks are made once
+// a run, a's (a new a almost every pair) only when the pair could pass
+// (Hopeless). A side read but not marked is read again when next needed,
+// since its sequence points into bytes of this call.
+Result<PairVerdict> EngineSignature::Impl::VerdictOfForms(const DocText& a, const DocText& b,
+                                                          Scratch* s, bool shortcut) const {
   const bool mark = s->counts != nullptr;
   bool a_fresh = false, b_fresh = false;
   NEARDUP_RETURN_IF_ERROR(ReadFormOf(a, &s->a_form_doc, &s->a_form, &s->a_form_shingles,
-                                     mark ? &s->anchors : nullptr, &a_fresh));
-  if (a_fresh) impl_->MarkForm(s->a_form, s->a_form_shingles, s, &s->a_marks);
+                                     mark ? &s->a_anchors : nullptr, &a_fresh));
   NEARDUP_RETURN_IF_ERROR(ReadFormOf(b, &s->b_form_doc, &s->b_form, &s->b_form_shingles,
                                      mark ? &s->anchors : nullptr, &b_fresh));
-  if (b_fresh) impl_->MarkForm(s->b_form, s->b_form_shingles, s, &s->b_marks);
-  const verify::Verifier* verifier = impl_->verifier();
-  if (verifier == nullptr) {
-    return impl_->Compare(a.doc, {s->a_form.side.normalized}, b.doc, {s->b_form.side.normalized},
-                          s);
+  if (b_fresh) MarkForm(s->b_form, s->b_form_shingles, s->anchors, s, &s->b_marks);
+  const verify::Verifier* v = verifier();
+  if (v == nullptr) {
+    return Compare(a.doc, {s->a_form.side.normalized}, b.doc, {s->b_form.side.normalized}, s);
   }
   verify::Side sa = s->a_form.side, sb = s->b_form.side;
+  if (a_fresh && mark) {
+    if (shortcut && Hopeless(*v, sa, sb, s->b_marks.size())) {
+      s->a_form_doc = UINT32_MAX;  // unmarked: read again when next needed
+      return Decided(*v, v->Verify(sa, sb));
+    }
+    MarkForm(s->a_form, s->a_form_shingles, s->a_anchors, s, &s->a_marks);
+  }
   if (mark) sa.boilerplate = s->a_marks, sb.boilerplate = s->b_marks;
-  const verify::Verdict v = verifier->Verify(sa, sb);
-  return Impl::Decided(*verifier, v);
+  return Decided(*v, v->Verify(sa, sb));
 }
 
 double EngineSignature::threshold() const {

@@ -218,7 +218,10 @@ Status PairPhase::StarMember(uint32_t doc, Writer* out, PairCounts* counts) {
       }
     }
   }
-  if (head_.size() < (hamming ? kHammingWidth : kStarWidth)) head_.push_back(doc);
+  const size_t width = sp.star_width > 0 ? static_cast<size_t>(sp.star_width)
+                       : hamming         ? kHammingWidth
+                                         : kStarWidth;
+  if (head_.size() < width) head_.push_back(doc);
   return Status::OK();
 }
 

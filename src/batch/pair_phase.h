@@ -10,7 +10,8 @@
 // the pairs (mj, mi) for j < min(i, W): all pairs of a bucket of up to W+1
 // members, and for larger buckets every member paired with the first W.
 // W = 8, or 64 in spaces with a payload distance (SimHash), whose buckets
-// are filtered by distance first. Bounded: at most W pairs per key. With
+// are filtered by distance first, or the space's own (KeySpace::star_width:
+// 2 for containment's shared passages). Bounded: at most W pairs per key. With
 // the key filter (key_filter.h) a bucket emits only pairs whose key bytes
 // allow min_shared_keys shared keys. Against an index, pairs of two corpus
 // records are not made.

@@ -66,6 +66,9 @@ struct KeySpace {
   // later). False for spaces whose keys are shared passages (containment),
   // which footers share too.
   bool marks_later = true;
+  // Star pairing pairs each member of a bucket with the first this many
+  // (0: the default, batch/pair_phase.h).
+  int star_width = 0;
 };
 
 // What verification says of a pair: its similarity, and whether it passed
@@ -166,8 +169,10 @@ class BatchSignature {
   }
 
   // The verdicts behind SimilarityOfForms() and SimilarityPrepared(): the
-  // same similarity, and whether a pair under threshold() passed by
-  // containment. By default never.
+  // same decision, and whether a pair under threshold() passed by
+  // containment (by default never). The similarity is SimilarityOfForms()'s
+  // for a pair that passes; for one that fails it may be a cheaper bound
+  // under threshold() (the verify phase drops it).
   virtual Result<PairVerdict> VerdictOfForms(const DocText& a, const DocText& b,
                                              SignatureScratch* scratch) const {
     NEARDUP_ASSIGN_OR_RETURN(const double s, SimilarityOfForms(a, b, scratch));

@@ -5,34 +5,42 @@
 // Jaccard similarity with the whole (about the excerpt's length share,
 // 0.25-0.6) MinHash bands tuned for near-duplicates never reach.
 //
-// Method: the set a document is sketched from is its anchors
-// (features/anchors.h): windows of 8 consecutive shingles chosen by their
-// own hash, so a passage gives the same anchors in every text that holds
-// it. The sketch is a one-permutation MinHash of that set with k bins (Li,
-// Owen and Zhang, NIPS 2012, densified as Shrivastava, ICML 2017), each bin
-// a key of its own (k bands of one row). If S lies in L, a bin's minimum
-// over L is an anchor of S with probability about rho = |S| / |L| and is
-// then S's minimum of that bin too, so the two share a key unless every
-// bin misses: about (1 - rho)^k, 0.75^16 = 1.0% for a 25% excerpt and
-// 0.4^16 < 1e-6 for a 60% one. (The same bound as the bottom-k "min-hash
-// containment" estimate of Broder, "On the resemblance and containment of
-// documents", 1997, with one bin a key.) Only documents with at least
-// `min_shingles` shingles are sketched: shorter ones cannot be the smaller
-// side of a containment, nor contain one.
+// Method: the set a document is sketched from is its runs of three
+// consecutive anchors (features/anchors.h: windows of 8 consecutive
+// shingles chosen by their own hash), so a passage gives the same runs in
+// every text that holds it, and a phrase shorter than a run gives none. The sketch is a
+// one-permutation MinHash of that set with k bins (Li, Owen and Zhang, NIPS 2012, densified as
+// Shrivastava, ICML 2017), each bin a key of its own (k bands of one row). If S lies in L, a bin's
+// minimum over L is an anchor of S with probability about rho = |S| / |L| and is then S's minimum
+// of that bin too, so the two share a key unless every bin misses: about (1 - rho)^k, 0.75^16
+// = 1.0% for a 25% excerpt and 0.4^16 < 1e-6 for a 60% one. (The same bound as the bottom-k
+// "min-hash containment" estimate of Broder, "On the resemblance and containment of documents",
+// 1997, with one bin a key.) Only documents with at least `min_shingles` shingles are sketched:
+// shorter ones cannot be the smaller side of a containment, nor contain one.
 //
 // Keys, index and batch spaces are the MinHash signal's (minhash_signal.cc:
 // index::CompactLshIndex online, ~5 bytes a key). Shared keys are shared
 // passages, which footers and ads are too, so this space's pairs do not
-// decide without the verifier and do not mark records for the boilerplate
-// guard's founders (batch::KeySpace::marks_later).
+// decide without the verifier, do not mark records for the boilerplate
+// guard's founders (batch::KeySpace::marks_later), and a bucket pairs each
+// member with its first two only (star_width).
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "signal/signal_internal.h"
 
 namespace neardup::signal {
 namespace {
+
+// Anchors a unit: a passage of this many consecutive anchors (about 16
+// shingles: 8, then 4 a further anchor) is one element of the set. A single
+// anchor (10 characters) is as often a phrase that unrelated texts share (a
+// line of verse, "新华社北京11月29日电") as a piece of one passage; three in a
+// row rarely are, and an excerpt holds nearly all of its own.
+constexpr size_t kAnchorRun = 3;
+constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
 
 class ContainmentSignal final : public Signal {
  public:
@@ -64,6 +72,10 @@ class ContainmentSignal final : public Signal {
   KeySpaceSpec key_space() const override {
     KeySpaceSpec k = bins_->key_space();
     k.decides = false;
+    k.marks_later = false;
+    // A passage many texts share is paired with its first two holders only:
+    // the excerpts of a story reach the story (or a copy) all the same.
+    k.star_width = 2;
     return k;
   }
   void Keys(const SignalInput& doc, KeySink* out) const override {
@@ -81,7 +93,12 @@ class ContainmentSignal final : public Signal {
   SignalInput AnchorInput(const SignalInput& doc, std::vector<uint64_t>* set) const {
     set->clear();
     if (doc.shingles.size() >= min_shingles_) {
-      for (const features::Anchor& a : doc.anchors) set->push_back(a.hash);
+      const std::span<const features::Anchor> a = doc.anchors;
+      for (size_t i = 0; i + kAnchorRun <= a.size(); ++i) {
+        uint64_t h = 0;
+        for (size_t j = i; j < i + kAnchorRun; ++j) h = (h ^ a[j].hash) * kMul + (h >> 31);
+        set->push_back(h);
+      }
       std::sort(set->begin(), set->end());
       set->erase(std::unique(set->begin(), set->end()), set->end());
     }

@@ -131,6 +131,12 @@ struct KeySpaceSpec {
   // Without a verifier, a pair sharing a key is a near-duplicate (false: the
   // pair still needs Compare()'s similarity >= its threshold: SpotSig).
   bool decides = true;
+  // batch::KeySpace::marks_later: whether a pair makes its later record one
+  // with an earlier near-duplicate (false: containment's shared passages).
+  bool marks_later = true;
+  // Star pairing pairs a bucket's members with its first this many (0: the
+  // pipeline's default, batch/pair_phase.h).
+  int star_width = 0;
 };
 
 // Where Keys() writes: at most `capacity` keys (more is a bug: it aborts).
