@@ -7,7 +7,7 @@
 // CPU seconds of the adds (the engine is created before the clock starts).
 //
 // usage: add_batch_bench FILE.jsonl [--threads N] [--chunk N] [--reps N] [--profile P]
-//                        [--signals LIST] [--boilerplate-documents N]
+//                        [--signals LIST] [--boilerplate-documents N] [--containment C]
 #include <time.h>
 
 #include <chrono>
@@ -45,13 +45,14 @@ std::vector<neardup::Document> ReadDocs(const std::string& path) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << "usage: add_batch_bench FILE.jsonl [--threads N] [--chunk N] [--reps N] "
-                 "[--profile P] [--signals LIST] [--boilerplate-documents N]\n";
+                 "[--profile P] [--signals LIST] [--boilerplate-documents N] [--containment C]\n";
     return 2;
   }
   int threads = 0, reps = 3;
   size_t chunk = 8192;
   std::string profile = "default", signals;
-  int boilerplate = -1;  // the profile's
+  int boilerplate = -1;     // the profile's
+  double containment = -1;  // the profile's
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--threads") threads = std::stoi(argv[i + 1]);
@@ -60,12 +61,14 @@ int main(int argc, char** argv) {
     if (flag == "--profile") profile = argv[i + 1];
     if (flag == "--signals") signals = argv[i + 1];
     if (flag == "--boilerplate-documents") boilerplate = std::atoi(argv[i + 1]);
+    if (flag == "--containment") containment = std::atof(argv[i + 1]);
   }
   const std::vector<neardup::Document> docs = ReadDocs(argv[1]);
   auto options = neardup::EngineOptions::FromProfile(profile);
   if (!options.ok()) return std::cerr << options.status().ToString() << "\n", 1;
   options->threads = threads;
   if (boilerplate >= 0) options->verify.boilerplate_documents = boilerplate;
+  if (containment >= 0) options->verify.containment = containment;
   if (!signals.empty()) {
     auto parsed = neardup::ParseSignals(signals);
     if (!parsed.ok()) return std::cerr << parsed.status().ToString() << "\n", 1;

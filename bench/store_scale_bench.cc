@@ -10,6 +10,7 @@
 //     [--doc-bytes 2048] [--dup-rate 0.3] [--pool 2000] [--queries 20000]
 //     [--report 100000] [--nosync] [--profile P] [--verify-per-cluster K]
 //     [--keep] [--reuse | --open-once] [--boilerplate-documents N]
+//     [--signals LIST] [--containment C]
 //
 // --reuse opens an existing store at --dir and skips the build; it opens it
 // twice and times the second (warm page cache). --open-once opens it once, so
@@ -46,6 +47,8 @@ struct Flags {
   double dup_rate = 0.3;
   int64_t verify_per_cluster = -1;  // -1: the engine's default
   int boilerplate = -1;             // --boilerplate-documents; -1: the profile's
+  double containment = -1;          // --containment; -1: the profile's
+  std::string signals;              // --signals; empty: the profile's
   std::string dir = "/tmp/nd_scale", profile;
   bool sync = true, keep = false, reuse = false, open_once = false;
 };
@@ -127,6 +130,10 @@ bool Parse(int argc, char** argv, Flags* f) {
       f->verify_per_cluster = std::stoll(v);
     else if (a == "--boilerplate-documents")
       f->boilerplate = std::stoi(v);
+    else if (a == "--containment")
+      f->containment = std::stod(v);
+    else if (a == "--signals")
+      f->signals = v;
     else
       return false;
   }
@@ -146,6 +153,12 @@ neardup::Result<std::unique_ptr<neardup::DurableEngine>> OpenStore(const Flags& 
   }
   if (f.verify_per_cluster >= 0) o.engine.verify_per_cluster = f.verify_per_cluster;
   if (f.boilerplate >= 0) o.engine.verify.boilerplate_documents = f.boilerplate;
+  if (f.containment >= 0) o.engine.verify.containment = f.containment;
+  if (!f.signals.empty()) {
+    auto parsed = neardup::ParseSignals(f.signals);
+    if (!parsed.ok()) return parsed.status();
+    o.engine.signals = *parsed;
+  }
   return neardup::DurableEngine::Open(o);
 }
 

@@ -45,6 +45,7 @@ struct ServeFlags {
   int compute_threads = 0;
   int boilerplate_documents = -1;  // -1: the profile's
   double containment = -1;         // -1: the profile's
+  std::string signals;             // empty: the profile's
   size_t max_connections = 1024;
   std::string header_timeout = "10s";
   std::string request_timeout = "60s";
@@ -153,6 +154,11 @@ int Serve(const ServeFlags& f) {
     engine_opts->verify.boilerplate_documents = f.boilerplate_documents;
   }
   if (f.containment >= 0) engine_opts->verify.containment = f.containment;
+  if (!f.signals.empty()) {
+    auto signals = ParseSignals(f.signals);
+    if (!signals.ok()) return fail(signals.status(), kExitUsage);
+    engine_opts->signals = *signals;
+  }
   engine_opts->info_log = [](LogLevel level, std::string_view message) {
     fmt::print(stderr, "neardup serve: {}{}\n",
                level == LogLevel::kError     ? "error: "
@@ -339,6 +345,9 @@ void SetupServe(CLI::App* app, int* exit_code) {
                   "Override the profile's boilerplate guard: text repeated by this many documents "
                   "that started clusters is left out of long texts' similarity; 0: off")
       ->check(CLI::Range(0, 255));
+  cmd->add_option("--signals", flags->signals,
+                  "Override the profile's candidate signals, a comma-separated list (a store "
+                  "written before containment joined the default: exact,minhash)");
   cmd->add_option("--containment", flags->containment,
                   "Override the profile's containment rule: a long pair under the threshold "
                   "still matches when the smaller text lies this much inside the larger; 0: off")
