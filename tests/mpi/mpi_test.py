@@ -157,8 +157,12 @@ def trap_corpus(d, sites=6, stories=40):
             if rng.random() < 0.3:
                 records.append(story[:-3] + han(3) + "。" + footer)
         records += [footer] * 3
+    return write_shuffled(rng, records, os.path.join(d, "trap.jsonl"))
+
+
+def write_shuffled(rng, records, path):
+    """The texts in a seeded random order as JSONL records with ids 0, 1, ..."""
     rng.shuffle(records)
-    path = os.path.join(d, "trap.jsonl")
     with open(path, "w") as f:
         for i, text in enumerate(records):
             f.write(json.dumps({"id": i, "text": text}, ensure_ascii=False) + "\n")
@@ -200,12 +204,7 @@ def excerpt_corpus(d, stories=300):
         if rng.random() < 0.2:
             records.append(story[:-3] + han(3))
     records += ads * 2
-    rng.shuffle(records)
-    path = os.path.join(d, "excerpts.jsonl")
-    with open(path, "w") as f:
-        for i, text in enumerate(records):
-            f.write(json.dumps({"id": i, "text": text}, ensure_ascii=False) + "\n")
-    return path
+    return write_shuffled(rng, records, os.path.join(d, "excerpts.jsonl"))
 
 
 def test_identical_containment(d):
