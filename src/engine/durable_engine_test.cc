@@ -364,6 +364,25 @@ TEST(DurableEngineTest, StoreOfAnotherMinHashSchemeIsRefusedWithTheOptionToOpenI
   EXPECT_TRUE(DurableEngine::Open(sim).ok());
 }
 
+// Stores written before containment joined the default signals (exact,
+// minhash) are refused by the default with the flag that opens them, and
+// open with it.
+TEST(DurableEngineTest, StoreWithoutTheContainmentSignalIsRefusedWithTheSignalsToOpenIt) {
+  TempDir dir;
+  std::mt19937 rng(12);
+  auto old = Opts(dir.str());
+  old.engine.signals = {SignalKind::kExact, SignalKind::kMinHash};
+  {
+    auto d = OpenOrDie(old);
+    ASSERT_TRUE(d->Add({"a", Story(rng, 300), 1000, ""}, OnConflict::kError).ok());
+  }
+  auto refused = DurableEngine::Open(Opts(dir.str()));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--signals exact,minhash"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_TRUE(DurableEngine::Open(old).ok());
+}
+
 // Stores written before the default LSH design dropped its last ten bands
 // (sketch::TrimBands) recorded default bands and rows ("0x0") for a design
 // of 30 x 4. The default refuses them and names --bands 30 --rows 4; with
