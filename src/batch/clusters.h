@@ -51,7 +51,8 @@ struct ClusterStats {
 // smallest (a, b); with the similarity it reports. A component of excerpts
 // thus joins one story, so a shared passage (an ad, a footer) never chains
 // two unrelated stories together. Order-free: the same edges in any order
-// give the same choice.
+// give the same choice. (--with-matches still lists every verified edge,
+// joined or not: a containment match may name a record of another cluster.)
 std::vector<Edge> ChooseContained(std::span<const Edge> contained,
                                   const std::function<uint32_t(uint32_t)>& root);
 

@@ -25,7 +25,7 @@
 // decide without the verifier, do not mark records for the boilerplate
 // guard's founders (batch::KeySpace::marks_later), and a bucket pairs each
 // member with its first two only (star_width).
-#include <algorithm>
+#include <algorithm>  // std::max
 #include <memory>
 #include <span>
 #include <vector>
@@ -95,8 +95,9 @@ class ContainmentSignal final : public Signal {
   }
 
  private:
-  // The document as the bins see it: its anchors' hashes as the set
-  // (ascending, distinct), or none when it is too short.
+  // The document as the bins see it: the hashes of its runs of kAnchorRun
+  // anchors as the set, or none when it is too short. In text order, with
+  // any repeats: the bins take minima, which neither changes.
   SignalInput AnchorInput(const SignalInput& doc, std::vector<uint64_t>* set) const {
     set->clear();
     if (doc.shingles.size() >= min_shingles_) {
@@ -106,8 +107,6 @@ class ContainmentSignal final : public Signal {
         for (size_t j = i; j < i + kAnchorRun; ++j) h = (h ^ a[j].hash) * kMul + (h >> 31);
         set->push_back(h);
       }
-      std::sort(set->begin(), set->end());
-      set->erase(std::unique(set->begin(), set->end()), set->end());
     }
     SignalInput in;
     in.normalized = doc.normalized;
