@@ -8,16 +8,20 @@
 // Method: the set a document is sketched from is its runs of three
 // consecutive anchors (features/anchors.h: windows of 8 consecutive
 // shingles chosen by their own hash), so a passage gives the same runs in
-// every text that holds it, and a phrase shorter than a run gives none. The sketch is a
-// one-permutation MinHash of that set with k bins (Li, Owen and Zhang, NIPS 2012, densified as
-// Shrivastava, ICML 2017), each bin a key of its own (k bands of one row). If S lies in L, a bin's
-// minimum over L is an anchor of S with probability about rho = |S| / |L| and is then S's minimum
-// of that bin too, so the two share a key unless every bin misses: about (1 - rho)^k, 0.75^16
-// = 1.0% for a 25% excerpt and 0.4^16 < 1e-6 for a 60% one. (The same bound as the bottom-k
-// "min-hash containment" estimate of Broder, "On the resemblance and containment of documents",
-// 1997, with one bin a key.) Online a candidate needs two equal bins (below). Only documents with
-// at least `min_shingles` shingles are sketched: shorter ones cannot be the smaller side of a
-// containment, nor contain one.
+// every text that holds it, and a phrase shorter than a run gives none.
+// The sketch is a one-permutation MinHash of that set with k = 8 bins (Li,
+// Owen and Zhang, NIPS 2012, densified as Shrivastava, ICML 2017), each bin
+// a key of its own (k bands of one row). If S lies in L, a bin's minimum
+// over L is a run of S with probability about rho = |S| / |L| and is then
+// S's minimum of that bin too, so the two share a key unless every bin
+// misses: about (1 - rho)^k, 0.75^8 = 10% for a 25% excerpt, 0.6^8 = 1.7%
+// for a 40% one, 0.4^8 = 0.07% for a 60% one. (The bound of the bottom-k
+// "min-hash containment" estimate of Broder, "On the resemblance and
+// containment of documents", 1997, with one bin a key.) 16 bins halve the
+// misses at twice the memory (~5 bytes a key a document online) and more
+// false candidates; docs/quality.md has both. Only documents with at least
+// `min_shingles` shingles are sketched: shorter ones cannot be the smaller
+// side of a containment, nor contain one.
 //
 // Keys, index and batch spaces are the MinHash signal's (minhash_signal.cc:
 // index::CompactLshIndex online, ~5 bytes a key). Shared keys are shared
@@ -42,12 +46,6 @@ namespace {
 // row rarely are, and an excerpt holds nearly all of its own.
 constexpr size_t kAnchorRun = 3;
 constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
-// Online, a candidate shares two bins at least: a query meets every
-// document that shares one, and one shared run of anchors is still more
-// often a shared sentence than an excerpt (2 of 16 bins miss a 25% excerpt
-// 6% of the time, a 40% one 0.3%). Batch keys pair on one bin (star pairing
-// cannot count the keys of one space), with at most two pairs a key.
-constexpr int kMinEqualBins = 2;
 
 class ContainmentSignal final : public Signal {
  public:
@@ -129,7 +127,7 @@ Result<std::unique_ptr<Signal>> CreateContainmentSignal(const SignalOptions& o) 
   bins.minhash_num_perm = o.containment_bins;
   bins.minhash_scheme = sketch::MinHashScheme::kOnePermutation;
   bins.minhash_lsh = {o.containment_bins, 1};
-  bins.minhash_min_bands = kMinEqualBins;
+  bins.minhash_min_bands = 1;
   NEARDUP_ASSIGN_OR_RETURN(auto inner, CreateMinHashSignal(bins));
   return std::unique_ptr<Signal>(new ContainmentSignal(
       std::move(inner), static_cast<size_t>(std::max(0, o.containment_min_shingles))));

@@ -62,7 +62,7 @@ struct SignalOptions {
   double spotsig_threshold = 0.5;  // Jaccard
   std::string spotsig_stop_words;  // stop-word file (Chinese); empty = English built-ins
   std::shared_ptr<const sketch::IMatcher> imatch;  // required for imatch
-  int containment_bins = 16;                       // containment: keys a document
+  int containment_bins = 8;                        // containment: keys a document
   int containment_min_shingles = 100;              // containment: shorter documents get none
 };
 
