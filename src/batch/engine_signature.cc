@@ -66,12 +66,6 @@ Status ReadFormOf(const DocText& d, uint32_t* cached_doc, verify::FormSide* side
   return Status::OK();
 }
 
-signal::SignalInput InputOf(const pipeline::Processed& p) {
-  signal::SignalInput in{p.normalized, p.features, p.shingles, p.key_salt, {}, p.Expressions()};
-  in.anchors = p.anchors;
-  return in;
-}
-
 // A prepared text (Prepare): the normalized text, the expressions when
 // known, then the normalized text's length (4 bytes) and whether they are
 // known (1 byte).
@@ -224,7 +218,7 @@ Status EngineSignature::Keys(std::string_view text, SignatureScratch* scratch, K
   auto* s = static_cast<Scratch*>(scratch);
   const Impl& m = *impl_;
   NEARDUP_RETURN_IF_ERROR(m.pipeline->Process(text, &s->p));
-  const signal::SignalInput in = InputOf(s->p);
+  const signal::SignalInput in = pipeline::SignalInputOf(s->p);
   s->keys.resize(m.max_space_keys);
   for (size_t i = 0; i < m.spaces.size(); ++i) {
     signal::KeySink keys(s->keys.data(), s->keys.size());
@@ -310,8 +304,9 @@ Result<PairVerdict> EngineSignature::Impl::Compare(uint32_t a_doc, const verify:
   pipeline::Processed pa, pb;
   NEARDUP_RETURN_IF_ERROR(FromNormalized(a_norm, &pa));
   NEARDUP_RETURN_IF_ERROR(FromNormalized(b_norm, &pb));
-  return PairVerdict{
-      signals->signal(static_cast<size_t>(judge)).Compare(InputOf(pa), InputOf(pb)).similarity};
+  return PairVerdict{signals->signal(static_cast<size_t>(judge))
+                         .Compare(pipeline::SignalInputOf(pa), pipeline::SignalInputOf(pb))
+                         .similarity};
 }
 
 bool EngineSignature::has_forms() const {
@@ -459,7 +454,8 @@ Result<PairEvidence> EngineSignature::Explain(const DocText& a, const DocText& b
   NEARDUP_RETURN_IF_ERROR(m.pipeline->Process(b.text, &pb));
   // The first signal (in precedence order) that proposes the pair.
   for (size_t i = 0; i < m.spaces.size(); ++i) {
-    const signal::PairEstimate e = m.signals->signal(i).Compare(InputOf(pa), InputOf(pb));
+    const signal::PairEstimate e =
+        m.signals->signal(i).Compare(pipeline::SignalInputOf(pa), pipeline::SignalInputOf(pb));
     if (e.proposed) return PairEvidence{static_cast<int>(i), e.distance, e.similarity};
   }
   return PairEvidence{};

@@ -26,6 +26,7 @@
 #include "engine/id_table.h"
 #include "neardup/engine.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/signals.h"
 #include "signal/signal_set.h"
 #include "verify/boilerplate.h"
 
@@ -175,15 +176,11 @@ struct Engine::Impl {
   // of the pipeline and signals.
   Status Prepare(std::string_view text, engine::PreparedDocument* out) const;
   signal::SignalInput InputOf(const engine::PreparedDocument& p) const {
-    return {p.processed.normalized,
-            p.processed.features,
-            p.processed.shingles,
-            p.processed.key_salt,
-            p.narrow,
-            p.processed.Expressions(),
-            p.narrow_width,
-            p.boilerplate,
-            p.processed.anchors};
+    signal::SignalInput in = pipeline::SignalInputOf(p.processed);
+    in.narrow = p.narrow;
+    in.narrow_width = p.narrow_width;
+    in.boilerplate = p.boilerplate;
+    return in;
   }
   // The shingles of `p` the guard marks as boilerplate now, into *out
   // (empty when the guard is off).

@@ -59,10 +59,8 @@ uint64_t SimHashOf(const pipeline::Pipeline& p, const std::string& normalized,
 // agrees with its index (signal_test.cc checks it).
 bool Proposes(const signal::SignalSet& set, const pipeline::Processed& a,
               const pipeline::Processed& b) {
-  signal::SignalInput ia{a.normalized, a.features, a.shingles, a.key_salt};
-  signal::SignalInput ib{b.normalized, b.features, b.shingles, b.key_salt};
-  ia.anchors = a.anchors;
-  ib.anchors = b.anchors;
+  const signal::SignalInput ia = pipeline::SignalInputOf(a);
+  const signal::SignalInput ib = pipeline::SignalInputOf(b);
   for (size_t i = 0; i < set.size(); ++i) {
     if (set.signal(i).Compare(ia, ib).proposed) return true;
   }

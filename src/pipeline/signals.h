@@ -10,6 +10,7 @@
 
 #include "cluster/union_find.h"
 #include "neardup/options.h"
+#include "pipeline/pipeline.h"
 #include "signal/signal_set.h"
 #include "sketch/lsh.h"
 #include "sketch/minhash.h"
@@ -50,6 +51,14 @@ sketch::MinHashOptions ToMinHashOptions(const EngineOptions& o);
 // The verifier of the options, or null for VerifyKind::kNone.
 // Errors: InvalidArgument.
 Result<std::unique_ptr<verify::Verifier>> BuildVerifier(const EngineOptions& o);
+// What every signal reads of a processed text (its normalized text,
+// features, shingles, key salt, expressions and anchors), as views into `p`.
+inline signal::SignalInput SignalInputOf(const Processed& p) {
+  signal::SignalInput in{p.normalized, p.features, p.shingles, p.key_salt, {}, p.Expressions()};
+  in.anchors = p.anchors;
+  return in;
+}
+
 // Whether `o` runs the boilerplate guard (verify/boilerplate.h): the
 // similarity verifier with boilerplate_documents > 0.
 bool BoilerplateGuard(const EngineOptions& o);

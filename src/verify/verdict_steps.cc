@@ -122,12 +122,13 @@ bool ExplainContainment(const OwnSizes& own, double containment, VerdictSteps* v
   const double c = smaller == 0 ? 0.0 : static_cast<double>(own.common) / smaller;
   std::string step = "containment of the smaller text = shared / its shingles = " + N(own.common) +
                      " / " + N(smaller) + " = " + Fmt(c);
-  if (smaller < kMinContainedShingles) {
+  const ContainmentMeasure m = MeasureContainment(own, containment);
+  if (m.value < 0) {
     v->steps.push_back(step + "; the smaller text has fewer than " + N(kMinContainedShingles) +
                        " shingles of its own: no containment");
     return false;
   }
-  if (static_cast<double>(own.common) < containment * static_cast<double>(smaller)) {
+  if (!m.passed) {
     v->steps.push_back(step + " < containment " + Fmt(containment) + ": not contained");
     return false;
   }
@@ -217,8 +218,7 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
                             ": no edit similarity, the similarity is the jaccard");
         }
         if (s < t && spec_.containment > 0) {
-          const OwnSizes sets = u.empty() ? OwnSizes{shared, x.size(), y.size()} : own;
-          contained = ExplainContainment(sets, spec_.containment, &v);
+          contained = ExplainContainment(own, spec_.containment, &v);
         }
       } else if (s >= t) {
         v.steps.push_back("jaccard >= threshold: the similarity is the jaccard");

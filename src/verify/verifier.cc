@@ -41,15 +41,21 @@ SetSizes SizesOf(std::span<const uint64_t> x, std::span<const uint64_t> y, const
 // v->contained and v->smaller when they do.
 void ContainmentRule(const OwnSizes& own, double containment, Verdict* v) {
   if (containment <= 0.0 || v == nullptr) return;
-  const size_t smaller = std::min(own.a, own.b);
-  if (smaller < kMinContainedShingles) return;
-  v->containment = static_cast<double>(own.common) / static_cast<double>(smaller);
-  if (static_cast<double>(own.common) < containment * static_cast<double>(smaller)) return;
+  const ContainmentMeasure m = MeasureContainment(own, containment);
+  v->containment = m.value;
+  if (!m.passed) return;
   v->contained = true;
   v->smaller = own.a <= own.b ? 'a' : 'b';
 }
 
 }  // namespace
+
+ContainmentMeasure MeasureContainment(const OwnSizes& own, double containment) {
+  const size_t smaller = std::min(own.a, own.b);
+  if (smaller < kMinContainedShingles) return {};
+  return {static_cast<double>(own.common) / static_cast<double>(smaller),
+          static_cast<double>(own.common) >= containment * static_cast<double>(smaller)};
+}
 
 std::span<const uint64_t> BoilerplateOf(const Side& a, const Side& b,
                                         std::vector<uint64_t>* scratch) {
@@ -138,11 +144,10 @@ double Verifier::Similarity(const Side& a, const Side& b, Verdict* contained) co
       if (la > limit || lb > limit) {
         thread_local std::vector<uint64_t> bp;
         const std::span<const uint64_t> u = BoilerplateOf(a, b, &bp);
-        const OwnSizes own =
-            u.empty() ? OwnSizes{n.common, n.a, n.b} : OwnSetSizes(x, y, u, n.a, n.b, n.common);
-        const double s = u.empty() || std::max(own.a, own.b) < kMinOwnShingles
-                             ? j
-                             : JaccardOfSizes(own.common, own.a, own.b);
+        // Without boilerplate the own sets are the sets, and their Jaccard j.
+        const OwnSizes own = OwnSetSizes(x, y, u, n.a, n.b, n.common);
+        const double s =
+            std::max(own.a, own.b) < kMinOwnShingles ? j : JaccardOfSizes(own.common, own.a, own.b);
         if (s < spec_.threshold) ContainmentRule(own, spec_.containment, contained);
         return s;
       }

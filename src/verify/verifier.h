@@ -120,6 +120,15 @@ std::span<const uint64_t> BoilerplateOf(const Side& a, const Side& b,
 // unrelated larger texts.
 inline constexpr size_t kMinContainedShingles = 100;
 
+// The containment rule on the own sets of a long pair (OwnSetSizes): shared
+// / the smaller set (-1 when it keeps fewer than kMinContainedShingles), and
+// whether that reaches `containment`. Verify() and Explain() both decide by it.
+struct ContainmentMeasure {
+  double value = -1.0;
+  bool passed = false;
+};
+ContainmentMeasure MeasureContainment(const OwnSizes& own, double containment);
+
 struct Verdict {
   double similarity = 0.0;
   bool passed = false;
