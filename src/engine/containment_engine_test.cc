@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/random_text.h"
+#include "engine/engine_internal.h"
 #include "neardup/engine.h"
 
 namespace neardup {
@@ -75,6 +76,69 @@ TEST(ContainmentEngineTest, AContainedPageGathersOneStory) {
   auto copy = e->Add({"two-copy", two});
   ASSERT_TRUE(copy.ok());
   EXPECT_EQ(copy->cluster, "two");
+}
+
+// How many of a prepared document's sketches AddPrepared turned
+// non-indexable (SignalSet::DropCopyKeys), and the result.
+struct Added {
+  Result<AddResult> result;
+  int dropped;
+};
+Added AddCounting(Engine& e, const std::string& id, const std::string& text) {
+  engine::PreparedDocument p;
+  EXPECT_TRUE(engine::EngineInternal::Prepare(e, text, &p).ok());
+  const auto before = p.sketches;
+  Added a{engine::EngineInternal::AddPrepared(e, {id, text, 0}, &p), 0};
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (before[i].indexable && !p.sketches[i].indexable) {
+      EXPECT_TRUE(p.sketches[i].u32.empty() && p.sketches[i].u64.empty());
+      ++a.dropped;
+    }
+  }
+  return a;
+}
+
+// A copy of a member (identical, verified at 0.9 or more, or lying in it)
+// keeps no containment keys, since the member's find the cluster; a text
+// that joins as a near-duplicate under 0.9, or by containing a text, keeps
+// them. Excerpts of the story still join, through its keys.
+TEST(ContainmentEngineTest, CopiesKeepNoPassageKeys) {
+  auto e = Engine::Create({}).value();
+  const std::string story = RandomHan(900, 11);
+  Added root = AddCounting(*e, "story", story);
+  ASSERT_TRUE(root.result.ok());
+  EXPECT_EQ(root.dropped, 0);
+
+  std::string copy = story;
+  copy.replace(3 * 400, 3, "改");  // one character: J about 0.99
+  Added c = AddCounting(*e, "copy", copy);
+  ASSERT_TRUE(c.result.ok());
+  EXPECT_EQ(c.result->cluster, "story");
+  EXPECT_EQ(c.dropped, 1);  // the containment signal's, of exact, minhash, containment
+  Added same = AddCounting(*e, "same", story);
+  ASSERT_TRUE(same.result.ok());
+  EXPECT_EQ(same.dropped, 1);
+
+  // A quarter more text of its own: J about 0.8, a near-duplicate that keeps
+  // its keys (an excerpt of its new part lies in it alone).
+  Added longer = AddCounting(*e, "longer", story + "。" + RandomHan(225, 12));
+  ASSERT_TRUE(longer.result.ok());
+  EXPECT_EQ(longer.result->cluster, "story");
+  EXPECT_EQ(longer.dropped, 0);
+
+  Added excerpt = AddCounting(*e, "excerpt", ExcerptOf(story));
+  ASSERT_TRUE(excerpt.result.ok());
+  EXPECT_EQ(excerpt.result->cluster, "story");
+  EXPECT_EQ(excerpt.dropped, 1);  // it lies in the story
+
+  // A story that joins its excerpt's cluster by containing it keeps them.
+  auto f = Engine::Create({}).value();
+  const std::string other = RandomHan(900, 13);
+  ASSERT_TRUE(AddCounting(*f, "excerpt", ExcerptOf(other)).result.ok());
+  Added holder = AddCounting(*f, "story", other);
+  ASSERT_TRUE(holder.result.ok());
+  EXPECT_EQ(holder.result->cluster, "excerpt");
+  EXPECT_EQ(holder.dropped, 0);
 }
 
 }  // namespace

@@ -92,7 +92,8 @@ class Writer {
       base::MutexLock lock(impl_.pending_mu);
       impl_.pending_texts[d.id] = &item;
     }
-    NEARDUP_ASSIGN_OR_RETURN(AddResult r, EngineInternal::AddPrepared(engine_, doc, item.prepared));
+    NEARDUP_ASSIGN_OR_RETURN(AddResult r,
+                             EngineInternal::AddPrepared(engine_, doc, &item.prepared));
     const uint64_t seq = impl_.next_seq++;
     g.batch.PutNode({seq, d.id, r.duplicate ? r.cluster : std::string(), r.fingerprint, d.time,
                      EngineInternal::EncodeSketches(engine_, item.prepared)});

@@ -66,7 +66,7 @@ Result<AddResult> Engine::Add(const Document& doc) {
   engine::PreparedDocument p;
   NEARDUP_RETURN_IF_ERROR(impl_->Prepare(doc.text, &p));
   base::WriterLock lock(impl_->mu);
-  return impl_->AddLocked(doc, p);
+  return impl_->AddLocked(doc, &p);
 }
 
 std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) {
@@ -93,7 +93,7 @@ std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) 
     } else if (!status[i].ok()) {
       out.push_back(status[i]);
     } else {
-      out.push_back(impl_->AddLocked(docs[i], prepared[i]));
+      out.push_back(impl_->AddLocked(docs[i], &prepared[i]));
     }
   }
   return out;

@@ -3,6 +3,8 @@
 // candidate path; see engine_impl.h).
 #include "engine/engine_impl.h"
 
+#include <algorithm>  // std::any_of
+
 namespace neardup {
 
 Slot Engine::Impl::AllocateSlot() {
@@ -31,7 +33,8 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
                                 const signal::SignalSet::Sketches& sketches,
                                 const signal::QueryParams& q, std::vector<Slot>* near,
                                 std::vector<Match>* matches, signal::SignalSet::Verdicts* verdicts,
-                                const signal::SignalSet::QueryMemos* again) const {
+                                const signal::SignalSet::QueryMemos* again,
+                                std::vector<Slot>* covering) const {
   thread_local std::vector<signal::Evidence> found;
   found.clear();
   NEARDUP_RETURN_IF_ERROR(signals->Candidates(input, sketches, PerCluster(q), text_source(), &found,
@@ -43,6 +46,10 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
     // text that two unrelated stories hold (an ad, a footer page) never
     // gathers both of them (verify/verifier.h; batch: batch/clusters.h).
     if (e.contained != 'm' || forest.Size(forest.RootOf(e.slot)) == 1) near->push_back(e.slot);
+    if (covering != nullptr && e.contained != 'm' &&
+        (e.contained == 'q' || e.signal == "exact" || e.verified.value_or(0) >= kCopySimilarity)) {
+      covering->push_back(e.slot);
+    }
     if (matches->size() < options.max_matches) {
       matches->push_back(
           Match{IdOf(e.slot), e.distance, e.similarity, std::string(e.signal), e.verified});
@@ -79,32 +86,39 @@ void Engine::Impl::MarkBoilerplate(const pipeline::Processed& p, std::vector<uin
                               p.sequence, p.shingles, out);
 }
 
-Result<AddResult> Engine::Impl::AddLocked(const Document& doc, const engine::PreparedDocument& p) {
+Result<AddResult> Engine::Impl::AddLocked(const Document& doc, engine::PreparedDocument* p) {
   if (Lookup(doc.id) != kNoSlot) {
     return Status::AlreadyExists("document '" + doc.id + "' already exists");
   }
   AddResult r;
   r.id = doc.id;
-  r.fingerprint = p.processed.fingerprint;
-  std::vector<Slot> near;
+  r.fingerprint = p->processed.fingerprint;
+  std::vector<Slot> near, covering;
   // PreVerify's verdicts hold while no slot changed hands since; its index
   // answers are brought up to date (QueryAgain) rather than asked again.
   // The same holds for the boilerplate marks they were reached with.
   signal::SignalSet::Verdicts verdicts;
   thread_local std::vector<uint64_t> marked;
-  MarkBoilerplate(p.processed, &marked);
-  const bool fresh = p.verdicts_epoch == released_slots && marked == p.boilerplate;
-  if (fresh) verdicts = p.verdicts;
-  signal::SignalInput input = InputOf(p);
+  MarkBoilerplate(p->processed, &marked);
+  const bool fresh = p->verdicts_epoch == released_slots && marked == p->boilerplate;
+  if (fresh) verdicts = p->verdicts;
+  signal::SignalInput input = InputOf(*p);
   input.boilerplate = marked;
-  NEARDUP_RETURN_IF_ERROR(Candidates(input, p.sketches, {}, &near, &r.matches, &verdicts,
-                                     fresh && !p.memos.empty() ? &p.memos : nullptr));
+  NEARDUP_RETURN_IF_ERROR(Candidates(input, p->sketches, {}, &near, &r.matches, &verdicts,
+                                     fresh && !p->memos.empty() ? &p->memos : nullptr, &covering));
   const Slot root = forest.ChooseCluster(near, fingerprints);
+  // A copy of a member of the cluster it joins keeps no passage keys: that
+  // member's find the cluster (Signal::IndexesCopies).
+  if (root != kNoSlot &&
+      std::any_of(covering.begin(), covering.end(),
+                  [&](Slot s) NO_THREAD_SAFETY_ANALYSIS { return forest.RootOf(s) == root; })) {
+    signals->DropCopyKeys(&p->sketches);
+  }
   // A document that starts a cluster counts its anchors: a story's copies
   // join its cluster and count once, a footer counts once a story.
-  if (root == kNoSlot && boilerplate) boilerplate->Add(p.processed.anchors);
+  if (root == kNoSlot && boilerplate) boilerplate->Add(p->processed.anchors);
   const Slot slot = AllocateSlot();
-  Index(slot, p);
+  Index(slot, *p);
   const int64_t time = doc.time != 0 ? doc.time : Now();
   ids.Insert(slot, doc.id);  // first: the forest's orders name their roots
   if (root == kNoSlot) {

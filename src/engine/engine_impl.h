@@ -191,17 +191,30 @@ struct Engine::Impl {
   // cluster. Call under the shared lock (the limit reads the forest).
   signal::QueryParams PerCluster(signal::QueryParams q) const REQUIRES_SHARED(mu);
 
+  // A verified similarity at which a new text counts as a copy of the one it
+  // matched: at most a tenth of its shingles lie outside that one, so a
+  // passage of it is found through that one's keys.
+  static constexpr double kCopySimilarity = 0.9;
+
   // The verified candidates of `p`: every slot (for the forest) and the
-  // matches, best first, at most max_matches.
+  // matches, best first, at most max_matches. `covering` (may be null) gets
+  // the slots among `near` that hold nearly all of `p`'s text: `p` lies in
+  // them (Evidence::contained 'q'), is identical (exact) or verified at
+  // least kCopySimilarity. A copy of those needs no passage keys of its own.
   // `verdicts` as for SignalSet::Candidates.
   // `again`: the signals' memos of an earlier query of p (SignalSet::Candidates).
   // `input`: InputOf(p) with the boilerplate marks of the moment.
   Status Candidates(const signal::SignalInput& input, const signal::SignalSet::Sketches& sketches,
                     const signal::QueryParams& q, std::vector<Slot>* near,
                     std::vector<Match>* matches, signal::SignalSet::Verdicts* verdicts = nullptr,
-                    const signal::SignalSet::QueryMemos* again = nullptr) const REQUIRES_SHARED(mu);
+                    const signal::SignalSet::QueryMemos* again = nullptr,
+                    std::vector<Slot>* covering = nullptr) const REQUIRES_SHARED(mu);
 
-  Result<AddResult> AddLocked(const Document& doc, const engine::PreparedDocument& p) REQUIRES(mu);
+  // Adds a prepared document. A document that joins a cluster as a copy of
+  // a member (`covering`, above) loses the sketches of the signals that do
+  // not index copies (SignalSet::DropCopyKeys) in *p, so that a store keeps
+  // them as indexed.
+  Result<AddResult> AddLocked(const Document& doc, engine::PreparedDocument* p) REQUIRES(mu);
 
   // Files `slot` under its sketches, text and fingerprint.
   void Index(Slot slot, const engine::PreparedDocument& p) REQUIRES(mu);

@@ -89,8 +89,10 @@ class EngineInternal {
   // The sketches as bytes for a store, and back.
   static std::string EncodeSketches(const Engine& e, const PreparedDocument& p);
 
-  // Add() with a prepared document. Same errors.
-  static Result<AddResult> AddPrepared(Engine& e, const Document& doc, const PreparedDocument& p);
+  // Add() with a prepared document. Same errors. A copy's sketches of the
+  // signals that do not index copies are dropped in *p
+  // (SignalSet::DropCopyKeys): encode them after, for the store.
+  static Result<AddResult> AddPrepared(Engine& e, const Document& doc, PreparedDocument* p);
 
   // Makes the verifier read stored texts through `lookup` instead of keeping
   // them in memory, and stored verification forms through `forms` (may be

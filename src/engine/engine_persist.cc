@@ -48,8 +48,7 @@ std::string EngineInternal::EncodeSketches(const Engine&, const PreparedDocument
   return signal::SignalSet::Encode(p.sketches);
 }
 
-Result<AddResult> EngineInternal::AddPrepared(Engine& e, const Document& doc,
-                                              const PreparedDocument& p) {
+Result<AddResult> EngineInternal::AddPrepared(Engine& e, const Document& doc, PreparedDocument* p) {
   if (doc.id.empty()) return Status::InvalidArgument("document id must not be empty");
   base::WriterLock lock(e.impl_->mu);
   return e.impl_->AddLocked(doc, p);

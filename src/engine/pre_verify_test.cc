@@ -43,14 +43,14 @@ TEST(PreVerifyTest, VerdictsHoldUntilASlotIsReleased) {
   // A verdict is trusted as given: turned to a failure, the reprint is new.
   PreparedDocument failed = p;
   failed.verdicts.begin()->second.passed = false;
-  auto first = EngineInternal::AddPrepared(engine, {"first", kReprint, 0}, failed);
+  auto first = EngineInternal::AddPrepared(engine, {"first", kReprint, 0}, &failed);
   ASSERT_TRUE(first.ok());
   EXPECT_FALSE(first->duplicate);
 
   // Once a slot is released (the slot of "story" could now hold another
   // document), the verdicts are verified again.
   ASSERT_TRUE(engine.Remove("other").ok());
-  auto second = EngineInternal::AddPrepared(engine, {"second", kReprint, 0}, failed);
+  auto second = EngineInternal::AddPrepared(engine, {"second", kReprint, 0}, &failed);
   ASSERT_TRUE(second.ok());
   EXPECT_TRUE(second->duplicate);
   EXPECT_EQ(second->matches.size(), 2u);  // "first" and "story"
@@ -87,7 +87,7 @@ TEST(PreVerifyTest, TheWriterAnswersFromTheMemoAsAFreshQuery) {
   ASSERT_TRUE(engine.Remove("story").ok());
   auto fresh = engine.Query(kReprint);
   ASSERT_TRUE(fresh.ok());
-  auto added = EngineInternal::AddPrepared(engine, {"last", kReprint, 0}, p);
+  auto added = EngineInternal::AddPrepared(engine, {"last", kReprint, 0}, &p);
   ASSERT_TRUE(added.ok());
   ASSERT_EQ(added->matches.size(), fresh->matches.size());
   ASSERT_EQ(added->matches.size(), 2u);  // "early" and "later", not the removed "story"

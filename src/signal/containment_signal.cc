@@ -73,6 +73,9 @@ class ContainmentSignal final : public Signal {
     return bins_->QueryAgain(s, p, memo, out);
   }
   size_t MemoryBytes() const override { return bins_->MemoryBytes(); }
+  // A copy's passages are its cluster's: the cluster is found by its
+  // founder's keys (or its containing text's) all the same.
+  bool IndexesCopies() const override { return false; }
 
   KeySpaceSpec key_space() const override {
     KeySpaceSpec k = bins_->key_space();

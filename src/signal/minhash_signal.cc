@@ -82,7 +82,7 @@ class MinHashSignal final : public Signal {
     Append(hits, out);
     return Status::OK();
   }
-  size_t MemoryBytes() const override { return index_.MemoryBytes(); }
+  size_t MemoryBytes() const override { return index_.MemoryBytes() + skipped_.MemoryBytes(); }
 
   KeySpaceSpec key_space() const override {
     // LshBandKey is seeded by the band: one slot per band.

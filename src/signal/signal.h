@@ -220,6 +220,12 @@ class Signal {
   }
   // Approximate heap bytes of the signal's index.
   virtual size_t MemoryBytes() const = 0;
+  // Online: whether a document that joins an existing cluster as a copy of
+  // it (not by containing one of its texts) is still indexed by this signal.
+  // A signal whose keys only find sources of passages (containment) says no:
+  // a copy holds nearly its cluster's passages, whose keys the cluster
+  // already has, so its own would cost memory and find the same cluster.
+  virtual bool IndexesCopies() const { return true; }
 
   // Batch: how Keys() keys become pairs.
   virtual KeySpaceSpec key_space() const = 0;

@@ -264,6 +264,18 @@ Status SignalSet::Remove(uint32_t slot) {
   return Status::OK();
 }
 
+bool SignalSet::DropCopyKeys(Sketches* sketches) const {
+  NEARDUP_CHECK(sketches->size() == signals_.size());
+  bool changed = false;
+  for (size_t i = 0; i < signals_.size(); ++i) {
+    SignalSketch& s = (*sketches)[i];
+    if (signals_[i]->IndexesCopies() || !s.indexable) continue;
+    s = SignalSketch{{}, {}, false};
+    changed = true;
+  }
+  return changed;
+}
+
 size_t SignalSet::MemoryBytes() const {
   size_t n = 0;
   for (const auto& s : signals_) n += s->MemoryBytes();

@@ -110,6 +110,11 @@ class SignalSet {
 
   // Errors: AlreadyExists, or a signal's error (nothing is inserted then).
   Status Insert(uint32_t slot, const Sketches& sketches);
+  // Makes the sketches of the signals that do not index copies
+  // (Signal::IndexesCopies) non-indexable, for a document that joins a
+  // cluster as a copy: Insert() then skips them, and so does a restore of
+  // the sketches as stored. Returns whether any changed.
+  bool DropCopyKeys(Sketches* sketches) const;
   // Signal::PrefetchInsert on every signal: a hint for a run of inserts.
   void PrefetchInsert(const Sketches& sketches, int stage) const;
   // Errors: NotFound.

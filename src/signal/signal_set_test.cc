@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "features/anchors.h"
 #include "features/char_ngram.h"
 #include "features/shingles.h"
 #include "normalize/normalizer.h"
@@ -245,6 +246,41 @@ TEST(SignalSetTest, SketchesRoundTripThroughBytes) {
   Texts none;
   ASSERT_TRUE(checked->Candidates(d.input(), *checked->Compute(d.input()), {}, &none, &out).ok());
   EXPECT_TRUE(out.empty());
+}
+
+// DropCopyKeys empties the sketches of the signals that do not index copies
+// (containment) and nothing else; Insert skips them and Remove knows it,
+// for slots far apart (the skipped slots are a bitmap).
+TEST(SignalSetTest, CopiesDropOnlyThePassageKeys) {
+  SignalOptions o;
+  o.containment_min_shingles = 40;
+  auto set = Make({SignalKind::kMinHash, SignalKind::kContainment}, o);
+  auto sh = features::Shingler::Create({}).value();
+  const Doc d = Prepare(kStory);
+  std::vector<uint64_t> shingles;
+  std::vector<uint32_t> ranks;
+  std::vector<features::Anchor> anchors;
+  features::ShingleInOrder(*sh, d.normalized, &shingles, &ranks, &anchors);
+  SignalInput in = d.input();
+  in.anchors = anchors;
+  ASSERT_GE(d.shingles.size(), 40u);
+  const SignalSet::Sketches whole = *set->Compute(in);
+  ASSERT_TRUE(whole[1].indexable);
+  SignalSet::Sketches copy = whole;
+  EXPECT_TRUE(set->DropCopyKeys(&copy));
+  EXPECT_EQ(copy[0], whole[0]);
+  EXPECT_EQ(copy[1], (SignalSketch{{}, {}, false}));
+  EXPECT_FALSE(set->DropCopyKeys(&copy));  // nothing left to drop
+
+  for (uint32_t slot : {3u, 70000u, 5u}) ASSERT_TRUE(set->Insert(slot, copy).ok());
+  ASSERT_TRUE(set->Insert(9, whole).ok());
+  EXPECT_EQ(set->Insert(70000, copy).code(), StatusCode::kAlreadyExists);
+  // The copies are found by their MinHash keys only.
+  std::vector<Evidence> found;
+  ASSERT_TRUE(set->Candidates(in, whole, {}, nullptr, &found).ok());
+  ASSERT_EQ(found.size(), 4u);
+  for (uint32_t slot : {70000u, 3u, 9u, 5u}) EXPECT_TRUE(set->Remove(slot).ok()) << slot;
+  EXPECT_EQ(set->Remove(70000).code(), StatusCode::kNotFound);
 }
 
 TEST(SignalSetTest, Errors) {
