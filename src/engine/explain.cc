@@ -140,15 +140,15 @@ Result<Explanation> Engine::Explain(std::string_view text_a, std::string_view te
              (verdict.passed ? " >= " : " < ") + "threshold " + Fmt(x.threshold);
     // The question-bank rule and the fact rule of short texts decide on
     // their parts, not on that one number.
+    using Rule = verify::VerdictSteps::Rule;
     if (verdict.contained) {
-      x.rule = "containment rule: " + steps.reason.substr(steps.reason.find(':') + 2) +
-               ", though the similarity " + Fmt(verdict.similarity) + " < threshold " +
-               Fmt(x.threshold);
-    } else if (steps.reason.starts_with("boilerplate")) {
+      x.rule = "containment rule: " + steps.reason + ", though the similarity " +
+               Fmt(verdict.similarity) + " < threshold " + Fmt(x.threshold);
+    } else if (steps.rule == Rule::kBoilerplate) {
       x.rule = "boilerplate guard: " + steps.reason + "; the jaccard of the rest " +
                Fmt(verdict.similarity) + (verdict.passed ? " >= " : " < ") + "threshold " +
                Fmt(x.threshold);
-    } else if (!steps.reason.empty()) {
+    } else if (steps.rule == Rule::kParts) {
       x.rule = (m.options.verify.kind == VerifyKind::kQbank ? "question-bank rule: "
                                                             : "fact rule of short texts: ") +
                steps.reason;

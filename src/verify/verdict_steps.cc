@@ -111,6 +111,7 @@ VerdictSteps ExplainQbank(std::string_view a, std::string_view b, const Verifier
                std::string(r.other_similarity >= 1.0 ? "equal" : "close enough") +
                ", Han edit similarity " + Fmt(r.han_similarity) + " >= " + Fmt(spec.threshold);
   }
+  v.rule = VerdictSteps::Rule::kParts;
   v.steps.push_back(r.passed ? "passes: " + v.reason : "fails: " + v.reason);
   return v;
 }
@@ -132,8 +133,9 @@ bool ExplainContainment(const OwnSizes& own, double containment, VerdictSteps* v
     v->steps.push_back(step + " < containment " + Fmt(containment) + ": not contained");
     return false;
   }
-  v->reason = "containment: " + Fmt(c) + " of the smaller text's " + N(smaller) +
+  v->reason = Fmt(c) + " of the smaller text's " + N(smaller) +
               " shingles lie in the larger (>= " + Fmt(containment) + ")";
+  v->rule = VerdictSteps::Rule::kContainment;
   v->steps.push_back(step + " >= containment " + Fmt(containment) + ": contained");
   return true;
 }
@@ -192,6 +194,7 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
         v.reason = std::string(FactName(fact)) + " differs (" + FactList(fa, fact) + " vs " +
                    FactList(fb, fact) + ") in texts of " + N(ca.size()) + " and " + N(cb.size()) +
                    " characters, up to short_chars " + N(limit) + ", so they state different facts";
+        v.rule = VerdictSteps::Rule::kParts;
         v.steps.push_back(v.reason + ": the similarity is 0");
         s = 0;
       } else if (ca.size() > limit || cb.size() > limit) {
@@ -203,6 +206,7 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
           v.reason = "boilerplate left out: " + N(x.size() - own.a) + " and " +
                      N(y.size() - own.b) + " shingles lie in text that " +
                      "many unrelated documents repeat";
+          v.rule = VerdictSteps::Rule::kBoilerplate;
           v.steps.push_back(v.reason);
           v.steps.push_back("jaccard of the rest = shared / union = " + N(own.common) + " / " +
                             N(own.a + own.b - own.common) + " = " + Fmt(s) + " (sets of " +
@@ -235,8 +239,8 @@ VerdictSteps Verifier::Explain(const Side& a, const Side& b) const {
     }
   }
   if (contained) {
-    v.steps.push_back("similarity " + Fmt(s) + " < threshold " + Fmt(t) + ", but " + v.reason +
-                      ": passes");
+    v.steps.push_back("similarity " + Fmt(s) + " < threshold " + Fmt(t) +
+                      ", but containment: " + v.reason + ": passes");
   } else {
     v.steps.push_back(Comparison(s, t));
   }

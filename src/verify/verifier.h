@@ -152,6 +152,13 @@ struct VerdictSteps {
   // threshold: for qbank, which part differs ("the digits differ: 3+5 vs
   // 3+6"); empty otherwise.
   std::string reason;
+  // Which rule `reason` is of: none (the similarity against the threshold
+  // decided), the containment rule ("0.911 of the smaller text's 158
+  // shingles lie in the larger (>= 0.800)"), the boilerplate guard (its
+  // text was left out of the sets) or the parts of short texts (qbank and
+  // the fact rule: a number or a word differs).
+  enum class Rule : uint8_t { kThreshold, kContainment, kBoilerplate, kParts };
+  Rule rule = Rule::kThreshold;
 };
 
 class Verifier {

@@ -233,6 +233,7 @@ TEST(VerifierTest, ShortTextsWhoseNumbersDifferAreNotDuplicates) {
   // Explain names the rule, and its last step is Verify's verdict.
   const VerdictSteps x = (*on)->Explain(Side{a}, Side{b});
   EXPECT_NE(x.reason.find("a number differs ([3, 5] vs [3, 6])"), std::string::npos) << x.reason;
+  EXPECT_EQ(x.rule, VerdictSteps::Rule::kParts);
   EXPECT_EQ(x.steps.back(), "similarity 0.000 < threshold 0.600: fails");
   std::mt19937_64 rng(11);
   for (int t = 0; t < 200; ++t) {
@@ -314,6 +315,7 @@ TEST(VerifierTest, ExplainShowsTheArithmeticOfTheVerdict) {
   EXPECT_EQ(x.steps.back(), "similarity 0.750 >= threshold 0.600: passes");
   EXPECT_NEAR((*sim)->Verify(a, b).similarity, 0.75, 1e-12);
   EXPECT_TRUE(x.reason.empty());
+  EXPECT_EQ(x.rule, VerdictSteps::Rule::kThreshold);
   // Every kind: the last step states Verify's similarity and verdict.
   std::mt19937_64 rng(7);
   for (K kind : {K::kSimilarity, K::kJaccard, K::kContainment, K::kCosine, K::kLevenshtein, K::kLcs,
@@ -387,7 +389,7 @@ struct ContainmentCase {
     const VerdictSteps steps = v->Explain(sa, sb);
     EXPECT_NE(steps.steps.back().find(got.passed ? "passes" : "fails"), std::string::npos)
         << steps.steps.back();
-    EXPECT_EQ(steps.reason.rfind("containment", 0) == 0, got.contained) << steps.reason;
+    EXPECT_EQ(steps.rule == VerdictSteps::Rule::kContainment, got.contained) << steps.reason;
     return got;
   }
 };
@@ -481,6 +483,7 @@ TEST(VerifierTest, BoilerplateGuardParts) {
   EXPECT_FALSE(g.v->Verify(a, b).passed);
   const VerdictSteps steps = g.v->Explain(a, b);
   EXPECT_EQ(steps.reason.rfind("boilerplate", 0), 0u) << steps.reason;
+  EXPECT_EQ(steps.rule, VerdictSteps::Rule::kBoilerplate);
 }
 
 TEST(VerifierTest, BoilerplateGuardFindsAStoryUnderAnotherFooter) {
