@@ -58,7 +58,8 @@ TEST(ContainmentEngineTest, OffLeavesTheExcerptAlone) {
 }
 
 // An ad page arrives first; the first story that runs the ad joins it (the
-// page is alone in its cluster), the second does not: the two stories are
+// story is near every member of the page's cluster, the page), the second
+// does not: it is not near the first story. The two stories are
 // unrelated. A copy of the second still joins the second.
 TEST(ContainmentEngineTest, AContainedPageGathersOneStory) {
   auto e = Engine::Create({}).value();
@@ -76,6 +77,37 @@ TEST(ContainmentEngineTest, AContainedPageGathersOneStory) {
   auto copy = e->Add({"two-copy", two});
   ASSERT_TRUE(copy.ok());
   EXPECT_EQ(copy->cluster, "two");
+}
+
+// Two excerpts of one passage arrive first and form a cluster of two; the
+// story that holds both joins it. A story that holds an ad and its copy (a
+// cluster of two ad pages) joins them; a second story holding the ad does
+// not, since it is not near the first story.
+TEST(ContainmentEngineTest, AStoryJoinsAClusterItHoldsWhole) {
+  auto e = Engine::Create({}).value();
+  const std::string story = RandomHan(900, 21);
+  const std::string one = "节选" + RandomHan(6, 22) + "\n\n" + story.substr(3 * 300, 3 * 250);
+  const std::string two = "节选" + RandomHan(6, 23) + "\n\n" + story.substr(3 * 310, 3 * 250);
+  ASSERT_TRUE(e->Add({"one", one}).ok());
+  auto r2 = e->Add({"two", two});
+  ASSERT_TRUE(r2.ok());
+  ASSERT_EQ(r2->cluster, "one");  // near-duplicates of each other
+  auto r = e->Add({"story", story});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->duplicate);
+  EXPECT_EQ(r->cluster, "one");
+  EXPECT_EQ(r->cluster_size, 3u);
+
+  auto f = Engine::Create({}).value();
+  const std::string ad = RandomHan(300, 24);
+  ASSERT_TRUE(f->Add({"ad", ad}).ok());
+  ASSERT_EQ(f->Add({"ad-copy", ad}).value().cluster, "ad");
+  auto a = f->Add({"a", RandomHan(400, 25) + "。" + ad});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->cluster, "ad");
+  auto b = f->Add({"b", RandomHan(400, 26) + "。" + ad});
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->duplicate) << "joined " << b->cluster;
 }
 
 // How many of a prepared document's sketches AddPrepared turned

@@ -36,6 +36,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) try
   impl->clock = options.clock ? options.clock.get() : &SystemClock();
   NEARDUP_ASSIGN_OR_RETURN(impl->signals, pipeline::BuildSignalSet(options));
   impl->simhash_pos = impl->signals->IndexOf(SignalKind::kSimHash);
+  impl->containment_pos = impl->signals->IndexOf(SignalKind::kContainment);
   impl->k = options.SimHashDistance();
   const pipeline::PipelineNeeds needs = pipeline::NeedsOf(options);
   NEARDUP_ASSIGN_OR_RETURN(impl->pipeline,

@@ -3,7 +3,7 @@
 // candidate path; see engine_impl.h).
 #include "engine/engine_impl.h"
 
-#include <algorithm>  // std::any_of
+#include <algorithm>
 
 namespace neardup {
 
@@ -40,12 +40,27 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
   NEARDUP_RETURN_IF_ERROR(signals->Candidates(input, sketches, PerCluster(q), text_source(), &found,
                                               verdicts, nullptr, again));
   near->reserve(found.size());
+  // The clusters of the evidence, a root per verified slot, sorted: how many
+  // of a cluster's members this text is near.
+  thread_local std::vector<Slot> slots, roots;
+  slots.clear();
+  roots.clear();
+  for (const auto& e : found) {
+    slots.push_back(e.slot);
+    roots.push_back(forest.RootOf(e.slot));
+  }
+  std::sort(slots.begin(), slots.end());
+  std::sort(roots.begin(), roots.end());
   for (const auto& e : found) {
     // The containment guard online: a text joins a cluster through a text
-    // it contains only while that one is alone in its cluster, so a short
-    // text that two unrelated stories hold (an ad, a footer page) never
-    // gathers both of them (verify/verifier.h; batch: batch/clusters.h).
-    if (e.contained != 'm' || forest.Size(forest.RootOf(e.slot)) == 1) near->push_back(e.slot);
+    // it contains only when it is near every member of that cluster (a
+    // cluster of one: that text), so a short text that two unrelated
+    // stories hold (an ad, a footer page) never gathers both of them: the
+    // second is not near the first (verify/verifier.h; batch:
+    // batch/clusters.h).
+    if (e.contained != 'm' || HoldsWholeCluster(slots, roots, forest.RootOf(e.slot))) {
+      near->push_back(e.slot);
+    }
     if (covering != nullptr && e.contained != 'm' &&
         (e.contained == 'q' || e.signal == "exact" || e.verified.value_or(0) >= kCopySimilarity)) {
       covering->push_back(e.slot);
@@ -56,6 +71,21 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
     }
   }
   return Status::OK();
+}
+
+bool Engine::Impl::HoldsWholeCluster(std::span<const Slot> sorted_slots,
+                                     std::span<const Slot> sorted_roots, Slot root) const {
+  const size_t size = forest.Size(root);
+  const auto [first, last] = std::equal_range(sorted_roots.begin(), sorted_roots.end(), root);
+  if (static_cast<size_t>(last - first) == size) return true;
+  if (containment_pos < 0 || size > kMaxHeldCluster) return false;
+  const signal::Signal& passages = signals->signal(static_cast<size_t>(containment_pos));
+  thread_local std::vector<Slot> members;
+  members.clear();
+  forest.Members(root, &members);
+  return std::all_of(members.begin(), members.end(), [&](Slot m) {
+    return !passages.Indexed(m) || std::binary_search(sorted_slots.begin(), sorted_slots.end(), m);
+  });
 }
 
 void Engine::Impl::Index(Slot slot, const engine::PreparedDocument& p) {

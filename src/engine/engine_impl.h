@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -126,8 +127,9 @@ struct Engine::Impl {
   EngineOptions options;
   const Clock* clock = nullptr;
   std::unique_ptr<pipeline::Pipeline> pipeline;
-  int simhash_pos = -1;  // position of simhash in the signal set, -1 if absent
-  int k = 0;             // SimHash k in effect
+  int simhash_pos = -1;      // position of simhash in the signal set, -1 if absent
+  int containment_pos = -1;  // and of containment
+  int k = 0;                 // SimHash k in effect
 
   // Guards everything below. Writers (Add, Remove, Expire, Load, ...) hold
   // it exclusively, readers (Query, Get, ListClusters, ...) shared; the
@@ -215,6 +217,15 @@ struct Engine::Impl {
   // not index copies (SignalSet::DropCopyKeys) in *p, so that a store keeps
   // them as indexed.
   Result<AddResult> AddLocked(const Document& doc, engine::PreparedDocument* p) REQUIRES(mu);
+  // Whether a text whose verified evidence is `found` (its slots and their
+  // roots, each sorted) is near every live member of the cluster rooted at
+  // `root`, holding as near a member without containment keys (a copy of
+  // another member, or a text too short to be contained), which the text
+  // could not have been found near. Clusters over kMaxHeldCluster members
+  // are never held. O(members log found).
+  static constexpr size_t kMaxHeldCluster = 64;
+  bool HoldsWholeCluster(std::span<const Slot> sorted_slots, std::span<const Slot> sorted_roots,
+                         Slot root) const REQUIRES_SHARED(mu);
 
   // Files `slot` under its sketches, text and fingerprint.
   void Index(Slot slot, const engine::PreparedDocument& p) REQUIRES(mu);

@@ -76,6 +76,7 @@ class ContainmentSignal final : public Signal {
   // A copy's passages are its cluster's: the cluster is found by its
   // founder's keys (or its containing text's) all the same.
   bool IndexesCopies() const override { return false; }
+  bool Indexed(uint32_t slot) const override { return bins_->Indexed(slot); }
 
   KeySpaceSpec key_space() const override {
     KeySpaceSpec k = bins_->key_space();

@@ -40,6 +40,7 @@ class MinHashSignal final : public Signal {
     return InsertUnlessSkipped(slot, s, &skipped_, &index_, IndexKeys(s));
   }
   Status Remove(uint32_t slot) override { return RemoveUnlessSkipped(slot, &skipped_, &index_); }
+  bool Indexed(uint32_t slot) const override { return !skipped_.Has(slot); }
   void BeginBulkInsert(size_t expected) override { index_.BeginBulk(expected); }
   void EndBulkInsert() override { index_.EndBulk(); }
   Status Query(const SignalSketch& s, const QueryParams&,

@@ -226,6 +226,13 @@ class Signal {
   // a copy holds nearly its cluster's passages, whose keys the cluster
   // already has, so its own would cost memory and find the same cluster.
   virtual bool IndexesCopies() const { return true; }
+  // Online: whether inserted `slot` was filed under keys, i.e. its sketch
+  // was indexable (not a text too short for the signal, nor a copy whose
+  // keys were dropped). By default true. Const calls may run concurrently.
+  virtual bool Indexed(uint32_t slot) const {
+    (void)slot;
+    return true;
+  }
 
   // Batch: how Keys() keys become pairs.
   virtual KeySpaceSpec key_space() const = 0;

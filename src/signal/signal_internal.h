@@ -57,6 +57,10 @@ class Skipped {
     bits_[word] &= ~bit;
     return true;
   }
+  bool Has(uint32_t slot) const {
+    const size_t word = slot / 64;
+    return word < bits_.size() && (bits_[word] >> (slot % 64) & 1) != 0;
+  }
   size_t MemoryBytes() const { return 8 * bits_.capacity(); }
 
  private:
