@@ -38,8 +38,8 @@ void AddPipelineFlags(CLI::App* cmd, PipelineFlags* f) {
                 "Han, W-word n-grams elsewhere), char:N, word:N [profile default: script:3,2]");
   g->add_option("--signals,--algorithm", f->signals,
                 "Candidate signals, comma-separated, the first gives the evidence: "
-                "exact|simhash|minhash|supershingle|imatch|spotsig [profile default: "
-                "exact,minhash]");
+                "exact|simhash|minhash|containment|supershingle|imatch|spotsig [profile default: "
+                "exact,minhash,containment]");
   g->add_option("--verify", f->verify,
                 "How a candidate pair is decided: similarity (shingle Jaccard, edit similarity "
                 "for short texts), jaccard, containment, cosine, levenshtein, lcs, qbank, or "
