@@ -217,11 +217,11 @@ struct Engine::Impl {
   // not index copies (SignalSet::DropCopyKeys) in *p, so that a store keeps
   // them as indexed.
   Result<AddResult> AddLocked(const Document& doc, engine::PreparedDocument* p) REQUIRES(mu);
-  // Whether a text whose verified evidence is `found` (its slots and their
-  // roots, each sorted) is near every live member of the cluster rooted at
-  // `root`, holding as near a member without containment keys (a copy of
-  // another member, or a text too short to be contained), which the text
-  // could not have been found near. Clusters over kMaxHeldCluster members
+  // Whether a text whose verified evidence is the slots `sorted_slots`
+  // (their roots: `sorted_roots`) is near every live member of the cluster
+  // rooted at `root`, holding as near a member without containment keys (a
+  // copy of another member, or a text too short to be contained), which the
+  // text could not have been found near. Clusters over kMaxHeldCluster members
   // are never held. O(members log found).
   static constexpr size_t kMaxHeldCluster = 64;
   bool HoldsWholeCluster(std::span<const Slot> sorted_slots, std::span<const Slot> sorted_roots,

@@ -275,6 +275,11 @@ TEST(SignalSetTest, CopiesDropOnlyThePassageKeys) {
   for (uint32_t slot : {3u, 70000u, 5u}) ASSERT_TRUE(set->Insert(slot, copy).ok());
   ASSERT_TRUE(set->Insert(9, whole).ok());
   EXPECT_EQ(set->Insert(70000, copy).code(), StatusCode::kAlreadyExists);
+  for (uint32_t slot : {3u, 70000u, 5u}) {
+    EXPECT_TRUE(set->signal(0).Indexed(slot));
+    EXPECT_FALSE(set->signal(1).Indexed(slot)) << slot;
+  }
+  EXPECT_TRUE(set->signal(1).Indexed(9));
   // The copies are found by their MinHash keys only.
   std::vector<Evidence> found;
   ASSERT_TRUE(set->Candidates(in, whole, {}, nullptr, &found).ok());
