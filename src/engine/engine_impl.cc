@@ -40,17 +40,14 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
   NEARDUP_RETURN_IF_ERROR(signals->Candidates(input, sketches, PerCluster(q), text_source(), &found,
                                               verdicts, nullptr, again));
   near->reserve(found.size());
-  // The clusters of the evidence, a root per verified slot, sorted: how many
-  // of a cluster's members this text is near.
-  thread_local std::vector<Slot> slots, roots;
+  // The verified slots, sorted, for the containment guard below: only a
+  // text that holds one of its candidates ('m') needs them.
+  thread_local std::vector<Slot> slots;
   slots.clear();
-  roots.clear();
-  for (const auto& e : found) {
-    slots.push_back(e.slot);
-    roots.push_back(forest.RootOf(e.slot));
+  if (std::any_of(found.begin(), found.end(), [](const auto& e) { return e.contained == 'm'; })) {
+    for (const auto& e : found) slots.push_back(e.slot);
+    std::sort(slots.begin(), slots.end());
   }
-  std::sort(slots.begin(), slots.end());
-  std::sort(roots.begin(), roots.end());
   for (const auto& e : found) {
     // The containment guard online: a text joins a cluster through a text
     // it contains only when it is near every member of that cluster (a
@@ -58,7 +55,7 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
     // stories hold (an ad, a footer page) never gathers both of them: the
     // second is not near the first (verify/verifier.h; batch:
     // batch/clusters.h).
-    if (e.contained != 'm' || HoldsWholeCluster(slots, roots, forest.RootOf(e.slot))) {
+    if (e.contained != 'm' || HoldsWholeCluster(slots, forest.RootOf(e.slot))) {
       near->push_back(e.slot);
     }
     if (covering != nullptr && e.contained != 'm' &&
@@ -73,11 +70,12 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
   return Status::OK();
 }
 
-bool Engine::Impl::HoldsWholeCluster(std::span<const Slot> sorted_slots,
-                                     std::span<const Slot> sorted_roots, Slot root) const {
+bool Engine::Impl::HoldsWholeCluster(std::span<const Slot> sorted_slots, Slot root) const {
   const size_t size = forest.Size(root);
-  const auto [first, last] = std::equal_range(sorted_roots.begin(), sorted_roots.end(), root);
-  if (static_cast<size_t>(last - first) == size) return true;
+  const auto near =
+      std::count_if(sorted_slots.begin(), sorted_slots.end(),
+                    [&](Slot s) NO_THREAD_SAFETY_ANALYSIS { return forest.RootOf(s) == root; });
+  if (static_cast<size_t>(near) == size) return true;
   if (containment_pos < 0 || size > kMaxHeldCluster) return false;
   const signal::Signal& passages = signals->signal(static_cast<size_t>(containment_pos));
   thread_local std::vector<Slot> members;

@@ -217,15 +217,14 @@ struct Engine::Impl {
   // not index copies (SignalSet::DropCopyKeys) in *p, so that a store keeps
   // them as indexed.
   Result<AddResult> AddLocked(const Document& doc, engine::PreparedDocument* p) REQUIRES(mu);
-  // Whether a text whose verified evidence is the slots `sorted_slots`
-  // (their roots: `sorted_roots`) is near every live member of the cluster
-  // rooted at `root`, holding as near a member without containment keys (a
-  // copy of another member, or a text too short to be contained), which the
-  // text could not have been found near. Clusters over kMaxHeldCluster members
-  // are never held. O(members log found).
+  // Whether a text whose verified evidence is the slots `sorted_slots` is
+  // near every live member of the cluster rooted at `root`, holding as near
+  // a member without containment keys (a copy of another member, or a text
+  // too short to be contained), which the text could not have been found
+  // near. Clusters over kMaxHeldCluster members are held only when every
+  // member is in the evidence. O(found + members log found).
   static constexpr size_t kMaxHeldCluster = 64;
-  bool HoldsWholeCluster(std::span<const Slot> sorted_slots, std::span<const Slot> sorted_roots,
-                         Slot root) const REQUIRES_SHARED(mu);
+  bool HoldsWholeCluster(std::span<const Slot> sorted_slots, Slot root) const REQUIRES_SHARED(mu);
 
   // Files `slot` under its sketches, text and fingerprint.
   void Index(Slot slot, const engine::PreparedDocument& p) REQUIRES(mu);
