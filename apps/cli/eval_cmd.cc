@@ -299,8 +299,15 @@ Result<eval::Labels> Cluster(const EngineOptions& options, const Corpus& c, bool
         labels[d] = UINT32_MAX - d;  // a singleton
         continue;
       }
-      labels[d] = cluster_ids.try_emplace(results[i]->cluster, cluster_ids.size()).first->second;
+      labels[d] = 0;  // placed below
     }
+  }
+  // The clusters as the service holds them once every document is in (a
+  // cluster of one may have been gathered into a later cluster since its add).
+  for (size_t d = 0; d < c.docs.size(); ++d) {
+    if (labels[d] != 0) continue;
+    NEARDUP_ASSIGN_OR_RETURN(const ClusterInfo info, engine->ClusterOf(c.docs[d].id, 0));
+    labels[d] = cluster_ids.try_emplace(info.id, cluster_ids.size()).first->second;
   }
   return labels;
 }

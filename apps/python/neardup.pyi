@@ -26,6 +26,7 @@ class AddResult(NamedTuple):
     cluster_size: int
     fingerprint: int
     matches: list[Match]
+    gathered: list[str]
 
 class QueryResult(NamedTuple):
     cluster: str | None

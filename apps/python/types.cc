@@ -36,7 +36,10 @@ const std::vector<TypeDoc>& TypeDocs() {
         {"duplicate", "True if it joined an existing cluster"},
         {"cluster_size", "live members of the cluster, this document included"},
         {"fingerprint", "SimHash-64 with the simhash signal, else XXH3-64 of the text"},
-        {"matches", "list of Match: verified near-duplicates, best first"}}},
+        {"matches", "list of Match: verified near-duplicates, best first"},
+        {"gathered",
+         "ids that were alone in their clusters and joined this one (their cluster is now "
+         "`cluster`)"}}},
       {"QueryResult",
        "What Engine.add would answer for a text, inserting nothing.",
        {{"cluster", "the cluster the text would join, or None if it is new"},
@@ -203,7 +206,7 @@ py::list MatchList(const std::vector<Match>& matches) {
 
 py::object ToPython(const AddResult& r) {
   return Make("AddResult", r.id, r.cluster, r.duplicate, r.cluster_size, r.fingerprint,
-              MatchList(r.matches));
+              MatchList(r.matches), py::cast(r.gathered));
 }
 
 py::object ToPython(const QueryResult& r) {

@@ -221,7 +221,8 @@ Json IngestJson(const IngestResult& r) {
           {"cluster_size", r.add.cluster_size},
           {"fingerprint", FingerprintHex(r.add.fingerprint)},
           {"created", r.created},
-          {"matches", MatchesJson(r.add.matches)}};
+          {"matches", MatchesJson(r.add.matches)},
+          {"gathered", r.add.gathered}};
 }
 
 Json ErrorJson(std::string_view code, std::string_view message) {

@@ -75,6 +75,10 @@ struct AddResult {
   uint32_t cluster_size = 0;
   uint64_t fingerprint = 0;    // SimHash-64 with the simhash signal, else XXH3-64 of the text
   std::vector<Match> matches;  // verified near-duplicates, best first, at most max_matches
+  // Documents that were alone in their clusters and joined this one, since
+  // this document is near them as well (docs/design.md, "The parent
+  // forest"): their cluster id is now `cluster`. Counted in cluster_size.
+  std::vector<std::string> gathered;
 };
 
 struct QueryResult {

@@ -224,6 +224,25 @@ void Forest::AddMember(Slot doc, Slot root, int64_t time) {
   ++live_;
 }
 
+void Forest::Adopt(Slot doc, Slot root) {
+  NEARDUP_CHECK(doc != root && IsLive(doc) && IsRoot(doc) && ClusterAt(doc).size == 1);
+  NEARDUP_CHECK(IsRoot(root) && nodes_[root].state != State::kFree);
+  Cluster& own = ClusterAt(doc);
+  Unlink(doc, own);
+  Resize(doc, 1, 0);
+  const int64_t time = nodes_[doc].time;
+  if (by_time_) by_time_->Erase(time, doc);
+  free_clusters_.push_back(nodes_[doc].up);
+  own = Cluster{};  // its queue entries turn stale
+  --live_clusters_;
+  nodes_[doc] = Node{root, kNoSlot, kNoSlot, State::kLive, false, time};
+  Cluster& c = ClusterAt(root);
+  ++c.size;
+  Link(doc, c);
+  Resize(root, c.size - 1, c.size);
+  SetRootTime(root, time);
+}
+
 void Forest::Prefetch(Slot root, int stage) const {
   if (root >= nodes_.size()) return;
   if (stage == 0) {

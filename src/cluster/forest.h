@@ -10,10 +10,13 @@
 //     earliest created (root arrival time), then the one whose root
 //     fingerprint is smallest, then the one created first (a total order).
 //   - Otherwise it starts a new cluster.
-//   - Trees never merge, so a member's cluster id never changes. The price:
-//     two clusters that drift together stay apart. The gain: stable ids for
-//     clients and no chaining, since a member only joins a cluster it is
-//     directly near (distance to some member <= k), not transitively.
+//   - A document alone in its cluster may be adopted into the cluster of a
+//     later document near it (Adopt; the engine's rule: Engine::Impl::
+//     Gather). Trees of two or more never merge, so once a document has
+//     company its cluster id never changes. The price: two clusters that
+//     drift together stay apart. The gain: stable ids for clients and no
+//     chaining, since a member only joins a cluster it is directly near
+//     (distance to some member <= k), not transitively.
 //
 // Removing a root while members remain leaves a "ghost" root: the cluster
 // keeps its id, the ghost counts for nothing, and the cluster disappears with
@@ -56,6 +59,12 @@ class Forest {
   void AddRoot(Slot doc, int64_t time);
   // Adds `doc` (a free slot) as a member of the cluster rooted at `root`.
   void AddMember(Slot doc, Slot root, int64_t time);
+
+  // Moves `doc`, the live root of a cluster of one, under the cluster
+  // rooted at `root` (another live or ghost root) as its newest member: its
+  // own cluster is gone, its time kept (refreshing the root's). O(log
+  // clusters) with the orders kept.
+  void Adopt(Slot doc, Slot root);
 
   // For a run of AddMember(_, root, _) calls (a restore): asks for what
   // one reads, a dependent step a stage: 0 the root's node, 1 its cluster

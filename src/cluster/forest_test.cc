@@ -191,6 +191,54 @@ TEST(ForestTest, ClusterIdsNeverChangeAndTreesNeverMerge) {
   EXPECT_EQ(f.RootOf(1), 1u);
 }
 
+// A cluster of one adopted into another: its own cluster is gone (from the
+// count, both orders and the expiry queue), it is the other's newest member,
+// and the other's root time rises to its time.
+TEST(ForestTest, AdoptMovesALoneRootUnderAnother) {
+  struct Names : RootNames {
+    std::string_view Name(Slot root) const override { return names[root]; }
+    std::vector<std::string> names = {"r0", "r1", "r2", "r3"};
+  } names;
+  Forest f;
+  f.OrderBy(&names);
+  f.AddRoot(0, 10);
+  f.AddMember(1, 0, 11);
+  f.AddRoot(2, 30);  // alone, newer than the cluster it joins
+  f.AddRoot(3, 5);
+  f.Adopt(2, 0);
+  EXPECT_EQ(f.RootOf(2), 0u);
+  EXPECT_EQ(f.Size(0), 3u);
+  EXPECT_EQ(f.Size(2), 0u);
+  EXPECT_EQ(f.clusters(), 2u);
+  EXPECT_EQ(f.live(), 4u);
+  EXPECT_EQ(Members(f, 0), (std::vector<Slot>{0, 1, 2}));
+  EXPECT_EQ(f.TimeOf(0), 30);
+  EXPECT_EQ(f.TimeOf(2), 30);
+  std::vector<Slot> roots;
+  f.Roots(&roots);
+  std::sort(roots.begin(), roots.end());
+  EXPECT_EQ(roots, (std::vector<Slot>{0, 3}));
+  EXPECT_EQ(f.by_size()->size(), 2u);
+  EXPECT_EQ(f.by_time()->size(), 2u);
+  std::vector<std::pair<int64_t, Slot>> by_size;
+  f.by_size()->Scan(true, std::nullopt, [&](int64_t size, Slot root) {
+    by_size.emplace_back(size, root);
+    return true;
+  });
+  EXPECT_EQ(by_size, (std::vector<std::pair<int64_t, Slot>>{{3, 0}, {1, 3}}));
+  std::vector<Slot> expired;
+  f.ExpiredRoots(100, 10, &expired);
+  EXPECT_EQ(expired, (std::vector<Slot>{3, 0}));  // 2's own entry is stale
+  // Removing the adopted member frees its slot, which may start a cluster.
+  std::vector<Slot> released;
+  f.Remove(2, &released);
+  EXPECT_EQ(released, std::vector<Slot>{2});
+  EXPECT_EQ(f.Size(0), 2u);
+  f.AddRoot(2, 40);
+  EXPECT_EQ(f.clusters(), 3u);
+  EXPECT_EQ(f.Size(2), 1u);
+}
+
 TEST(ForestTest, RemovingRootLeavesGhostUntilLastMember) {
   Forest f;
   f.AddRoot(0, 1);

@@ -110,6 +110,49 @@ TEST(ContainmentEngineTest, AStoryJoinsAClusterItHoldsWhole) {
   EXPECT_FALSE(b->duplicate) << "joined " << b->cluster;
 }
 
+// Two excerpts of one story that share no passage arrive before it, and
+// each starts a cluster. The story joins one and gathers the other, which
+// AddResult::gathered lists. A cluster of two is not gathered. A story that
+// the new text lies in is not gathered either: an ad page that arrives after
+// two stories that run the ad joins one of them and leaves the other alone.
+TEST(ContainmentEngineTest, AStoryGathersAnExcerptAloneInItsCluster) {
+  auto e = Engine::Create({}).value();
+  const std::string story = RandomHan(900, 31);
+  const std::string one = "节选" + RandomHan(6, 32) + "\n\n" + story.substr(0, 3 * 250);
+  const std::string two = "节选" + RandomHan(6, 33) + "\n\n" + story.substr(3 * 600, 3 * 250);
+  ASSERT_FALSE(e->Add({"one", one, 1000}).value().duplicate);
+  ASSERT_FALSE(e->Add({"two", two, 1002}).value().duplicate);
+  auto r = e->Add({"story", story, 1004});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->cluster, "one");  // two clusters of one: the earlier created
+  EXPECT_EQ(r->gathered, std::vector<std::string>{"two"});
+  EXPECT_EQ(r->cluster_size, 3u);
+  EXPECT_EQ(e->ClusterOf("two").value().id, "one");
+  EXPECT_TRUE(e->GetCluster("two").status().IsNotFound());
+  EXPECT_EQ(e->Stats().clusters, 1u);
+
+  auto f = Engine::Create({}).value();
+  ASSERT_FALSE(f->Add({"one", one, 1000}).value().duplicate);
+  ASSERT_EQ(f->Add({"one-copy", one, 1001}).value().cluster, "one");
+  ASSERT_FALSE(f->Add({"two", two, 1002}).value().duplicate);
+  ASSERT_EQ(f->Add({"two-copy", two, 1003}).value().cluster, "two");
+  auto s = f->Add({"story", story, 1004});
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->cluster, "one");
+  EXPECT_TRUE(s->gathered.empty());
+  EXPECT_EQ(f->ClusterOf("two-copy").value().id, "two");
+
+  auto g = Engine::Create({}).value();
+  const std::string ad = RandomHan(300, 34);
+  ASSERT_FALSE(g->Add({"a", RandomHan(400, 35) + "。" + ad, 1000}).value().duplicate);
+  ASSERT_FALSE(g->Add({"b", RandomHan(400, 36) + "。" + ad, 1001}).value().duplicate);
+  auto p = g->Add({"ad", ad, 1002});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->cluster, "a");
+  EXPECT_TRUE(p->gathered.empty());
+  EXPECT_EQ(g->ClusterOf("b").value().id, "b");
+}
+
 // How many of a prepared document's sketches AddPrepared turned
 // non-indexable (SignalSet::DropCopyKeys), and the result.
 struct Added {

@@ -72,15 +72,20 @@ TEST_P(DurableFaultTest, FailedCommitsChangeNothingAndTheWriterRecovers) {
     }
     ASSERT_TRUE(d->Remove("a9").ok());  // a member
     ASSERT_TRUE(d->Remove("a0").ok());  // a root with members: a ghost
+    // Two excerpts of a story, each alone in its cluster: the story gathers one.
+    const std::string story = Story(rng, 900);
+    ASSERT_TRUE(Add(*d, "e-one", "节选\n\n" + story.substr(0, 3 * 250)).ok());
+    ASSERT_TRUE(Add(*d, "e-two", "节选\n\n" + story.substr(3 * 600, 3 * 250)).ok());
     // The ids about to be refused are in the picture too: absent before, and after.
     std::vector<std::string> all = ids_;
-    all.insert(all.end(), {"x-new", "x-join", "x-b1", "x-b2", "x-last"});
+    all.insert(all.end(), {"x-new", "x-join", "x-b1", "x-b2", "x-last", "x-story"});
     const std::string before = Snapshot(EngineOf(*d), all);
 
     faults->Fail(f.op, f.kind);
     // Adds: new clusters and joins of existing ones.
     EXPECT_EQ(Add(*d, "x-new", Story(rng, 150)).code(), f.code);
     EXPECT_EQ(Add(*d, "x-join", Edit(rng, bases[1], 1)).code(), f.code);
+    EXPECT_EQ(Add(*d, "x-story", story).code(), f.code);  // would gather e-two
     std::vector<IncomingDocument> batch = {{"x-b1", Edit(rng, bases[2], 2), 9000, ""},
                                            {"x-b2", Story(rng, 150), 9001, ""}};
     for (const auto& r : d->AddBatch(batch, OnConflict::kError))
@@ -101,10 +106,12 @@ TEST_P(DurableFaultTest, FailedCommitsChangeNothingAndTheWriterRecovers) {
 
     faults->Clear();
     ASSERT_TRUE(Add(*d, "y-after", Edit(rng, bases[3], 1)).ok());
+    ASSERT_TRUE(Add(*d, "y-story", story).ok());
     ASSERT_TRUE(d->Remove("a11").ok());
     acknowledged = Snapshot(EngineOf(*d), ids_);
     EXPECT_NE(acknowledged.find("y-after:a3"), std::string::npos);
     EXPECT_NE(acknowledged.find("x-join:absent"), std::string::npos);
+    EXPECT_NE(acknowledged.find("e-two:e-one,"), std::string::npos) << acknowledged;
     ASSERT_TRUE(d->Close().ok());
   }
   auto d = Open(nullptr);

@@ -2,7 +2,8 @@
 // ReloadTrees (durable_impl.h): after a failed group commit, the trees the
 // group changed are reloaded from the store, so memory and disk agree.
 // Trees never merge, so a tree is a unit: its nodes are the ids whose
-// stored root (or own id, for a root) is the tree's root.
+// stored root (or own id, for a root) is the tree's root, and the documents
+// alone in their clusters that the group gathered into it.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -33,10 +34,12 @@ Status ReloadTree(const store::DocStore& st, Engine& e, const std::string& root,
   if (auto c = e.GetCluster(root); c.ok()) ids.insert(c->members.begin(), c->members.end());
   for (const auto& id : touched) ids.insert(id);
   RemovalChanges ignored;
+  std::set<std::string> erased;
   for (const auto& id : ids) {
     auto rec = EngineInternal::Record(e, id);
     if (rec.ok() && rec->cluster == root && !rec->ghost) {
       (void)EngineInternal::Erase(e, id, &ignored);  // a ghost root goes with its last member
+      erased.insert(id);
     }
   }
   std::vector<store::NodeRow> rows;
@@ -44,7 +47,11 @@ Status ReloadTree(const store::DocStore& st, Engine& e, const std::string& root,
     auto row = StoredNode(st, id);
     if (row.status().IsNotFound()) continue;  // never committed, or in another tree
     NEARDUP_RETURN_IF_ERROR(row.status());
-    if (row->cluster() == root) rows.push_back(std::move(*row));
+    // A stored root that memory had in this tree was gathered into it by
+    // the failed group (Engine::Impl::Gather): it is alone again.
+    if (row->cluster() == root || (row->root.empty() && erased.contains(id))) {
+      rows.push_back(std::move(*row));
+    }
   }
   std::sort(rows.begin(), rows.end(),
             [](const store::NodeRow& a, const store::NodeRow& b) { return a.seq < b.seq; });

@@ -22,12 +22,18 @@ using engine::WriteOp;
 struct Group {
   store::DocStore::Batch batch;
   std::unordered_map<std::string, uint64_t> new_seqs;
+  // The items of the ids added in it, for a document gathered in the same
+  // group (its rows are rewritten from them).
+  std::unordered_map<std::string, const WriteOp::Item*> new_items;
   std::vector<std::string> added;  // in order, for rollback
   // Ids whose trees changed in memory other than by an add of this group:
   // removed, expired and touched ids, and the clusters adds joined (their
   // root time rose). A failed commit reloads these trees from the store.
   std::vector<std::string> reload;
   bool sync = false;
+  // A store read that failed while the group was applied: the group is
+  // not written, and rolled back.
+  Status error;
 };
 
 class Writer {
@@ -104,9 +110,55 @@ class Writer {
       g.reload.push_back(r.cluster);
     }
     g.new_seqs[d.id] = seq;
+    g.new_items[d.id] = &item;
     g.added.push_back(d.id);
     g.sync = true;
+    for (const auto& id : r.gathered) Regather(id, r.cluster, g);
     return IngestResult{std::move(r), true};
+  }
+
+  // A document the add gathered into `root`'s cluster (AddResult::
+  // gathered): its node row moves to the next seq, naming its root, so a
+  // restart restores the root first and replays the join in its order; its
+  // doc row follows the seq. Its rows come from its item when it was added
+  // in this group, else from the store.
+  void Regather(const std::string& id, const std::string& root, Group& g) {
+    store::NodeRow node;
+    store::DocRow doc;
+    uint64_t old_seq = 0;
+    if (auto it = g.new_items.find(id); it != g.new_items.end()) {
+      const WriteOp::Item& item = *it->second;
+      old_seq = g.new_seqs.at(id);
+      auto rec = EngineInternal::Record(engine_, id);
+      if (!rec.ok()) return Fail(rec.status(), id, g);
+      node = {0,
+              id,
+              "",
+              rec->fingerprint,
+              item.doc.time,
+              EngineInternal::EncodeSketches(engine_, item.prepared)};
+      doc = {0, item.doc.time, item.doc.meta, impl_.store_text ? item.doc.text : std::string()};
+    } else {
+      auto stored = impl_.store->GetDoc(id);
+      if (!stored.ok()) return Fail(stored.status(), id, g);
+      auto row = impl_.store->GetNode(stored->seq);
+      if (!row.ok()) return Fail(row.status(), id, g);
+      old_seq = stored->seq;
+      node = std::move(*row);
+      doc = std::move(*stored);
+    }
+    const uint64_t seq = impl_.next_seq++;
+    node.seq = doc.seq = seq;
+    node.root = root;
+    g.batch.DeleteNodeRow(old_seq);
+    g.batch.PutNode(node);
+    g.batch.PutDoc(id, doc);
+    g.new_seqs[id] = seq;
+    g.reload.push_back(id);
+  }
+
+  void Fail(const Status& s, const std::string& id, Group& g) {
+    if (g.error.ok()) g.error = s.WithContext("moving gathered '" + id + "'");
   }
 
   Result<IngestResult> Existing(const WriteOp::Item& item) {
@@ -249,8 +301,8 @@ void DurableImpl::WriterLoop() {
         expired_d += op->changes.documents;
       }
     }
-    Status s;
-    if (g.batch.count() > 0) {
+    Status s = g.error;
+    if (s.ok() && g.batch.count() > 0) {
       g.batch.PutMeta("counters", EncodeCounters(engine.Stats(), expired_t, expired_d));
       s = store->Write(&g.batch, g.sync && options.sync);
     }

@@ -34,7 +34,7 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
                                 const signal::QueryParams& q, std::vector<Slot>* near,
                                 std::vector<Match>* matches, signal::SignalSet::Verdicts* verdicts,
                                 const signal::SignalSet::QueryMemos* again,
-                                std::vector<Slot>* covering) const {
+                                std::vector<Slot>* covering, std::vector<Slot>* gatherable) const {
   thread_local std::vector<signal::Evidence> found;
   found.clear();
   NEARDUP_RETURN_IF_ERROR(signals->Candidates(input, sketches, PerCluster(q), text_source(), &found,
@@ -57,6 +57,7 @@ Status Engine::Impl::Candidates(const signal::SignalInput& input,
     // batch/clusters.h).
     if (e.contained != 'm' || HoldsWholeCluster(slots, forest.RootOf(e.slot))) {
       near->push_back(e.slot);
+      if (gatherable != nullptr && e.contained != 'q') gatherable->push_back(e.slot);
     }
     if (covering != nullptr && e.contained != 'm' &&
         (e.contained == 'q' || e.signal == "exact" || e.verified.value_or(0) >= kCopySimilarity)) {
@@ -121,7 +122,7 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, engine::PreparedD
   AddResult r;
   r.id = doc.id;
   r.fingerprint = p->processed.fingerprint;
-  std::vector<Slot> near, covering;
+  std::vector<Slot> near, covering, gatherable;
   // PreVerify's verdicts hold while no slot changed hands since; its index
   // answers are brought up to date (QueryAgain) rather than asked again.
   // The same holds for the boilerplate marks they were reached with.
@@ -133,7 +134,8 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, engine::PreparedD
   signal::SignalInput input = InputOf(*p);
   input.boilerplate = marked;
   NEARDUP_RETURN_IF_ERROR(Candidates(input, p->sketches, {}, &near, &r.matches, &verdicts,
-                                     fresh && !p->memos.empty() ? &p->memos : nullptr, &covering));
+                                     fresh && !p->memos.empty() ? &p->memos : nullptr, &covering,
+                                     &gatherable));
   const Slot root = forest.ChooseCluster(near, fingerprints);
   // A copy of a member of the cluster it joins keeps no passage keys: that
   // member's find the cluster (Signal::IndexesCopies).
@@ -157,10 +159,20 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, engine::PreparedD
     ++counters.duplicates;
   }
   const Slot cluster_root = forest.RootOf(slot);
+  Gather(gatherable, cluster_root, &r.gathered);
   r.cluster = IdOf(cluster_root);
   r.cluster_size = forest.Size(cluster_root);
   ++counters.added;
   return r;
+}
+
+void Engine::Impl::Gather(std::span<const Slot> near, Slot root, std::vector<std::string>* ids) {
+  for (Slot s : near) {
+    // Duplicates in `near` meet a slot already gathered: no longer a root.
+    if (s == root || forest.RootOf(s) != s || forest.Size(s) != 1) continue;
+    forest.Adopt(s, root);
+    ids->push_back(IdOf(s));
+  }
 }
 
 void Engine::Impl::EraseLocked(Slot s, RemovalChanges* changes) {

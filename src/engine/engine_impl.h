@@ -203,6 +203,8 @@ struct Engine::Impl {
   // the slots among `near` that hold nearly all of `p`'s text: `p` lies in
   // them (Evidence::contained 'q'), is identical (exact) or verified at
   // least kCopySimilarity. A copy of those needs no passage keys of its own.
+  // `gatherable` (may be null) gets the slots among `near` that do not hold
+  // `p` (Evidence::contained other than 'q'), for Gather.
   // `verdicts` as for SignalSet::Candidates.
   // `again`: the signals' memos of an earlier query of p (SignalSet::Candidates).
   // `input`: InputOf(p) with the boilerplate marks of the moment.
@@ -210,9 +212,12 @@ struct Engine::Impl {
                     const signal::QueryParams& q, std::vector<Slot>* near,
                     std::vector<Match>* matches, signal::SignalSet::Verdicts* verdicts = nullptr,
                     const signal::SignalSet::QueryMemos* again = nullptr,
-                    std::vector<Slot>* covering = nullptr) const REQUIRES_SHARED(mu);
+                    std::vector<Slot>* covering = nullptr,
+                    std::vector<Slot>* gatherable = nullptr) const REQUIRES_SHARED(mu);
 
-  // Adds a prepared document. A document that joins a cluster as a copy of
+  // Adds a prepared document. It joins a cluster as the forest chooses
+  // (cluster::Forest::ChooseCluster), then gathers the documents alone in
+  // their clusters that it is near (Gather). A document that joins a cluster as a copy of
   // a member (`covering`, above) loses the sketches of the signals that do
   // not index copies (SignalSet::DropCopyKeys) in *p, so that a store keeps
   // them as indexed.
@@ -225,6 +230,14 @@ struct Engine::Impl {
   // member is in the evidence. O(found + members log found).
   static constexpr size_t kMaxHeldCluster = 64;
   bool HoldsWholeCluster(std::span<const Slot> sorted_slots, Slot root) const REQUIRES_SHARED(mu);
+
+  // Moves each slot of `near` that is alone in its cluster (a live root of
+  // size 1, not `root`) under `root` (cluster::Forest::Adopt), appending its
+  // id to *ids. `near`: the new document's evidence that it is near or
+  // holds (a text the new one lies in is left alone: an ad page that a
+  // story holds joins that story, a story that holds an ad line does not
+  // join the ad's). O(near).
+  void Gather(std::span<const Slot> near, Slot root, std::vector<std::string>* ids) REQUIRES(mu);
 
   // Files `slot` under its sketches, text and fingerprint.
   void Index(Slot slot, const engine::PreparedDocument& p) REQUIRES(mu);

@@ -4,6 +4,7 @@ the Python API, errors as exceptions, options mapped to the library's."""
 import ast
 import os
 import pickle
+import random
 
 import pytest
 
@@ -50,6 +51,17 @@ def test_add_many_matches_add_one_by_one():
     assert neardup.Engine().add_many(dict(docs)) == want
     # a generator, consumed in chunks
     assert len(neardup.Engine().add_many(("g%d" % i, "text %d" % i) for i in range(20000))) == 20000
+
+
+def test_a_story_gathers_an_excerpt_alone_in_its_cluster():
+    rng = random.Random(6)  # a story whose keys both excerpts hold (8 bins; seed 5's miss one)
+    story = "".join(chr(0x4E00 + rng.randrange(2000)) for _ in range(900))
+    e = neardup.Engine()
+    assert not e.add("one", "节选\n\n" + story[:250], 1000).duplicate
+    assert e.add("two", "节选\n\n" + story[600:850], 1001).gathered == []
+    r = e.add("story", story, 1002)
+    assert (r.cluster, r.cluster_size, r.gathered) == ("one", 3, ["two"])
+    assert e.cluster_of("two").id == "one" and e.stats().clusters == 1
 
 
 def test_add_many_errors():

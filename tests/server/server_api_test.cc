@@ -75,6 +75,30 @@ class ApiTest : public ::testing::Test {
   std::unique_ptr<httplib::Client> client_;
 };
 
+// Two excerpts of a story arrive before it and start two clusters; the
+// story joins one and gathers the other, which its answer lists.
+TEST_F(ApiTest, AStoryGathersAnExcerptAloneInItsCluster) {
+  std::mt19937 rng(31);
+  std::string story;  // 900 random Han characters
+  for (int i = 0; i < 900; ++i) {
+    const uint32_t c = 0x4E00 + rng() % 2000;
+    story += {static_cast<char>(0xE0 | c >> 12), static_cast<char>(0x80 | (c >> 6 & 0x3F)),
+              static_cast<char>(0x80 | (c & 0x3F))};
+  }
+  const std::string one = "节选\n\n" + story.substr(0, 3 * 250);
+  const std::string two = "节选\n\n" + story.substr(3 * 600, 3 * 250);
+  ASSERT_EQ(Call("POST", "/v1/documents", Doc("gx-one", one)).first, 201);
+  ASSERT_EQ(Call("POST", "/v1/documents", Doc("gx-two", two)).first, 201);
+  auto r = Call("POST", "/v1/documents", Doc("gx-story", story));
+  ASSERT_EQ(r.first, 201) << r.second.dump();
+  ASSERT_EQ(r.second["gathered"].size(), 1u) << r.second.dump();
+  const std::string joined = r.second["cluster"], gathered = r.second["gathered"][0];
+  EXPECT_EQ(std::set<std::string>({joined, gathered}), std::set<std::string>({"gx-one", "gx-two"}));
+  EXPECT_EQ(r.second["cluster_size"], 3);
+  auto g = Call("GET", "/v1/documents/" + gathered);
+  EXPECT_EQ(g.second["cluster"], joined) << g.second.dump();
+}
+
 TEST_F(ApiTest, AddReprintQueryGetSimilarClusterDelete) {
   auto a =
       Call("POST", "/v1/documents", Doc("add-a", kStory, {{"title", "CPI"}, {"source", "xinhua"}}));
@@ -82,6 +106,7 @@ TEST_F(ApiTest, AddReprintQueryGetSimilarClusterDelete) {
   EXPECT_EQ(a.second["cluster"], "add-a");
   EXPECT_EQ(a.second["duplicate"], false);
   EXPECT_EQ(a.second["cluster_size"], 1);
+  EXPECT_EQ(a.second["gathered"], Json::array());
 
   auto b = Call("POST", "/v1/documents", Doc("add-b", kReprint, {{"source", "sina"}}));
   ASSERT_EQ(b.first, 201);
