@@ -121,13 +121,17 @@ struct EngineStats {
   uint64_t removed = 0;
   size_t index_bytes = 0;  // every signal's index, and the boilerplate guard's counts
   size_t forest_bytes = 0;
-  size_t id_bytes = 0;     // the id table
-  size_t text_bytes = 0;   // normalized texts kept for verification
+  size_t id_bytes = 0;  // the id table
+  // Normalized texts kept for verification, with the compact verification
+  // forms (src/verify/form.h, ~1.2 bytes a shingle) an in-memory engine keeps
+  // of its long texts, so that candidates are verified without shingling
+  // their texts again.
+  size_t text_bytes = 0;
   double threshold = 0.0;  // the similarity threshold in effect
-  // Candidates verified since creation: from stored verification forms (a
-  // durable engine's), and from texts. `verified_doubted` of the latter had
-  // a form whose cut shingle hashes left the verdict too close to the
-  // threshold to trust (src/verify/form.h); they were decided from the text.
+  // Candidates verified since creation: from verification forms (a durable
+  // engine's stored ones, an in-memory engine's kept ones), and from texts. `verified_doubted` of
+  // the latter had a form whose cut shingle hashes left the verdict too close to the threshold to
+  // trust (src/verify/form.h); they were decided from the text.
   uint64_t verified_from_forms = 0;
   uint64_t verified_from_texts = 0;
   uint64_t verified_doubted = 0;

@@ -66,6 +66,7 @@ Result<AddResult> Engine::Add(const Document& doc) {
   }
   engine::PreparedDocument p;
   NEARDUP_RETURN_IF_ERROR(impl_->Prepare(doc.text, &p));
+  impl_->PrepareForm(&p);
   base::WriterLock lock(impl_->mu);
   return impl_->AddLocked(doc, &p);
 }
@@ -83,7 +84,10 @@ std::vector<Result<AddResult>> Engine::AddBatch(std::span<const Document> docs) 
   std::vector<engine::PreparedDocument> prepared(docs.size());
   std::vector<Status> status(docs.size());
   base::ParallelFor(docs.size(), threads, 64, [&](int, size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) status[i] = impl_->Prepare(docs[i].text, &prepared[i]);
+    for (size_t i = begin; i < end; ++i) {
+      status[i] = impl_->Prepare(docs[i].text, &prepared[i]);
+      if (status[i].ok()) impl_->PrepareForm(&prepared[i]);
+    }
   });
   std::vector<Result<AddResult>> out;
   out.reserve(docs.size());

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "verify/form.h"
+
 namespace neardup {
 
 Slot Engine::Impl::AllocateSlot() {
@@ -21,6 +23,30 @@ Status Engine::Impl::Prepare(std::string_view text, engine::PreparedDocument* ou
   NEARDUP_RETURN_IF_ERROR(pipeline->Process(text, &out->processed));
   NEARDUP_ASSIGN_OR_RETURN(out->sketches, signals->Compute(InputOf(*out)));
   return Status::OK();
+}
+
+std::string Engine::Impl::MakeForm(engine::PreparedDocument* p) const {
+  const verify::Verifier* v = signals->verifier();
+  std::string form;
+  if (v == nullptr) return form;
+  if (v->uses_shingles()) {
+    p->narrow_width = verify::NarrowWidth(p->processed.shingles.size());
+    verify::Narrow(p->processed.shingles, &p->narrow, p->narrow_width, verify::Cut::kHigh);
+  }
+  verify::MakeCompactForm(v, p->processed.normalized, &form, &p->processed.shingles,
+                          v->uses_shingles() ? &p->narrow : nullptr, p->processed.Expressions());
+  return form;
+}
+
+void Engine::Impl::PrepareForm(engine::PreparedDocument* p) const {
+  const verify::Verifier* v = signals->verifier();
+  // A verifier of texts (edit distance) reads the text whole: a form would
+  // be the text again.
+  if (v == nullptr || !v->uses_shingles() || texts_external) return;
+  p->form = MakeForm(p);
+  // A form that carries the text (a short one) spares nothing: the text
+  // store has it.
+  if (verify::FormCarriesText(p->form)) p->form.clear();
 }
 
 signal::QueryParams Engine::Impl::PerCluster(signal::QueryParams q) const {
@@ -91,7 +117,7 @@ void Engine::Impl::Index(Slot slot, const engine::PreparedDocument& p) {
   NEARDUP_CHECK(signals->Insert(slot, p.sketches).ok());
   if (fingerprints.size() <= slot) fingerprints.resize(slot + 1);  // geometric by capacity
   fingerprints[slot] = p.processed.fingerprint;
-  if (keeps_texts()) texts.Put(slot, p.processed.normalized, p.processed.Expressions());
+  if (keeps_texts()) texts.Put(slot, p.processed.normalized, p.processed.Expressions(), p.form);
 }
 
 void Engine::Impl::FileRestored(Slot slot, Slot root, uint64_t fingerprint, int64_t time,

@@ -13,6 +13,7 @@
 #define NEARDUP_ENGINE_ENGINE_IMPL_H_
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <span>
@@ -38,16 +39,24 @@ using cluster::Slot;
 
 namespace engine {
 
-// Normalized texts by slot, for the verifier (in-memory engines).
+// Normalized texts by slot, for the verifier (in-memory engines), and
+// their compact verification forms (verify/form.h) when the engine makes
+// them, so that a candidate is verified without shingling its text again
+// (the text decides a verdict the form's narrow shingles leave unsure).
 // A short text's expressions (pipeline::Processed) follow it in the same
 // string: `split_` holds where (kNone: none known).
 class TextStore final : public signal::TextSource {
  public:
-  void Put(Slot s, std::string_view text, std::optional<std::string_view> expressions) {
+  void Put(Slot s, std::string_view text, std::optional<std::string_view> expressions,
+           std::string_view form = {}) {
     if (texts_.size() <= s) {
       const size_t n = std::max<size_t>(s + 1, texts_.size() * 3 / 2);
       texts_.resize(n);
       split_.resize(n, kNone);
+    }
+    if (!form.empty() || s < forms_.size()) {
+      if (forms_.size() <= s) forms_.resize(texts_.size());
+      forms_[s].assign(form);
     }
     texts_[s].assign(text);
     split_[s] = kNone;
@@ -58,6 +67,12 @@ class TextStore final : public signal::TextSource {
   }
   void Erase(Slot s) {
     if (s < texts_.size()) std::string().swap(texts_[s]), split_[s] = kNone;
+    if (s < forms_.size()) std::string().swap(forms_[s]);
+  }
+  Status GetForm(uint32_t slot, std::string* form) const override {
+    if (slot >= forms_.size() || forms_[slot].empty()) return Status::NotFound("no form");
+    *form = forms_[slot];
+    return Status::OK();
   }
   Status Get(uint32_t slot, std::string* normalized) const override {
     if (slot >= texts_.size()) return Status::NotFound("no text");
@@ -70,19 +85,23 @@ class TextStore final : public signal::TextSource {
     return true;
   }
   size_t MemoryBytes() const {
-    size_t n = texts_.capacity() * sizeof(std::string) + split_.capacity() * sizeof(uint32_t);
+    size_t n = texts_.capacity() * sizeof(std::string) + split_.capacity() * sizeof(uint32_t) +
+               forms_.capacity() * sizeof(std::string);
     for (const auto& t : texts_) n += t.capacity() > 15 ? t.capacity() + 1 : 0;
+    for (const auto& f : forms_) n += f.capacity() > 15 ? f.capacity() + 1 : 0;
     return n;
   }
   void ShrinkToFit() {
     texts_.shrink_to_fit();
     split_.shrink_to_fit();
+    forms_.shrink_to_fit();
   }
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
   std::vector<std::string> texts_;
   std::vector<uint32_t> split_;
+  std::vector<std::string> forms_;  // by slot; empty: none (sized on the first)
 };
 
 // The texts of an external store, by id, normalized on the way in, and
@@ -157,6 +176,9 @@ struct Engine::Impl {
   // started a cluster, by anchor. Null when the guard is off.
   std::unique_ptr<verify::BoilerplateCounts> boilerplate PT_GUARDED_BY(mu);
   std::unique_ptr<signal::TextSource> external_texts;  // set at creation
+  // Whether texts come from external_texts (read by PrepareForm outside
+  // the lock).
+  std::atomic<bool> texts_external{false};
 
   bool keeps_texts() const REQUIRES_SHARED(mu) {
     return signals->verifier() != nullptr && !external_texts;
@@ -177,6 +199,12 @@ struct Engine::Impl {
   // Pure, outside the lock (the signal set's sketching is). Errors: those
   // of the pipeline and signals.
   Status Prepare(std::string_view text, engine::PreparedDocument* out) const;
+  // The compact verification form of a prepared document (verify/form.h),
+  // with its narrow shingles. No lock.
+  std::string MakeForm(engine::PreparedDocument* p) const;
+  // For an engine that keeps its texts and verifies shingles: p->form, which
+  // Index keeps beside the text (TextStore). No lock.
+  void PrepareForm(engine::PreparedDocument* p) const;
   signal::SignalInput InputOf(const engine::PreparedDocument& p) const {
     signal::SignalInput in = pipeline::SignalInputOf(p.processed);
     in.narrow = p.narrow;

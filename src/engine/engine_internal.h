@@ -53,6 +53,9 @@ struct PreparedDocument {
   // empty until then.
   std::vector<uint64_t> narrow;
   int narrow_width = 32;
+  // The compact verification form an in-memory engine keeps beside the
+  // text (Engine::Impl::PrepareForm); empty when it keeps none.
+  std::string form;
   // PreVerify's verdicts on the candidates, valid while no slot has been
   // released since (`epoch`, the engine's count of released slots).
   signal::SignalSet::Verdicts verdicts;

@@ -59,19 +59,11 @@ void EngineInternal::UseTextLookup(Engine& e, TextLookup lookup, FormLookup form
   base::WriterLock lock(m.mu);
   m.external_texts = std::make_unique<LookupTextSource>(&m.ids, m.pipeline.get(), std::move(lookup),
                                                         std::move(forms));
+  m.texts_external = true;
 }
 
 std::string EngineInternal::MakeForm(const Engine& e, PreparedDocument* p) {
-  const verify::Verifier* v = e.impl_->signals->verifier();
-  std::string form;
-  if (v == nullptr) return form;
-  if (v->uses_shingles()) {
-    p->narrow_width = verify::NarrowWidth(p->processed.shingles.size());
-    verify::Narrow(p->processed.shingles, &p->narrow, p->narrow_width, verify::Cut::kHigh);
-  }
-  verify::MakeCompactForm(v, p->processed.normalized, &form, &p->processed.shingles,
-                          v->uses_shingles() ? &p->narrow : nullptr, p->processed.Expressions());
-  return form;
+  return e.impl_->MakeForm(p);
 }
 
 Result<NodeRecord> EngineInternal::Record(const Engine& e, std::string_view id) {

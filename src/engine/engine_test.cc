@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <random>
 #include <thread>
+
+#include "base/random_text.h"
 
 namespace neardup {
 namespace {
@@ -221,6 +224,39 @@ TEST(EngineTest, AddBatchMatchesSequentialAdds) {
     EXPECT_EQ(results[i]->cluster_size, s->cluster_size);
   }
   EXPECT_TRUE(results.back().status().IsAlreadyExists());
+}
+
+// An in-memory engine keeps the compact verification form of a long text
+// beside the text and verifies candidates from it, without shingling their
+// texts again: every match is one that the texts decide alike (Explain), at
+// a similarity within 0.03 of theirs (narrow shingles, verify/form.h), and
+// texts near the threshold cover both sides of it.
+TEST(EngineTest, LongTextsAreVerifiedFromTheFormsKept) {
+  auto e = NewEngine();
+  const std::string story = base::RandomHan(600, 71);
+  ASSERT_TRUE(e->Add({"story", story}).ok());
+  std::mt19937 rng(72);
+  int near = 0, far = 0;
+  for (int i = 0; i < 60; ++i) {
+    std::string text = story;
+    const int edits = 10 + 2 * i;  // Jaccard from about 0.9 to 0.3
+    for (int k = 0; k < edits; ++k) text.replace(3 * (rng() % 600), 3, "的");
+    auto r = e->Add({"v" + std::to_string(i), text});
+    ASSERT_TRUE(r.ok());
+    auto x = e->Explain(text, story);
+    ASSERT_TRUE(x.ok());
+    for (const Match& m : r->matches) {
+      if (m.id != "story") continue;
+      EXPECT_TRUE(x->duplicate) << i;
+      EXPECT_NEAR(*m.verified, x->similarity, 0.03) << i;
+    }
+    (x->duplicate ? near : far)++;
+  }
+  EXPECT_GT(near, 5);
+  EXPECT_GT(far, 5);
+  const EngineStats s = e->Stats();
+  EXPECT_GT(s.verified_from_forms, 60u);
+  EXPECT_LT(s.verified_from_texts, s.verified_from_forms / 10);
 }
 
 TEST(EngineTest, FingerprintIsStableAcrossVersions) {
