@@ -52,7 +52,7 @@ const std::vector<TypeDoc>& TypeDocs() {
         {"size", "live members"},
         {"root_removed", "the root was removed; the id stays while members remain"},
         {"time", "the root's time in ms since the epoch (latest arrival or look-up)"},
-        {"members", "member ids in arrival order, at most the requested limit"}}},
+        {"members", "member ids in the order they joined, at most the requested limit"}}},
       {"DocumentInfo",
        "The stored record of a live document (Engine.get).",
        {{"id", "the document's id"},

@@ -93,7 +93,7 @@ struct ClusterInfo {
   uint32_t size = 0;                 // live members
   bool root_removed = false;         // the root document was removed; the id stays
   int64_t time = 0;                  // the root's time: the latest arrival or look-up in the tree
-  std::vector<std::string> members;  // arrival order, at most the requested limit
+  std::vector<std::string> members;  // the order they joined, at most the requested limit
 };
 
 struct DocumentInfo {

@@ -114,7 +114,8 @@ class Forest {
   // Live members of the cluster rooted at `root` (excluding a ghost root).
   uint32_t Size(Slot root) const;
   int64_t CreatedTime(Slot root) const;
-  // Live members of the cluster in arrival order (root first when live).
+  // Live members of the cluster in the order they joined (root first when
+  // live; a gathered document joins when it is gathered).
   void Members(Slot root, std::vector<Slot>* out, size_t limit = SIZE_MAX) const;
 
   size_t clusters() const { return live_clusters_; }
