@@ -157,6 +157,28 @@ def case_truth_larger_than_corpus(neardup, src, tmp):
     assert read_csv(os.path.join(out, "metrics.csv"))
 
 
+def case_online_final_clusters(neardup, src, tmp):
+    # Online, two excerpts of a story arrive before it and start two clusters;
+    # the story joins one and gathers the other. The clusters are read after
+    # the last add, so the three are one cluster: every truth pair is found.
+    import random
+    rng = random.Random(6)
+    story = "".join(chr(0x4E00 + rng.randrange(2000)) for _ in range(900))
+    corpus = os.path.join(tmp, "c.jsonl")
+    with open(corpus, "w") as fh:
+        for i, text in (("one", "节选\n\n" + story[:250]), ("two", "节选\n\n" + story[600:850]),
+                        ("story", story), ("other", story[::-1])):
+            fh.write(json.dumps({"id": i, "text": text}, ensure_ascii=False) + "\n")
+    truth = os.path.join(tmp, "t.jsonl")
+    with open(truth, "w") as fh:
+        for i in ("one", "two", "story"):
+            fh.write(json.dumps({"id": i, "cluster": "s"}) + "\n")
+    out = os.path.join(tmp, "ev")
+    run([neardup, "eval", corpus, "--truth", truth, "--mode", "online", "--out", out, "-q"])
+    row = read_csv(os.path.join(out, "metrics.csv"))[0]
+    assert (row["truth_pairs"], row["predicted_pairs"], row["true_positives"]) == ("3", "3", "3"), row
+
+
 def case_usage_errors(neardup, src, tmp):
     corpus = os.path.join(tmp, "c.jsonl")
     with open(corpus, "w") as fh:
