@@ -120,6 +120,7 @@ const std::map<std::string, Setter>& Setters() {
       // limits and resources
       ND_SIZE("max_matches", max_matches),
       ND_SIZE("verify_per_cluster", verify_per_cluster),
+      ND_BOOL("keep_forms", keep_forms),
       ND_SIZE("max_document_bytes", max_document_bytes),
       ND_INT("threads", threads),
       ND_STR("data_dir", data_dir),

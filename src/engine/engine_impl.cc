@@ -42,7 +42,7 @@ void Engine::Impl::PrepareForm(engine::PreparedDocument* p) const {
   const verify::Verifier* v = signals->verifier();
   // A verifier of texts (edit distance) reads the text whole: a form would
   // be the text again.
-  if (v == nullptr || !v->uses_shingles() || texts_external) return;
+  if (v == nullptr || !v->uses_shingles() || !options.keep_forms || texts_external) return;
   p->form = MakeForm(p);
   // A form that carries the text (a short one) spares nothing: the text
   // store has it.

@@ -257,6 +257,25 @@ TEST(EngineTest, LongTextsAreVerifiedFromTheFormsKept) {
   const EngineStats s = e->Stats();
   EXPECT_GT(s.verified_from_forms, 60u);
   EXPECT_LT(s.verified_from_texts, s.verified_from_forms / 10);
+
+  // keep_forms = false: the texts only, fewer bytes, the same clusters.
+  EngineOptions o;
+  o.keep_forms = false;
+  auto t = NewEngine(o);
+  ASSERT_TRUE(t->Add({"story", story}).ok());
+  std::mt19937 again(72);
+  for (int i = 0; i < 60; ++i) {
+    std::string text = story;
+    for (int k = 0; k < 10 + 2 * i; ++k) text.replace(3 * (again() % 600), 3, "的");
+    const std::string id = "v" + std::to_string(i);
+    auto r = t->Add({id, text});
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->cluster, e->ClusterOf(id).value().id) << i;
+  }
+  const EngineStats u = t->Stats();
+  EXPECT_EQ(u.verified_from_forms, 0u);
+  EXPECT_GT(u.verified_from_texts, 60u);
+  EXPECT_LT(u.text_bytes, s.text_bytes);
 }
 
 TEST(EngineTest, FingerprintIsStableAcrossVersions) {
