@@ -245,10 +245,10 @@ struct Engine::Impl {
 
   // Adds a prepared document. It joins a cluster as the forest chooses
   // (cluster::Forest::ChooseCluster), then gathers the documents alone in
-  // their clusters that it is near (Gather). A document that joins a cluster as a copy of
-  // a member (`covering`, above) loses the sketches of the signals that do
-  // not index copies (SignalSet::DropCopyKeys) in *p, so that a store keeps
-  // them as indexed.
+  // their clusters that it is near (Gather). A document that joins a cluster
+  // as a copy of a member (`covering`, above) loses the sketches of the
+  // signals that do not index copies (SignalSet::DropCopyKeys) in *p, so
+  // that a store keeps them as indexed.
   Result<AddResult> AddLocked(const Document& doc, engine::PreparedDocument* p) REQUIRES(mu);
   // Whether a text whose verified evidence is the slots `sorted_slots` is
   // near every live member of the cluster rooted at `root`, holding as near
@@ -261,10 +261,10 @@ struct Engine::Impl {
 
   // Moves each slot of `near` that is alone in its cluster (a live root of
   // size 1, not `root`) under `root` (cluster::Forest::Adopt), appending its
-  // id to *ids. `near`: the new document's evidence that it is near or
-  // holds (a text the new one lies in is left alone: an ad page that a
-  // story holds joins that story, a story that holds an ad line does not
-  // join the ad's). O(near).
+  // id to *ids. `near`: the new document's evidence that it is near or that
+  // it holds, not the texts it lies in: an ad page that arrives after two
+  // stories that run the ad lies in both, joins one, and does not bring the
+  // other with it. O(near).
   void Gather(std::span<const Slot> near, Slot root, std::vector<std::string>* ids) REQUIRES(mu);
 
   // Files `slot` under its sketches, text and fingerprint.
