@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "base/utf8.h"
 #include "verify/form.h"
 
 namespace neardup {
@@ -43,10 +44,10 @@ void Engine::Impl::PrepareForm(engine::PreparedDocument* p) const {
   // A verifier of texts (edit distance) reads the text whole: a form would
   // be the text again.
   if (v == nullptr || !v->uses_shingles() || !options.keep_forms || texts_external) return;
+  // A short text's form would be the text again (the verifier reads it):
+  // the text store has it.
+  if (v->reads_text(base::CodePointCount(p->processed.normalized))) return;
   p->form = MakeForm(p);
-  // A form that carries the text (a short one) spares nothing: the text
-  // store has it.
-  if (verify::FormCarriesText(p->form)) p->form.clear();
 }
 
 signal::QueryParams Engine::Impl::PerCluster(signal::QueryParams q) const {

@@ -276,6 +276,15 @@ TEST(EngineTest, LongTextsAreVerifiedFromTheFormsKept) {
   EXPECT_EQ(u.verified_from_forms, 0u);
   EXPECT_GT(u.verified_from_texts, 60u);
   EXPECT_LT(u.text_bytes, s.text_bytes);
+
+  // A short text's form would be the text again: none is kept.
+  auto short_forms = NewEngine(), short_texts = NewEngine(o);
+  for (int i = 0; i < 20; ++i) {
+    const std::string text = base::RandomHan(60, 80 + static_cast<uint32_t>(i));
+    ASSERT_TRUE(short_forms->Add({"s" + std::to_string(i), text}).ok());
+    ASSERT_TRUE(short_texts->Add({"s" + std::to_string(i), text}).ok());
+  }
+  EXPECT_EQ(short_forms->Stats().text_bytes, short_texts->Stats().text_bytes);
 }
 
 TEST(EngineTest, FingerprintIsStableAcrossVersions) {

@@ -251,10 +251,6 @@ bool ReadGuard(std::string_view* form, uint64_t n, FormSequence* seq,
 
 }  // namespace
 
-bool FormCarriesText(std::string_view form) {
-  return !form.empty() && (static_cast<uint8_t>(form.front()) & kText) != 0;
-}
-
 Result<bool> ReadFormAnchors(std::string_view form, std::vector<features::Anchor>* anchors) {
   const Status bad = Status::Corruption("malformed verification form");
   if (form.empty()) return bad;

@@ -171,11 +171,6 @@ Result<FormSide> ReadForm(std::string_view form, std::vector<uint64_t>* shingles
 // Errors: Corruption for a form whose parts up to the anchors do not parse.
 Result<bool> ReadFormAnchors(std::string_view form, std::vector<features::Anchor>* anchors);
 
-// Whether `form` carries its normalized text (a short text the verifier
-// reads, or a verifier of texts), so that the text verifies as well as the
-// form. False for an empty or malformed form.
-bool FormCarriesText(std::string_view form);
-
 }  // namespace neardup::verify
 
 #endif  // NEARDUP_VERIFY_FORM_H_

@@ -262,15 +262,12 @@ TEST(FormTest, KeepsTheTextOnlyWhereTheVerifierReadsIt) {
   auto f = ReadForm(form, &sh);
   ASSERT_TRUE(f.ok());
   EXPECT_TRUE(f->has_text);
-  EXPECT_TRUE(FormCarriesText(form));
   EXPECT_EQ(f->side.normalized, "春风花月");
   EXPECT_EQ(*f->side.code_points, 4u);
   MakeForm(v->get(), "春风花月夜", &form);
   f = ReadForm(form, &sh);
   ASSERT_TRUE(f.ok());
   EXPECT_FALSE(f->has_text);
-  EXPECT_FALSE(FormCarriesText(form));
-  EXPECT_FALSE(FormCarriesText(""));
   EXPECT_EQ(*f->side.code_points, 5u);
   std::vector<uint64_t> direct;
   (*v)->shingler().Shingle("春风花月夜", &direct);
