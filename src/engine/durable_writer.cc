@@ -101,9 +101,8 @@ class Writer {
     NEARDUP_ASSIGN_OR_RETURN(AddResult r,
                              EngineInternal::AddPrepared(engine_, doc, &item.prepared));
     const uint64_t seq = impl_.next_seq++;
-    g.batch.PutNode({seq, d.id, r.duplicate ? r.cluster : std::string(), r.fingerprint, d.time,
-                     EngineInternal::EncodeSketches(engine_, item.prepared)});
-    g.batch.PutDoc(d.id, {seq, d.time, d.meta, impl_.store_text ? d.text : std::string()});
+    g.batch.PutNode(NodeRowOf(item, seq, r.duplicate ? r.cluster : std::string()));
+    g.batch.PutDoc(d.id, DocRowOf(item, seq));
     if (!item.form.empty()) g.batch.PutForm(d.id, item.form);
     if (r.duplicate) {
       PutTimeOf(r.cluster, g);
@@ -127,17 +126,9 @@ class Writer {
     store::DocRow doc;
     uint64_t old_seq = 0;
     if (auto it = g.new_items.find(id); it != g.new_items.end()) {
-      const WriteOp::Item& item = *it->second;
       old_seq = g.new_seqs.at(id);
-      auto rec = EngineInternal::Record(engine_, id);
-      if (!rec.ok()) return Fail(rec.status(), id, g);
-      node = {0,
-              id,
-              "",
-              rec->fingerprint,
-              item.doc.time,
-              EngineInternal::EncodeSketches(engine_, item.prepared)};
-      doc = {0, item.doc.time, item.doc.meta, impl_.store_text ? item.doc.text : std::string()};
+      node = NodeRowOf(*it->second, 0, "");
+      doc = DocRowOf(*it->second, 0);
     } else {
       auto stored = impl_.store->GetDoc(id);
       if (!stored.ok()) return Fail(stored.status(), id, g);
@@ -155,6 +146,20 @@ class Writer {
     g.batch.PutDoc(id, doc);
     g.new_seqs[id] = seq;
     g.reload.push_back(id);
+  }
+
+  // The rows of an added item (its time set), at `seq`, under `root` ("":
+  // its own root).
+  store::NodeRow NodeRowOf(const WriteOp::Item& item, uint64_t seq, std::string root) const {
+    return {seq,
+            item.doc.id,
+            std::move(root),
+            item.prepared.processed.fingerprint,
+            item.doc.time,
+            EngineInternal::EncodeSketches(engine_, item.prepared)};
+  }
+  store::DocRow DocRowOf(const WriteOp::Item& item, uint64_t seq) const {
+    return {seq, item.doc.time, item.doc.meta, impl_.store_text ? item.doc.text : std::string()};
   }
 
   void Fail(const Status& s, const std::string& id, Group& g) {
