@@ -222,6 +222,9 @@ int Serve(const ServeFlags& f) {
   d.dir = f.data;
   d.engine = *engine_opts;
   d.engine.max_document_bytes = f.max_doc;
+  // Requests already spread over the compute pool's threads, one a core: a
+  // batch is prepared on the thread that serves it (DurableEngine::AddBatch).
+  d.engine.threads = 1;
   d.ttl_ms = *ttl;
   d.store_text = f.store_text;
   d.sync = !f.no_fsync;

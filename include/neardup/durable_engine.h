@@ -178,7 +178,10 @@ class DurableEngine {
   // Adds durably; returns once committed. Errors: those of Engine::Add,
   // ResourceExhausted (disk full), IOError, Unavailable (queue full, closed).
   Result<IngestResult> Add(const IncomingDocument& doc, OnConflict on_conflict);
-  // Adds in order as one unit of the queue; one result per document.
+  // Adds in order as one unit of the queue; one result per document. The
+  // documents are prepared (normalized, sketched, their candidates verified)
+  // on up to options.engine.threads threads, the caller's among them, before
+  // the writer applies them in order.
   std::vector<Result<IngestResult>> AddBatch(std::span<const IncomingDocument> docs,
                                              OnConflict on_conflict);
 

@@ -257,6 +257,58 @@ TEST(DurableEngineTest, GatheredDocumentsSurviveARestart) {
   EXPECT_EQ(Snapshot(EngineOf(*d), ids), before);
 }
 
+// AddBatch prepares its documents on several threads: the answers, their
+// order, the errors of bad documents among good ones and the store are those
+// of one thread.
+TEST(DurableEngineTest, AddBatchOnSeveralThreadsAnswersAsOneThread) {
+  std::mt19937 rng(43);
+  std::vector<IncomingDocument> docs;
+  std::vector<std::string> stories;
+  for (int i = 0; i < 240; ++i) {
+    const std::string id = "d" + std::to_string(i);
+    if (i % 37 == 5) {
+      docs.push_back({"", Story(rng, 300), 1000 + i, ""});  // no id
+    } else if (i % 41 == 7) {
+      docs.push_back({id, std::string("\xff\xfe bad") + Story(rng, 50), 1000 + i, ""});
+    } else if (i % 43 == 11) {
+      docs.push_back({id, Story(rng, 3000), 1000 + i, ""});  // over max_document_bytes
+    } else if (!stories.empty() && i % 3 == 0) {
+      docs.push_back({id, Edit(rng, stories[rng() % stories.size()], 3), 1000 + i, ""});
+    } else {
+      stories.push_back(Story(rng, 400));
+      docs.push_back({id, stories.back(), 1000 + i, ""});
+    }
+  }
+  auto run = [&](int threads, std::string* answers) {
+    TempDir dir;
+    DurableOptions o = Opts(dir.str());
+    o.engine.threads = threads;
+    o.engine.max_document_bytes = 6000;
+    auto d = OpenOrDie(o);
+    for (size_t at = 0; at < docs.size(); at += 60) {
+      const std::span<const IncomingDocument> batch(docs.data() + at, 60);
+      for (const auto& r : d->AddBatch(batch, OnConflict::kError)) {
+        if (!r.ok()) {
+          *answers += "error " + std::string(StatusCodeName(r.status().code())) + "\n";
+          continue;
+        }
+        *answers += r->add.id + " " + r->add.cluster + " " + std::to_string(r->add.cluster_size) +
+                    (r->add.duplicate ? " dup" : " new") + "\n";
+      }
+    }
+    std::vector<std::string> ids;
+    for (const auto& doc : docs) ids.push_back(doc.id);
+    *answers += Snapshot(EngineOf(*d), ids);
+  };
+  std::string one, four;
+  run(1, &one);
+  run(4, &four);
+  EXPECT_EQ(four, one);
+  EXPECT_NE(one.find("error invalid_argument"), std::string::npos) << one;
+  EXPECT_NE(one.find("error out_of_range"), std::string::npos) << one;
+  EXPECT_NE(one.find(" dup\n"), std::string::npos) << one;
+}
+
 TEST(DurableEngineTest, GhostRootSurvivesRestartAndItsIdIsFreedWithTheLastMember) {
   TempDir dir;
   std::mt19937 rng(5);

@@ -297,7 +297,7 @@ void DurableImpl::WriterLoop() {
     Group g;
     store->Prepare(&g.batch);
     const uint64_t seq_before = next_seq;
-    const EngineStats before = engine.Stats();
+    const EngineStats before = EngineInternal::Counters(engine);
     for (auto& op : ops) writer.Apply(*op, g);
     uint64_t expired_t = expired_trees, expired_d = expired_documents;
     for (auto& op : ops) {
@@ -308,7 +308,8 @@ void DurableImpl::WriterLoop() {
     }
     Status s = g.error;
     if (s.ok() && g.batch.count() > 0) {
-      g.batch.PutMeta("counters", EncodeCounters(engine.Stats(), expired_t, expired_d));
+      g.batch.PutMeta("counters",
+                      EncodeCounters(EngineInternal::Counters(engine), expired_t, expired_d));
       s = store->Write(&g.batch, g.sync && options.sync);
     }
     {

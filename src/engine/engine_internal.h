@@ -156,6 +156,11 @@ class EngineInternal {
   static void EndRestore(Engine& e);
   static Status MarkGhost(Engine& e, std::string_view id);  // Remove() that does not count
   static void RestoreCounters(Engine& e, uint64_t added, uint64_t duplicates, uint64_t removed);
+  // The engine's counters alone (added, duplicates, removed), without the
+  // memory figures Engine::Stats() walks the indexes and the cluster orders
+  // for: O(1), where Stats() is O(clusters). The durable writer reads them
+  // around every group it commits.
+  static EngineStats Counters(const Engine& e);
   // Returns unused capacity to the allocator and builds the cluster orders a
   // restore paused. O(documents + clusters log clusters).
   static void ShrinkToFit(Engine& e);

@@ -185,6 +185,11 @@ void EngineInternal::RestoreCounters(Engine& e, uint64_t added, uint64_t duplica
   e.impl_->counters.removed = removed;
 }
 
+EngineStats EngineInternal::Counters(const Engine& e) {
+  base::ReaderLock lock(e.impl_->mu);
+  return e.impl_->counters;
+}
+
 void EngineInternal::ShrinkToFit(Engine& e) {
   base::WriterLock lock(e.impl_->mu);
   e.impl_->forest.ShrinkToFit();

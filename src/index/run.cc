@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "base/parallel.h"
+#include "base/prefetch.h"
 #include "index/scan.h"
 
 namespace neardup::index {
@@ -235,8 +236,7 @@ void Run::SearchGroup(const uint64_t* qs, size_t nq, int k, const SlotTable& slo
   Probe probes[kFlush];
   size_t np = 0;
   auto flush = [&] {
-    for (size_t i = 0; i < np; ++i)
-      __builtin_prefetch(&tables_[probes[i].table].dir[probes[i].bucket]);
+    for (size_t i = 0; i < np; ++i) base::Prefetch(&tables_[probes[i].table].dir[probes[i].bucket]);
     for (size_t i = 0; i < np; ++i) {
       Probe& p = probes[i];
       const Table& table = tables_[p.table];
@@ -244,7 +244,7 @@ void Run::SearchGroup(const uint64_t* qs, size_t nq, int k, const SlotTable& slo
       p.hi = table.dir[p.bucket + 1];
       const uint8_t* first = table.data.data() + size_t{p.lo} * table.width;
       const uint8_t* last = table.data.data() + size_t{p.hi} * table.width;
-      for (const uint8_t* a = first; a < last && a < first + 1024; a += 64) __builtin_prefetch(a);
+      for (const uint8_t* a = first; a < last && a < first + 1024; a += 64) base::Prefetch(a);
     }
     for (size_t i = 0; i < np; ++i) ScanProbe(probes[i], k, radii, slots, outs[probes[i].query]);
     np = 0;

@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/prefetch.h"
 #include "features/anchors.h"
 #include "verify/form.h"
 
@@ -92,7 +93,7 @@ class BoilerplateCounts {
   size_t Index(uint64_t h, int row) const {
     return ((h & (width_ / 32 - 1)) << 6) | (size_t(row) << 5) | ((h >> (22 + 5 * row)) & 31);
   }
-  void Prefetch(uint64_t h) const { __builtin_prefetch(rows_.data() + Index(h, 0)); }
+  void Prefetch(uint64_t h) const { base::Prefetch(rows_.data() + Index(h, 0)); }
   std::vector<uint8_t> rows_;  // the blocks: 2 width_ counters
   size_t width_;
   size_t max_width_;
