@@ -45,6 +45,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineOptions& options) try
     impl->pipeline->KeepAnchors(static_cast<size_t>(options.verify.short_chars));
     base::WriterLock lock(impl->mu);
     impl->boilerplate = std::make_unique<verify::BoilerplateCounts>();
+    impl->boilerplate->Watch(options.verify.boilerplate_documents);
   }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 } catch (...) {

@@ -155,7 +155,11 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, engine::PreparedD
   // The same holds for the boilerplate marks they were reached with.
   signal::SignalSet::Verdicts verdicts;
   thread_local std::vector<uint64_t> marked;
-  MarkBoilerplate(p->processed, &marked);
+  if (boilerplate && p->boilerplate_epoch == boilerplate->epoch()) {
+    marked = p->boilerplate;  // no count has crossed the guard's threshold since
+  } else {
+    MarkBoilerplate(p->processed, &marked);
+  }
   const bool fresh = p->verdicts_epoch == released_slots && marked == p->boilerplate;
   if (fresh) verdicts = p->verdicts;
   signal::SignalInput input = InputOf(*p);

@@ -64,8 +64,11 @@ struct PreparedDocument {
   // (SignalSet::Candidates' `again`) under the same condition.
   signal::SignalSet::QueryMemos memos;
   // The shingles the boilerplate guard marked (Impl::MarkBoilerplate) when
-  // the candidates were verified: PreVerify's, then the writer's.
+  // the candidates were verified: PreVerify's, then the writer's. They hold
+  // while the guard's counts are at the same epoch (BoilerplateCounts::
+  // epoch()), which PreVerify keeps.
   std::vector<uint64_t> boilerplate;
+  std::optional<uint64_t> boilerplate_epoch;
 };
 
 // Reads the raw text of a stored document by id (the durable engine's

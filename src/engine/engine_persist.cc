@@ -37,6 +37,7 @@ Status EngineInternal::PreVerify(const Engine& e, PreparedDocument* p) {
   signal::SignalSet::Verdicts verdicts;
   std::vector<signal::Evidence> found;
   m.MarkBoilerplate(p->processed, &p->boilerplate);
+  if (m.boilerplate) p->boilerplate_epoch = m.boilerplate->epoch();
   NEARDUP_RETURN_IF_ERROR(m.signals->Candidates(m.InputOf(*p), p->sketches, m.PerCluster({}),
                                                 m.text_source(), &found, &verdicts, &p->memos));
   p->verdicts = std::move(verdicts);

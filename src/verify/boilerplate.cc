@@ -58,6 +58,7 @@ void BoilerplateCounts::Merge(const BoilerplateCounts& other) {
   NEARDUP_CHECK(fixed_ && other.fixed_);
   AddCounters(rows_, other.rows_);
   documents_ += other.documents_;
+  ++epoch_;
 }
 
 namespace {
@@ -99,12 +100,14 @@ bool BoilerplateCounts::Deserialize(std::string_view bytes) {
   added_ = GetU64(bytes, kMagic.size() + 24);
   documents_ = GetU64(bytes, kMagic.size() + 32);
   rows_.assign(bytes.begin() + static_cast<ptrdiff_t>(head), bytes.end());
+  ++epoch_;
   return true;
 }
 
 bool BoilerplateCounts::Assign(std::span<const uint8_t> counters) {
   if (counters.size() != rows_.size()) return false;
   std::copy(counters.begin(), counters.end(), rows_.begin());
+  ++epoch_;
   return true;
 }
 
@@ -123,6 +126,7 @@ void BoilerplateCounts::Add(std::span<const features::Anchor> anchors) {
     const int next = std::min(Count(h) + 1, 255);
     for (int row = 0; row < 2; ++row) {
       uint8_t& c = rows_[Index(h, row)];
+      if (c < watch_ && next >= watch_) ++epoch_;
       c = static_cast<uint8_t>(std::max<int>(c, next));  // conservative update
     }
   }
@@ -135,6 +139,7 @@ void BoilerplateCounts::Add(std::span<const features::Anchor> anchors) {
 
 void BoilerplateCounts::MakeRoom() {
   added_ = 0;
+  ++epoch_;
   if (width_ < max_width_) {
     // The blocks double; block i of the old serves i and i + blocks.
     std::vector<uint8_t> wider(2 * rows_.size());

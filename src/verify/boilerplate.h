@@ -83,6 +83,19 @@ class BoilerplateCounts {
   size_t MemoryBytes() const { return rows_.capacity(); }
   uint64_t documents() const { return documents_; }
 
+  // Watches `threshold` (the guard's min_documents): epoch() changes
+  // whenever some anchor's Count() may have crossed it since, that is when a
+  // counter reaches it, when the counters are halved or replaced (Add,
+  // MakeRoom, Deserialize, Assign, Merge). While epoch() is unchanged,
+  // BoilerplateShingles at that threshold marks what it marked before, so
+  // a caller that kept the marks need not count again. Not for Fixed()
+  // tables counted concurrently (AddConcurrently does not watch).
+  void Watch(int threshold) {
+    watch_ = threshold;
+    ++epoch_;
+  }
+  uint64_t epoch() const { return epoch_; }
+
  private:
   void MakeRoom();
   // Blocked: both of an anchor's counters lie in one 64-byte block (chosen by
@@ -100,6 +113,8 @@ class BoilerplateCounts {
   bool fixed_ = false;  // Fixed(): additive, never grows nor halves
   size_t added_ = 0;    // counts added since the last growth or halving
   uint64_t documents_ = 0;
+  int watch_ = 0;                   // Watch()
+  uint64_t epoch_ = 0;              // epoch()
   std::vector<uint64_t> distinct_;  // scratch
 };
 

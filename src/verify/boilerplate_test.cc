@@ -68,6 +68,47 @@ TEST(BoilerplateCountsTest, FullTablesHalveOldCounts) {
   EXPECT_EQ(c.MemoryBytes(), 4096u);
 }
 
+// The epoch: while it stands, no anchor's count crossed the watched
+// threshold, so marks made at it still hold; and it stands through most
+// adds, or keeping marks would save nothing.
+TEST(BoilerplateCountsTest, EpochStandsWhileNoCountCrossesTheThreshold) {
+  constexpr int kThreshold = 8;  // the engine's default
+  BoilerplateCounts c(1 << 16);  // small: it grows, then halves
+  c.Watch(kThreshold);
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> pool(50000);
+  for (auto& h : pool) h = rng();
+  // Every anchor that recurs (the first 40, boilerplate) and a sample of
+  // the rest: whether each is over the threshold.
+  auto over = [&] {
+    std::vector<bool> v;
+    for (size_t k = 0; k < 2000; ++k) v.push_back(c.Count(pool[k < 40 ? k : 25 * k]) >= kThreshold);
+    return v;
+  };
+  std::vector<bool> before = over();
+  int stood = 0, changed = 0, crossed_while_standing = 0;
+  for (int doc = 0; doc < 4000; ++doc) {
+    std::vector<Anchor> a;
+    for (int i = 0; i < 12; ++i) {
+      const size_t k = rng() % 8 == 0 ? rng() % 40 : rng() % pool.size();
+      a.push_back({pool[k], static_cast<uint32_t>(i)});
+    }
+    const uint64_t epoch = c.epoch();
+    c.Add(a);
+    std::vector<bool> now = over();
+    if (c.epoch() == epoch) {
+      ++stood;
+      crossed_while_standing += now != before;
+    } else {
+      ++changed;
+    }
+    before = std::move(now);
+  }
+  EXPECT_EQ(crossed_while_standing, 0);
+  EXPECT_GT(changed, 40);  // the recurring anchors crossed, and the halvings
+  EXPECT_GT(stood, 4 * changed);
+}
+
 TEST(BoilerplateCountsTest, Saturates) {
   BoilerplateCounts c;
   for (int i = 0; i < 300; ++i) c.Add(Anchors({5}));
