@@ -204,7 +204,11 @@ Result<Corpus> ReadCorpus(const InputFlags& input) {
         return Status::InvalidArgument(r.file + ":" + std::to_string(r.line) + ": duplicate id " +
                                        key);
       }
-      c.docs.push_back({std::move(key), std::move(r.text), 0});
+      // Its place in the input as its arrival time (ms), so that online the
+      // engine's ties between clusters (the earliest created wins) follow
+      // the input, not the wall clock of the run. Batch reads no times.
+      const auto time = static_cast<int64_t>(c.docs.size()) + 1;
+      c.docs.push_back({std::move(key), std::move(r.text), time});
     }
   }
   return c;
