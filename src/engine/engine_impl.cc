@@ -154,13 +154,14 @@ Result<AddResult> Engine::Impl::AddLocked(const Document& doc, engine::PreparedD
   // answers are brought up to date (QueryAgain) rather than asked again.
   // The same holds for the boilerplate marks they were reached with.
   signal::SignalSet::Verdicts verdicts;
-  thread_local std::vector<uint64_t> marked;
-  if (boilerplate && p->boilerplate_epoch == boilerplate->epoch()) {
-    marked = p->boilerplate;  // no count has crossed the guard's threshold since
-  } else {
-    MarkBoilerplate(p->processed, &marked);
-  }
-  const bool fresh = p->verdicts_epoch == released_slots && marked == p->boilerplate;
+  // The marks stand while no count has crossed the guard's threshold since
+  // PreVerify (BoilerplateCounts::epoch); else they are made again.
+  const bool marks_kept = boilerplate && p->boilerplate_epoch == boilerplate->epoch();
+  thread_local std::vector<uint64_t> remarked;
+  if (!marks_kept) MarkBoilerplate(p->processed, &remarked);
+  const std::vector<uint64_t>& marked = marks_kept ? p->boilerplate : remarked;
+  const bool fresh =
+      p->verdicts_epoch == released_slots && (marks_kept || marked == p->boilerplate);
   if (fresh) verdicts = p->verdicts;
   signal::SignalInput input = InputOf(*p);
   input.boilerplate = marked;
