@@ -11,7 +11,9 @@ joins near-exact copies) and "broken" (a flag the binary does not know). Checks:
     from `neardup dedup` labels and the truth labels by enumerating pairs;
   - "good" beats "strict" on the reprint-like sets by a wide margin (the harness does
     not mix up rows or datasets);
-  - the markdown tables land between the markers of the given document.
+  - the markdown tables land between the markers of the given document;
+  - a set marked "recall" (a truth naming some of the true pairs) shows recall and is
+    left out of the worst case.
 Usage: quality_slice_test.py NEARDUP SOURCE_DIR"""
 import csv
 import itertools
@@ -22,6 +24,7 @@ import sys
 import tempfile
 
 SETS = ["english", "mixed", "reprint", "mail", "questions"]
+RECALL_SET = "reprint_some"
 
 
 def run(args):
@@ -40,9 +43,18 @@ def build_slices(src, data, ds):
          "-o", os.path.join(ds, "questions.jsonl"),
          "--labels", os.path.join(ds, "questions_labels.jsonl"), "--merge-identical",
          "--data-dir", data])
+    # Some true pairs of the reprint slice, as a pair truth that names only them.
+    by = {}
+    for i, c in labels(os.path.join(ds, "reprint_labels.jsonl")).items():
+        by.setdefault(c, []).append(i)
+    some = [p for g in by.values() for p in itertools.combinations(sorted(g), 2)][::3]
+    with open(os.path.join(ds, "reprint_some.jsonl"), "w") as fh:
+        for a, b in some:
+            fh.write(json.dumps({"a": a, "b": b}) + "\n")
     with open(os.path.join(ds, "datasets.tsv"), "w") as fh:
         for n in SETS:
             fh.write("%s\t%s.jsonl\t%s_labels.jsonl\t%s\n" % (n, n, n, n))
+        fh.write("%s\treprint.jsonl\treprint_some.jsonl\tsome pairs\trecall\n" % RECALL_SET)
 
 
 def labels(path):
@@ -88,7 +100,7 @@ def main():
              os.path.join(tmp, "runs"), "--no-build", "--timeout", "120"])
         with open(out_csv) as fh:
             rows = {(r["config"], r["dataset"]): r for r in csv.DictReader(fh)}
-        assert len(rows) == 3 * len(SETS), sorted(rows)
+        assert len(rows) == 3 * (len(SETS) + 1), sorted(rows)
         for n in SETS:
             b = rows[("broken", n)]
             assert b["status"] == "n/a" and "no-such-flag" in b["error"], b
@@ -111,6 +123,16 @@ def main():
         assert "\nold\n" not in text
         lines = text.splitlines()
         assert any(l.startswith("| good | ") for l in lines), text
+        # The recall set: its column is last and holds the recall; the worst case is the
+        # scored sets' (its F1, which counts every unnamed pair as false, is not one).
+        head = [l for l in lines if l.startswith("| configuration | ")][0].split(" | ")
+        assert head[len(SETS) + 1] == "some pairs, recall", head
+        good = [l for l in lines if l.startswith("| good | ")][0].split(" | ")
+        some = rows[("good", RECALL_SET)]
+        assert float(some["f1"]) < float(some["recall"]) - 0.2, some
+        assert good[len(SETS) + 1].strip("*") == "%.4f" % float(some["recall"]), good
+        scored = min(float(rows[("good", n)]["f1"]) for n in SETS)
+        assert good[len(SETS) + 2].strip("*") == "%.4f" % scored, good
         broken = [l for l in lines if l.startswith("| broken | ")][0]
         assert broken.count("n/a") >= len(SETS), broken
     print("ok")
