@@ -36,8 +36,8 @@ Slot Forest::ChooseCluster(std::span<const Slot> near,
       best = r;
       continue;
     }
-    const Cluster& a = ClusterAt(r);
-    const Cluster& b = ClusterAt(best);
+    const Summary a = SummaryOf(r);
+    const Summary b = SummaryOf(best);
     // Most members, then earliest created, then smallest root fingerprint,
     // then creation order.
     if (a.size != b.size) {
@@ -53,6 +53,46 @@ Slot Forest::ChooseCluster(std::span<const Slot> near,
     }
   }
   return best;
+}
+
+Forest::Summary Forest::SummaryOf(Slot root) const {
+  const Node& n = nodes_[root];
+  if (n.up == kAlone) return {1, n.time, uint64_t{n.prev} | uint64_t{n.next} << 32};
+  const Cluster& c = clusters_[n.up];
+  return {c.size, c.created, c.seq};
+}
+
+uint32_t Forest::NewRecord() {
+  if (!free_clusters_.empty()) {
+    const uint32_t idx = free_clusters_.back();
+    free_clusters_.pop_back();
+    return idx;
+  }
+  clusters_.emplace_back();
+  return static_cast<uint32_t>(clusters_.size() - 1);
+}
+
+Forest::Cluster& Forest::Promote(Slot root) {
+  if (!Alone(root)) return ClusterAt(root);
+  const uint32_t idx = NewRecord();
+  Node& r = nodes_[root];
+  const uint64_t seq = uint64_t{r.prev} | uint64_t{r.next} << 32;
+  clusters_[idx] = Cluster{1, root, root, root, r.time, seq};
+  r.up = idx;
+  r.prev = r.next = kNoSlot;  // the member list of one
+  return clusters_[idx];
+}
+
+template <typename Fn>
+void Forest::ForEachCluster(Fn fn) const {
+  // Records are in the order their roots arrived, so the roots' nodes are
+  // read almost in order; then one pass over the nodes for the roots alone.
+  for (const Cluster& c : clusters_) {
+    if (c.size > 0) fn(c.root, c.size);
+  }
+  for (Slot s = 0; s < nodes_.size(); ++s) {
+    if (nodes_[s].is_root && nodes_[s].up == kAlone) fn(s, uint32_t{1});
+  }
 }
 
 uint64_t Forest::FingerprintOf(Slot root, std::span<const uint64_t> fingerprints) {
@@ -89,23 +129,24 @@ void Forest::Unlink(Slot doc, Cluster& c) {
 
 bool Forest::Current(const QueueEntry& e) const {
   if (!IsRoot(e.root) || nodes_[e.root].state == State::kFree) return false;
-  const Cluster& c = ClusterAt(e.root);
-  return static_cast<uint32_t>(c.seq) == e.seq && nodes_[e.root].time == e.time;
+  return static_cast<uint32_t>(SummaryOf(e.root).seq) == e.seq && nodes_[e.root].time == e.time;
 }
 
 void Forest::Enqueue(Slot root) {
-  if (queue_paused_) return;                        // RebuildQueue() enters the root's time
+  // With the orders, expiry reads the time order instead (ExpiredRoots).
+  if (names_ != nullptr || queue_paused_) return;  // RebuildQueue() enters the root's time
   if (queue_.size() > 2 * live_clusters_ + 1024) {  // drop stale entries
     std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
     std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
   }
-  queue_.push_back({nodes_[root].time, root, static_cast<uint32_t>(ClusterAt(root).seq)});
+  queue_.push_back({nodes_[root].time, root, static_cast<uint32_t>(SummaryOf(root).seq)});
   std::push_heap(queue_.begin(), queue_.end(), std::greater<>());
 }
 
 void Forest::SetRootTime(Slot root, int64_t time) {
+  if (time <= nodes_[root].time) return;
+  Promote(root);  // the record keeps the time it was created at
   Node& r = nodes_[root];
-  if (time <= r.time) return;
   if (by_time_) {
     by_time_->Erase(r.time, root);
     by_time_->Insert(time, root);
@@ -124,6 +165,10 @@ void Forest::OrderBy(const RootNames* names) {
   names_ = names;
   by_size_.reset();
   by_time_.reset();
+  // Expiry reads the time order when there is one, else the queue, which
+  // ExpiredRoots() or ShrinkToFit() then builds.
+  std::vector<QueueEntry>().swap(queue_);
+  queue_paused_ = names == nullptr;
   if (names == nullptr) return;
   by_size_ = std::make_unique<RootOrder>(names);
   by_time_ = std::make_unique<RootOrder>(names);
@@ -141,15 +186,16 @@ void Forest::PauseOrders() {
 
 void Forest::RebuildQueue() {
   queue_.clear();
-  queue_.reserve(base::WithHeadroom(live_clusters_));
-  // Clusters are in the order their roots arrived, so the roots' nodes are
-  // read almost in order: a pass, where dropping the stale entries of a
-  // kept queue read two random lines an entry.
-  for (const Cluster& c : clusters_) {
-    if (c.size > 0) queue_.push_back({nodes_[c.root].time, c.root, static_cast<uint32_t>(c.seq)});
-  }
-  std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
   queue_paused_ = false;
+  if (names_ != nullptr) return;  // the time order serves
+  queue_.reserve(base::WithHeadroom(live_clusters_));
+  // A pass in slot order, where dropping the stale entries of a kept queue
+  // read two random lines an entry.
+  ForEachCluster([&](Slot root, uint32_t) {
+    queue_.push_back(
+        {nodes_[root].time, root, static_cast<uint32_t>(SummaryOf(root).seq)});
+  });
+  std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
 }
 
 void Forest::RebuildOrders() {
@@ -157,11 +203,10 @@ void Forest::RebuildOrders() {
   std::vector<std::pair<int64_t, Slot>> sizes, times;
   sizes.reserve(live_clusters_);
   times.reserve(live_clusters_);
-  for (const Cluster& c : clusters_) {
-    if (c.size == 0) continue;
-    sizes.emplace_back(c.size, c.root);
-    times.emplace_back(nodes_[c.root].time, c.root);
-  }
+  ForEachCluster([&](Slot root, uint32_t size) {
+    sizes.emplace_back(size, root);
+    times.emplace_back(nodes_[root].time, root);
+  });
   // The two orders are independent and only read the roots' names: a large
   // forest builds the time order on a second thread (a restart's last
   // serial step).
@@ -192,18 +237,9 @@ void Forest::RebuildOrders() {
 void Forest::AddRoot(Slot doc, int64_t time) {
   Node& n = NodeAt(doc);
   NEARDUP_CHECK(n.state == State::kFree);
-  uint32_t idx;
-  if (!free_clusters_.empty()) {
-    idx = free_clusters_.back();
-    free_clusters_.pop_back();
-  } else {
-    idx = static_cast<uint32_t>(clusters_.size());
-    clusters_.emplace_back();
-  }
-  n = Node{idx, kNoSlot, kNoSlot, State::kLive, true, time};
-  Cluster& c = clusters_[idx];
-  c = Cluster{1, kNoSlot, kNoSlot, doc, time, next_seq_++};
-  Link(doc, c);
+  const uint64_t seq = next_seq_++;
+  n = Node{kAlone, static_cast<Slot>(seq), static_cast<Slot>(seq >> 32), State::kLive, true,
+           time};
   ++live_clusters_;
   ++live_;
   Enqueue(doc);
@@ -216,7 +252,7 @@ void Forest::AddMember(Slot doc, Slot root, int64_t time) {
   NEARDUP_CHECK(n.state == State::kFree);
   NEARDUP_CHECK(IsRoot(root) && nodes_[root].state != State::kFree);
   n = Node{root, kNoSlot, kNoSlot, State::kLive, false, time};
-  Cluster& c = ClusterAt(root);
+  Cluster& c = Promote(root);
   ++c.size;
   Link(doc, c);
   Resize(root, c.size - 1, c.size);
@@ -225,18 +261,20 @@ void Forest::AddMember(Slot doc, Slot root, int64_t time) {
 }
 
 void Forest::Adopt(Slot doc, Slot root) {
-  NEARDUP_CHECK(doc != root && IsLive(doc) && IsRoot(doc) && ClusterAt(doc).size == 1);
+  NEARDUP_CHECK(doc != root && IsLive(doc) && IsRoot(doc) && SummaryOf(doc).size == 1);
   NEARDUP_CHECK(IsRoot(root) && nodes_[root].state != State::kFree);
-  Cluster& own = ClusterAt(doc);
-  Unlink(doc, own);
   Resize(doc, 1, 0);
   const int64_t time = nodes_[doc].time;
   if (by_time_) by_time_->Erase(time, doc);
-  free_clusters_.push_back(nodes_[doc].up);
-  own = Cluster{};  // its queue entries turn stale
-  --live_clusters_;
+  if (!Alone(doc)) {
+    Cluster& own = ClusterAt(doc);
+    Unlink(doc, own);
+    free_clusters_.push_back(nodes_[doc].up);
+    own = Cluster{};
+  }
+  --live_clusters_;  // its queue entries turn stale: `doc` is no root
   nodes_[doc] = Node{root, kNoSlot, kNoSlot, State::kLive, false, time};
-  Cluster& c = ClusterAt(root);
+  Cluster& c = Promote(root);
   ++c.size;
   Link(doc, c);
   Resize(root, c.size - 1, c.size);
@@ -262,6 +300,15 @@ void Forest::Prefetch(Slot root, int stage) const {
 void Forest::Remove(Slot doc, std::vector<Slot>* released) {
   NEARDUP_CHECK(IsLive(doc));
   const Slot root = RootOf(doc);
+  if (Alone(root)) {  // doc == root: the cluster of one is gone
+    --live_;
+    Resize(root, 1, 0);
+    if (by_time_) by_time_->Erase(nodes_[root].time, root);
+    nodes_[root] = Node{};  // its queue entries turn stale
+    --live_clusters_;
+    released->push_back(root);
+    return;
+  }
   Cluster& c = ClusterAt(root);
   Unlink(doc, c);
   --c.size;
@@ -292,6 +339,17 @@ void Forest::Touch(Slot doc, int64_t time) {
 }
 
 void Forest::ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots) {
+  if (names_ != nullptr) {
+    if (!by_time_) OrderBy(names_);  // paused: build the orders now
+    size_t taken = 0;
+    by_time_->Scan(false, std::nullopt, [&](int64_t time, Slot root) {
+      if (taken == max_trees || time >= cutoff) return false;
+      roots->push_back(root);
+      ++taken;
+      return true;
+    });
+    return;
+  }
   if (queue_paused_) RebuildQueue();
   std::vector<QueueEntry> taken;
   while (!queue_.empty() && taken.size() < max_trees && queue_.front().time < cutoff) {
@@ -309,20 +367,22 @@ void Forest::ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* r
 }
 
 void Forest::Roots(std::vector<Slot>* roots) const {
-  for (const Cluster& c : clusters_) {
-    if (c.size > 0) roots->push_back(c.root);
-  }
+  ForEachCluster([&](Slot root, uint32_t) { roots->push_back(root); });
 }
 
 uint32_t Forest::Size(Slot root) const {
   if (!IsRoot(root) || nodes_[root].state == State::kFree) return 0;
-  return ClusterAt(root).size;
+  return SummaryOf(root).size;
 }
 
-int64_t Forest::CreatedTime(Slot root) const { return ClusterAt(root).created; }
+int64_t Forest::CreatedTime(Slot root) const { return SummaryOf(root).created; }
 
 void Forest::Members(Slot root, std::vector<Slot>* out, size_t limit) const {
   if (!IsRoot(root) || nodes_[root].state == State::kFree) return;
+  if (Alone(root)) {
+    if (limit > 0) out->push_back(root);
+    return;
+  }
   for (Slot s = ClusterAt(root).head; s != kNoSlot && limit > 0; s = nodes_[s].next, --limit) {
     out->push_back(s);
   }

@@ -129,9 +129,11 @@ class Forest {
  private:
   struct Node {  // 24 bytes per slot
     // A member's root; a root's record in clusters_ (so no per-slot map
-    // from roots to records is kept beside the nodes).
+    // from roots to records is kept beside the nodes), or kAlone.
     uint32_t up = kNoSlot;
-    Slot prev = kNoSlot;  // arrival-ordered member list of the cluster
+    // The arrival-ordered member list of the cluster; of a kAlone root, its
+    // creation seq (low and high 32 bits).
+    Slot prev = kNoSlot;
     Slot next = kNoSlot;
     State state = State::kFree;
     bool is_root = false;  // live or ghost root
@@ -156,7 +158,29 @@ class Forest {
     }
   };
 
+  // A root's `up` while its cluster has no record: the root is live and
+  // alone, and its time has not moved since it was created. The record
+  // would say size 1, head = tail = root, created = the root's time; the
+  // node keeps the seq. Most clusters of a stream stay so (a story nobody
+  // reprints), and a record costs 32 bytes: Promote() makes it when a
+  // second member comes or the root's time moves.
+  static constexpr uint32_t kAlone = kNoSlot - 1;
+  // What ChooseCluster and the expiry queue read of a cluster.
+  struct Summary {
+    uint32_t size;
+    int64_t created;
+    uint64_t seq;
+  };
+
   Node& NodeAt(Slot s);
+  bool Alone(Slot root) const { return nodes_[root].up == kAlone; }
+  Summary SummaryOf(Slot root) const;
+  // The record of the cluster rooted at `root`, made first when it has none.
+  Cluster& Promote(Slot root);
+  uint32_t NewRecord();
+  // Calls fn(root, size) for every cluster: the records', then the roots alone.
+  template <typename Fn>
+  void ForEachCluster(Fn fn) const;
   static uint64_t FingerprintOf(Slot root, std::span<const uint64_t> fingerprints);
   Cluster& ClusterAt(Slot root) { return clusters_[nodes_[root].up]; }
   const Cluster& ClusterAt(Slot root) const { return clusters_[nodes_[root].up]; }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -314,9 +316,26 @@ TEST(ForestTest, ExpiredRootsStayQueuedUntilRemoved) {
   EXPECT_EQ(roots, (std::vector<Slot>{0, 1}));
 }
 
-// Random operations against a naive model that scans all clusters.
-TEST(ForestTest, ExpiryMatchesNaiveModel) {
+// Names that sort as their slots: "r00000007" < "r00000012".
+struct SlotNames : RootNames {
+  std::string_view Name(Slot root) const override {
+    while (names.size() <= root) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "r%08u", static_cast<unsigned>(names.size()));
+      names.emplace_back(buf);
+    }
+    return names[root];
+  }
+  mutable std::deque<std::string> names;  // stable addresses as it grows
+};
+
+// Random operations against a naive model that scans all clusters: expiry
+// from the queue (no orders), and from the time order (with names, which
+// here sort as the slots do, so ties fall as the model's).
+void ExpiryMatchesNaiveModel(bool ordered) {
   Forest f;
+  SlotNames names;
+  if (ordered) f.OrderBy(&names);
   std::mt19937 rng(5);
   std::map<Slot, Slot> root_of;     // live docs
   std::map<Slot, int64_t> time_of;  // live docs and ghost roots
@@ -382,7 +401,60 @@ TEST(ForestTest, ExpiryMatchesNaiveModel) {
       ASSERT_EQ(got.size(), want.size()) << "step " << step;
       for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i].second) << "step " << step;
     }
+    if (!root_of.empty()) {  // a cluster's size and members, records or none
+      const Slot r = std::next(root_of.begin(), rng() % root_of.size())->second;
+      std::vector<Slot> want;
+      for (const auto& [d, rr] : root_of)
+        if (rr == r) want.push_back(d);
+      std::vector<Slot> got = Members(f, r);
+      std::sort(got.begin(), got.end());
+      ASSERT_EQ(got, want) << "step " << step;
+      ASSERT_EQ(f.Size(r), want.size()) << "step " << step;
+    }
   }
+}
+
+TEST(ForestTest, ExpiryMatchesNaiveModel) { ExpiryMatchesNaiveModel(false); }
+TEST(ForestTest, ExpiryFromTheTimeOrderMatchesNaiveModel) { ExpiryMatchesNaiveModel(true); }
+
+// A cluster of one keeps no 32-byte record until a second member comes or
+// its root's time moves, and with the orders there is no expiry queue
+// beside the time order: a forest of lone stories takes its nodes and the
+// two orders. Becoming a record keeps what the tie-break reads: the time
+// the cluster was created and its creation order.
+TEST(ForestTest, AClusterOfOneKeepsNoRecord) {
+  SlotNames names;
+  Forest f;
+  f.OrderBy(&names);
+  constexpr Slot kN = 100000;
+  for (Slot s = 0; s < kN; ++s) f.AddRoot(s, s);
+  f.ShrinkToFit();
+  // 24 bytes a node and about 12 an entry of each order, an eighth of
+  // headroom; with a record (32) and a queue entry (16) each it was ~100.
+  EXPECT_LT(f.MemoryBytes(), kN * 64);
+  EXPECT_EQ(f.Size(7), 1u);
+  EXPECT_EQ(f.CreatedTime(7), 7);
+  EXPECT_EQ(Members(f, 7), (std::vector<Slot>{7}));
+
+  // Created earlier, touched later: still the earlier created.
+  Forest g;
+  g.AddRoot(0, 5);
+  g.AddRoot(1, 3);
+  g.Touch(1, 100);
+  EXPECT_EQ(g.CreatedTime(1), 3);
+  EXPECT_EQ(g.TimeOf(1), 100);
+  std::vector<Slot> near = {0, 1};
+  EXPECT_EQ(g.ChooseCluster(near, Fingerprints({{0, 1}, {1, 9}})), 1u);
+  // Same time and fingerprint: the first created wins, touched or not.
+  Forest h;
+  h.AddRoot(1, 3);
+  h.AddRoot(0, 3);
+  h.Touch(1, 50);
+  h.Touch(0, 50);
+  h.AddMember(2, 0, 60);
+  h.AddMember(3, 1, 60);
+  EXPECT_EQ(h.ChooseCluster(near, Fingerprints({{0, 4}, {1, 4}})), 1u);
+  EXPECT_EQ(Members(h, 1), (std::vector<Slot>{1, 3}));
 }
 
 }  // namespace
