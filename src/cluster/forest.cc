@@ -134,7 +134,7 @@ bool Forest::Current(const QueueEntry& e) const {
 
 void Forest::Enqueue(Slot root) {
   // With the orders, expiry reads the time order instead (ExpiredRoots).
-  if (names_ != nullptr || queue_paused_) return;  // RebuildQueue() enters the root's time
+  if (names_ != nullptr || queue_paused_) return;   // RebuildQueue() enters the root's time
   if (queue_.size() > 2 * live_clusters_ + 1024) {  // drop stale entries
     std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
     std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
@@ -192,8 +192,7 @@ void Forest::RebuildQueue() {
   // A pass in slot order, where dropping the stale entries of a kept queue
   // read two random lines an entry.
   ForEachCluster([&](Slot root, uint32_t) {
-    queue_.push_back(
-        {nodes_[root].time, root, static_cast<uint32_t>(SummaryOf(root).seq)});
+    queue_.push_back({nodes_[root].time, root, static_cast<uint32_t>(SummaryOf(root).seq)});
   });
   std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
 }
@@ -238,8 +237,7 @@ void Forest::AddRoot(Slot doc, int64_t time) {
   Node& n = NodeAt(doc);
   NEARDUP_CHECK(n.state == State::kFree);
   const uint64_t seq = next_seq_++;
-  n = Node{kAlone, static_cast<Slot>(seq), static_cast<Slot>(seq >> 32), State::kLive, true,
-           time};
+  n = Node{kAlone, static_cast<Slot>(seq), static_cast<Slot>(seq >> 32), State::kLive, true, time};
   ++live_clusters_;
   ++live_;
   Enqueue(doc);

@@ -81,9 +81,11 @@ class Forest {
   void Touch(Slot doc, int64_t time);
 
   // Appends roots of up to `max_trees` clusters whose root time < cutoff,
-  // oldest first. They stay queued until their clusters are gone, so a
-  // caller may remove only some of them. O(returned * log clusters) plus
-  // amortized clean-up of stale queue entries.
+  // oldest first (ties: by name with the orders, else by slot). They stay
+  // listed until their clusters are gone, so a caller may remove only some
+  // of them. With the orders it reads the time order, O(log clusters +
+  // returned) (paused orders are built first); without, an expiry queue,
+  // O(returned * log clusters) plus amortized clean-up of stale entries.
   void ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots);
 
   // Appends the root of every cluster, in no particular order. O(clusters).
@@ -95,10 +97,10 @@ class Forest {
   // O(clusters log clusters) now, O(log clusters) per change after.
   void OrderBy(const RootNames* names);
   // Stops keeping the orders (a bulk load: each insert would cost two
-  // O(log clusters) tree updates with name comparisons) and the expiry
-  // queue (a heap push per root time, and a pass over the stale entries)
-  // until ShrinkToFit(), which builds both once; ExpiredRoots() builds the
-  // queue too if it comes first. The orders read null meanwhile.
+  // O(log clusters) tree updates with name comparisons), or the expiry
+  // queue of a forest without them, until ShrinkToFit(), which builds them
+  // once; ExpiredRoots() builds them too if it comes first. The orders read
+  // null meanwhile.
   void PauseOrders();
   // Reserves the per-slot arrays for `slots` slots plus ShrinkToFit's
   // headroom, so that a restore of that many never copies them.
@@ -121,7 +123,7 @@ class Forest {
   size_t clusters() const { return live_clusters_; }
   size_t live() const { return live_; }
   size_t MemoryBytes() const;
-  // Drops stale expiry-queue entries and unused capacity beyond an eighth of
+  // Drops stale expiry-queue entries (without the orders) and unused capacity beyond an eighth of
   // headroom (base/headroom.h), and packs the orders (or builds them, when
   // paused). O(slots + clusters log clusters).
   void ShrinkToFit();
@@ -139,14 +141,15 @@ class Forest {
     bool is_root = false;  // live or ghost root
     int64_t time = 0;
   };
-  struct Cluster {      // 32 bytes per cluster, in a dense vector
+  struct Cluster {      // 32 bytes per cluster that has one, in a dense vector
     uint32_t size = 0;  // live members; 0 marks a free record
     Slot head = kNoSlot, tail = kNoSlot;
     Slot root = kNoSlot;
     int64_t created = 0;  // the root's arrival time
     uint64_t seq = 0;     // creation order: the last, deterministic tie-break
   };
-  // Expiry queue entry: a min-heap on time, cleaned lazily. An entry is
+  // Expiry queue entry (a forest without the orders): a min-heap on time,
+  // cleaned lazily. An entry is
   // current while its cluster (matched by root slot and the low 32 bits of
   // its creation seq) exists and the root's time still equals `time`.
   struct QueueEntry {
