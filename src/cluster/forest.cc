@@ -74,10 +74,10 @@ uint32_t Forest::NewRecord() {
 
 Forest::Cluster& Forest::Promote(Slot root) {
   if (!Alone(root)) return ClusterAt(root);
+  const Summary alone = SummaryOf(root);
   const uint32_t idx = NewRecord();
   Node& r = nodes_[root];
-  const uint64_t seq = uint64_t{r.prev} | uint64_t{r.next} << 32;
-  clusters_[idx] = Cluster{1, root, root, root, r.time, seq};
+  clusters_[idx] = Cluster{1, root, root, root, alone.created, alone.seq};
   r.up = idx;
   r.prev = r.next = kNoSlot;  // the member list of one
   return clusters_[idx];
@@ -127,22 +127,6 @@ void Forest::Unlink(Slot doc, Cluster& c) {
   n.prev = n.next = kNoSlot;
 }
 
-bool Forest::Current(const QueueEntry& e) const {
-  if (!IsRoot(e.root) || nodes_[e.root].state == State::kFree) return false;
-  return static_cast<uint32_t>(SummaryOf(e.root).seq) == e.seq && nodes_[e.root].time == e.time;
-}
-
-void Forest::Enqueue(Slot root) {
-  // With the orders, expiry reads the time order instead (ExpiredRoots).
-  if (names_ != nullptr || queue_paused_) return;   // RebuildQueue() enters the root's time
-  if (queue_.size() > 2 * live_clusters_ + 1024) {  // drop stale entries
-    std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
-    std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
-  }
-  queue_.push_back({nodes_[root].time, root, static_cast<uint32_t>(SummaryOf(root).seq)});
-  std::push_heap(queue_.begin(), queue_.end(), std::greater<>());
-}
-
 void Forest::SetRootTime(Slot root, int64_t time) {
   if (time <= nodes_[root].time) return;
   Promote(root);  // the record keeps the time it was created at
@@ -152,7 +136,6 @@ void Forest::SetRootTime(Slot root, int64_t time) {
     by_time_->Insert(time, root);
   }
   r.time = time;
-  Enqueue(root);
 }
 
 void Forest::Resize(Slot root, uint32_t from, uint32_t to) {
@@ -165,10 +148,6 @@ void Forest::OrderBy(const RootNames* names) {
   names_ = names;
   by_size_.reset();
   by_time_.reset();
-  // Expiry reads the time order when there is one, else the queue, which
-  // ExpiredRoots() or ShrinkToFit() then builds.
-  std::vector<QueueEntry>().swap(queue_);
-  queue_paused_ = names == nullptr;
   if (names == nullptr) return;
   by_size_ = std::make_unique<RootOrder>(names);
   by_time_ = std::make_unique<RootOrder>(names);
@@ -180,21 +159,6 @@ void Forest::Reserve(size_t slots) { nodes_.reserve(base::WithHeadroom(slots)); 
 void Forest::PauseOrders() {
   by_size_.reset();
   by_time_.reset();
-  queue_.clear();
-  queue_paused_ = true;
-}
-
-void Forest::RebuildQueue() {
-  queue_.clear();
-  queue_paused_ = false;
-  if (names_ != nullptr) return;  // the time order serves
-  queue_.reserve(base::WithHeadroom(live_clusters_));
-  // A pass in slot order, where dropping the stale entries of a kept queue
-  // read two random lines an entry.
-  ForEachCluster([&](Slot root, uint32_t) {
-    queue_.push_back({nodes_[root].time, root, static_cast<uint32_t>(SummaryOf(root).seq)});
-  });
-  std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
 }
 
 void Forest::RebuildOrders() {
@@ -240,7 +204,6 @@ void Forest::AddRoot(Slot doc, int64_t time) {
   n = Node{kAlone, static_cast<Slot>(seq), static_cast<Slot>(seq >> 32), State::kLive, true, time};
   ++live_clusters_;
   ++live_;
-  Enqueue(doc);
   Resize(doc, 0, 1);
   if (by_time_) by_time_->Insert(time, doc);
 }
@@ -270,7 +233,7 @@ void Forest::Adopt(Slot doc, Slot root) {
     free_clusters_.push_back(nodes_[doc].up);
     own = Cluster{};
   }
-  --live_clusters_;  // its queue entries turn stale: `doc` is no root
+  --live_clusters_;
   nodes_[doc] = Node{root, kNoSlot, kNoSlot, State::kLive, false, time};
   Cluster& c = Promote(root);
   ++c.size;
@@ -302,7 +265,7 @@ void Forest::Remove(Slot doc, std::vector<Slot>* released) {
     --live_;
     Resize(root, 1, 0);
     if (by_time_) by_time_->Erase(nodes_[root].time, root);
-    nodes_[root] = Node{};  // its queue entries turn stale
+    nodes_[root] = Node{};
     --live_clusters_;
     released->push_back(root);
     return;
@@ -319,7 +282,7 @@ void Forest::Remove(Slot doc, std::vector<Slot>* released) {
     nodes_[doc] = Node{};
     released->push_back(doc);
   }
-  if (c.size == 0) {  // the cluster is gone; its queue entries turn stale
+  if (c.size == 0) {  // the cluster is gone
     free_clusters_.push_back(nodes_[root].up);
     c = Cluster{};
     --live_clusters_;
@@ -331,37 +294,21 @@ void Forest::Remove(Slot doc, std::vector<Slot>* released) {
 void Forest::Touch(Slot doc, int64_t time) {
   NEARDUP_CHECK(IsLive(doc));
   Node& n = nodes_[doc];
-  // A root's time is queued for expiry: only SetRootTime may change it.
+  // A root's time keys the time order: only SetRootTime may change it.
   if (!n.is_root) n.time = std::max(n.time, time);
   SetRootTime(RootOf(doc), time);
 }
 
 void Forest::ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots) {
-  if (names_ != nullptr) {
-    if (!by_time_) OrderBy(names_);  // paused: build the orders now
-    size_t taken = 0;
-    by_time_->Scan(false, std::nullopt, [&](int64_t time, Slot root) {
-      if (taken == max_trees || time >= cutoff) return false;
-      roots->push_back(root);
-      ++taken;
-      return true;
-    });
-    return;
-  }
-  if (queue_paused_) RebuildQueue();
-  std::vector<QueueEntry> taken;
-  while (!queue_.empty() && taken.size() < max_trees && queue_.front().time < cutoff) {
-    std::pop_heap(queue_.begin(), queue_.end(), std::greater<>());
-    const QueueEntry e = queue_.back();
-    queue_.pop_back();
-    if (!Current(e)) continue;  // stale: dropped for good
-    taken.push_back(e);
-    roots->push_back(e.root);
-  }
-  for (const QueueEntry& e : taken) {  // stay queued until the cluster goes
-    queue_.push_back(e);
-    std::push_heap(queue_.begin(), queue_.end(), std::greater<>());
-  }
+  NEARDUP_CHECK(names_ != nullptr);  // expiry reads the time order
+  if (!by_time_) OrderBy(names_);    // paused: build the orders now
+  size_t taken = 0;
+  by_time_->Scan(false, std::nullopt, [&](int64_t time, Slot root) {
+    if (taken == max_trees || time >= cutoff) return false;
+    roots->push_back(root);
+    ++taken;
+    return true;
+  });
 }
 
 void Forest::Roots(std::vector<Slot>* roots) const {
@@ -387,12 +334,6 @@ void Forest::Members(Slot root, std::vector<Slot>* out, size_t limit) const {
 }
 
 void Forest::ShrinkToFit() {
-  if (queue_paused_) {
-    RebuildQueue();
-  } else {
-    std::erase_if(queue_, [&](const QueueEntry& e) { return !Current(e); });
-    std::make_heap(queue_.begin(), queue_.end(), std::greater<>());
-  }
   size_t used = nodes_.size();
   while (used > 0 && nodes_[used - 1].state == State::kFree) --used;
   nodes_.resize(used);
@@ -400,7 +341,6 @@ void Forest::ShrinkToFit() {
   base::TrimWithHeadroom(&free_clusters_);
   base::TrimWithHeadroom(&nodes_);
   base::TrimWithHeadroom(&clusters_);
-  base::TrimWithHeadroom(&queue_);
   if (names_ != nullptr && !by_size_) {
     OrderBy(names_);  // paused: build them
   } else {
@@ -410,8 +350,8 @@ void Forest::ShrinkToFit() {
 
 size_t Forest::MemoryBytes() const {
   return nodes_.capacity() * sizeof(Node) + clusters_.capacity() * sizeof(Cluster) +
-         free_clusters_.capacity() * sizeof(uint32_t) + queue_.capacity() * sizeof(QueueEntry) +
-         (by_size_ ? by_size_->MemoryBytes() : 0) + (by_time_ ? by_time_->MemoryBytes() : 0);
+         free_clusters_.capacity() * sizeof(uint32_t) + (by_size_ ? by_size_->MemoryBytes() : 0) +
+         (by_time_ ? by_time_->MemoryBytes() : 0);
 }
 
 }  // namespace neardup::cluster

@@ -81,11 +81,10 @@ class Forest {
   void Touch(Slot doc, int64_t time);
 
   // Appends roots of up to `max_trees` clusters whose root time < cutoff,
-  // oldest first (ties: by name with the orders, else by slot). They stay
-  // listed until their clusters are gone, so a caller may remove only some
-  // of them. With the orders it reads the time order, O(log clusters +
-  // returned) (paused orders are built first); without, an expiry queue,
-  // O(returned * log clusters) plus amortized clean-up of stale entries.
+  // oldest first, ties by name: it reads the time order, so the forest must
+  // keep the orders (OrderBy with names; paused orders are built first).
+  // They stay listed until their clusters are gone, so a caller may remove
+  // only some of them. O(log clusters + returned).
   void ExpiredRoots(int64_t cutoff, size_t max_trees, std::vector<Slot>* roots);
 
   // Appends the root of every cluster, in no particular order. O(clusters).
@@ -94,13 +93,14 @@ class Forest {
   // Keeps the clusters ordered by size and by root time, ties broken by the
   // roots' names (RootOrder), for listing them a page at a time. `names`
   // must outlive the forest and name every root; null stops the ordering.
+  // Expiry (ExpiredRoots) reads the time order, so a forest that expires
+  // keeps them.
   // O(clusters log clusters) now, O(log clusters) per change after.
   void OrderBy(const RootNames* names);
   // Stops keeping the orders (a bulk load: each insert would cost two
-  // O(log clusters) tree updates with name comparisons), or the expiry
-  // queue of a forest without them, until ShrinkToFit(), which builds them
-  // once; ExpiredRoots() builds them too if it comes first. The orders read
-  // null meanwhile.
+  // O(log clusters) tree updates with name comparisons) until
+  // ShrinkToFit(), which builds them once; ExpiredRoots() builds them too if
+  // it comes first. The orders read null meanwhile.
   void PauseOrders();
   // Reserves the per-slot arrays for `slots` slots plus ShrinkToFit's
   // headroom, so that a restore of that many never copies them.
@@ -123,7 +123,7 @@ class Forest {
   size_t clusters() const { return live_clusters_; }
   size_t live() const { return live_; }
   size_t MemoryBytes() const;
-  // Drops stale expiry-queue entries (without the orders) and unused capacity beyond an eighth of
+  // Drops unused capacity beyond an eighth of
   // headroom (base/headroom.h), and packs the orders (or builds them, when
   // paused). O(slots + clusters log clusters).
   void ShrinkToFit();
@@ -148,19 +148,6 @@ class Forest {
     int64_t created = 0;  // the root's arrival time
     uint64_t seq = 0;     // creation order: the last, deterministic tie-break
   };
-  // Expiry queue entry (a forest without the orders): a min-heap on time,
-  // cleaned lazily. An entry is
-  // current while its cluster (matched by root slot and the low 32 bits of
-  // its creation seq) exists and the root's time still equals `time`.
-  struct QueueEntry {
-    int64_t time;
-    Slot root;
-    uint32_t seq;
-    friend bool operator>(const QueueEntry& a, const QueueEntry& b) {
-      return a.time != b.time ? a.time > b.time : a.root > b.root;
-    }
-  };
-
   // A root's `up` while its cluster has no record: the root is live and
   // alone, and its time has not moved since it was created. The record
   // would say size 1, head = tail = root, created = the root's time; the
@@ -168,7 +155,7 @@ class Forest {
   // reprints), and a record costs 32 bytes: Promote() makes it when a
   // second member comes or the root's time moves.
   static constexpr uint32_t kAlone = kNoSlot - 1;
-  // What ChooseCluster and the expiry queue read of a cluster.
+  // What ChooseCluster reads of a cluster.
   struct Summary {
     uint32_t size;
     int64_t created;
@@ -188,8 +175,6 @@ class Forest {
   Cluster& ClusterAt(Slot root) { return clusters_[nodes_[root].up]; }
   const Cluster& ClusterAt(Slot root) const { return clusters_[nodes_[root].up]; }
   bool IsRoot(Slot s) const { return s < nodes_.size() && nodes_[s].is_root; }
-  bool Current(const QueueEntry& e) const;
-  void Enqueue(Slot root);
   void Link(Slot doc, Cluster& c);
   void Unlink(Slot doc, Cluster& c);
   void SetRootTime(Slot root, int64_t time);
@@ -197,15 +182,10 @@ class Forest {
   // to `to` (0: absent).
   void Resize(Slot root, uint32_t from, uint32_t to);
   void RebuildOrders();
-  // The expiry queue anew: one current entry per live cluster, a heap.
-  // O(clusters).
-  void RebuildQueue();
 
   std::vector<Node> nodes_;
   std::vector<Cluster> clusters_;
   std::vector<uint32_t> free_clusters_;
-  std::vector<QueueEntry> queue_;  // min-heap by time
-  bool queue_paused_ = false;      // PauseOrders() until RebuildQueue()
   uint64_t next_seq_ = 0;
   size_t live_ = 0;
   size_t live_clusters_ = 0;

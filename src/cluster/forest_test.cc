@@ -31,6 +31,19 @@ std::vector<Slot> Members(const Forest& f, Slot root) {
   return m;
 }
 
+// Names that sort as their slots: "r00000007" < "r00000012".
+struct SlotNames : RootNames {
+  std::string_view Name(Slot root) const override {
+    while (names.size() <= root) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "r%08u", static_cast<unsigned>(names.size()));
+      names.emplace_back(buf);
+    }
+    return names[root];
+  }
+  mutable std::deque<std::string> names;  // stable addresses as it grows
+};
+
 // After a restore's ShrinkToFit the first adds use its headroom: nothing is
 // copied (growing the node array to 3/2 of its size on the first add after a
 // restart used to copy every node: 0.2-0.8 s at 10M documents).
@@ -114,11 +127,13 @@ TEST(ForestTest, OrdersAndExpiryBuiltAfterAPauseEqualThoseKeptLive) {
   const std::vector<Slot> expired = expire(&live);
   EXPECT_GT(expired.size(), 1000u);
   EXPECT_EQ(expire(&paused), expired);
-  // ExpiredRoots before ShrinkToFit builds the paused queue itself.
+  // ExpiredRoots before ShrinkToFit builds the paused orders itself.
   Forest early;
+  early.OrderBy(&names);
   early.PauseOrders();
   fill(&early);
   Forest kept;
+  kept.OrderBy(&names);
   fill(&kept);
   EXPECT_EQ(expire(&early), expire(&kept));
 }
@@ -262,7 +277,9 @@ TEST(ForestTest, RemovingRootLeavesGhostUntilLastMember) {
 }
 
 TEST(ForestTest, TouchRefreshesRootSoRootNeverExpiresFirst) {
+  SlotNames names;
   Forest f;
+  f.OrderBy(&names);
   f.AddRoot(0, 100);
   f.AddMember(1, 0, 150);
   f.AddRoot(5, 120);
@@ -287,7 +304,9 @@ namespace neardup::cluster {
 namespace {
 
 TEST(ForestTest, TouchingARootMovesItsExpiry) {
+  SlotNames names;
   Forest f;
+  f.OrderBy(&names);
   f.AddRoot(0, 100);
   f.Touch(0, 500);  // a lookup of the root itself
   std::vector<Slot> roots;
@@ -298,7 +317,9 @@ TEST(ForestTest, TouchingARootMovesItsExpiry) {
 }
 
 TEST(ForestTest, ExpiredRootsStayQueuedUntilRemoved) {
+  SlotNames names;
   Forest f;
+  f.OrderBy(&names);
   f.AddRoot(0, 10);
   f.AddRoot(1, 20);
   std::vector<Slot> roots, released;
@@ -316,26 +337,12 @@ TEST(ForestTest, ExpiredRootsStayQueuedUntilRemoved) {
   EXPECT_EQ(roots, (std::vector<Slot>{0, 1}));
 }
 
-// Names that sort as their slots: "r00000007" < "r00000012".
-struct SlotNames : RootNames {
-  std::string_view Name(Slot root) const override {
-    while (names.size() <= root) {
-      char buf[16];
-      std::snprintf(buf, sizeof buf, "r%08u", static_cast<unsigned>(names.size()));
-      names.emplace_back(buf);
-    }
-    return names[root];
-  }
-  mutable std::deque<std::string> names;  // stable addresses as it grows
-};
-
-// Random operations against a naive model that scans all clusters: expiry
-// from the queue (no orders), and from the time order (with names, which
-// here sort as the slots do, so ties fall as the model's).
-void ExpiryMatchesNaiveModel(bool ordered) {
+// Random operations against a naive model that scans all clusters (the
+// names sort as the slots do, so ties fall as the model's).
+TEST(ForestTest, ExpiryMatchesNaiveModel) {
   Forest f;
   SlotNames names;
-  if (ordered) f.OrderBy(&names);
+  f.OrderBy(&names);
   std::mt19937 rng(5);
   std::map<Slot, Slot> root_of;     // live docs
   std::map<Slot, int64_t> time_of;  // live docs and ghost roots
@@ -413,9 +420,6 @@ void ExpiryMatchesNaiveModel(bool ordered) {
     }
   }
 }
-
-TEST(ForestTest, ExpiryMatchesNaiveModel) { ExpiryMatchesNaiveModel(false); }
-TEST(ForestTest, ExpiryFromTheTimeOrderMatchesNaiveModel) { ExpiryMatchesNaiveModel(true); }
 
 // A cluster of one keeps no 32-byte record until a second member comes or
 // its root's time moves, and with the orders there is no expiry queue
